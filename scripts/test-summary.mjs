@@ -1,0 +1,14 @@
+// Prints vitest's JSON report as the plain closing line CI reads: "N passed, N failed".
+import { readFileSync } from 'node:fs';
+const file = process.argv[2] ?? '.tmp/vitest.json';
+let report;
+try {
+  report = JSON.parse(readFileSync(file, 'utf8'));
+} catch (error) {
+  console.log(`0 passed, 1 failed`);
+  console.error(`no vitest report at ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+const passed = report.numPassedTests ?? 0;
+const failed = (report.numFailedTests ?? 0) + (report.numRuntimeErrorTestSuites ?? 0) + (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
+console.log(`${passed} passed, ${failed} failed`);

@@ -1,0 +1,48 @@
+/**
+ * Locations of the shared, read-only dsh fixtures (../shared/fixtures beside the checkout).
+ * Tests run from dist/test/…, so paths are resolved from the repository root, not from this file.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (two levels above dist/test/support). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+
+/** `../shared/fixtures/dsh-small` beside the checkout. */
+export const DSH_SMALL = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'dsh-small');
+
+/** The raw-JSONL session root of the fixtures. */
+export const RAW_ROOT = join(DSH_SMALL, 'raw');
+
+/** The zstd session root of the fixtures (the same sessions as RAW_ROOT). */
+export const ZSTD_ROOT = join(DSH_SMALL, 'zstd');
+
+/** Reads and parses one file of `dsh-small/expected/`. */
+export function readExpected<T = unknown>(name: string): T {
+  return JSON.parse(readFileSync(join(DSH_SMALL, 'expected', name), 'utf8')) as T;
+}
+
+/** One fixture session artifact: its id and the absolute paths of its raw and zstd files. */
+export interface FixtureSession {
+  readonly id: string;
+  readonly projectDir: string;
+  readonly rawPath: string;
+  readonly zstdPath: string;
+}
+
+/** Every session of the fixture corpus, found by walking the raw root. */
+export function fixtureSessions(): FixtureSession[] {
+  const out: FixtureSession[] = [];
+  for (const projectDir of readdirSync(RAW_ROOT).sort()) {
+    for (const sessionDir of readdirSync(join(RAW_ROOT, projectDir)).sort()) {
+      out.push({
+        id: sessionDir,
+        projectDir,
+        rawPath: join(RAW_ROOT, projectDir, sessionDir, 'session.jsonl'),
+        zstdPath: join(ZSTD_ROOT, projectDir, sessionDir, 'session.jsonl.zstd'),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,11 @@
+// Tests run on the compiled output in dist/ so that the code tested is the code shipped.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['dist/test/**/*.test.js'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
