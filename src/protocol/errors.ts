@@ -24,7 +24,11 @@ export type SessionLogErrorCode =
   /** A lookup by id found no artifact (§9.15 R1). */
   | 'SESSION_STORE_NOT_FOUND'
   /** An empty id or cwd cannot name a storage path (§9.3, §9.4). */
-  | 'SESSION_STORE_INVALID_PATH';
+  | 'SESSION_STORE_INVALID_PATH'
+  /** A file kept changing while it was read (§9.10); the read gave up instead of returning a torn view. */
+  | 'SESSION_STORE_UNSTABLE_READ'
+  /** The configured root is not a readable directory, or the store configuration is invalid (§9.1). */
+  | 'SESSION_STORE_INVALID_CONFIG';
 
 /**
  * A log-format error. dsh throws plain `Error`s here and embeds `String(error)` in later messages
@@ -66,7 +70,7 @@ export class SessionPersistenceCorruptionError extends Error {
   readonly code = 'SESSION_PERSISTENCE_CORRUPT' as const;
 
   constructor(sessionId: string, cause: unknown) {
-    super(`stored session ${JSON.stringify(sessionId)} failed validation: ${String(cause)}`, { cause });
+    super(`stored session "${sessionId}" failed validation: ${String(cause)}`, { cause });
     Object.defineProperty(this, 'name', { value: 'SessionPersistenceCorruptionError', enumerable: false, configurable: true, writable: true });
   }
 }

@@ -1,0 +1,27 @@
+/**
+ * The CLI's view of its process: output streams, environment and working directory. Commands
+ * write through it so tests can run them in-process and capture exactly what a user sees.
+ */
+
+/** Where a command writes and what it may read of its environment. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+}
+
+/** The real process streams. */
+export function processIo(): CliIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}
+
+/** Writes one JSON document and a newline. */
+export function writeJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes lines of text. */
+export function writeLines(io: CliIo, lines: readonly string[]): void {
+  if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
+}

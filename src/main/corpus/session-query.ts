@@ -1,0 +1,394 @@
+/**
+ * The session query layer (SESSION-LOG.md §10.1–§10.5): live-preferred listing, surface reads and
+ * batched title reads over the host's live registry and an optional storage backend.
+ *
+ * Signal semantics are dsh's: a pre-aborted signal rejects with exactly `signal.reason` before any
+ * storage call; an abort during a storage call rejects with the reason only after that call settles;
+ * the signal is checked again after every await.
+ */
+import { SessionQueryError, errorMessage, type SessionQueryErrorCode } from '../../protocol/errors.js';
+import {
+  isRecord,
+  isSurfaceType,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionId,
+  type SessionSurfaceSnapshot,
+  type SessionTitleSnapshot,
+  type SurfaceEvent,
+} from '../../protocol/events.js';
+import { deepFreeze } from '../../protocol/deep-freeze.js';
+import { assertCompatibleHeaders } from '../../protocol/session-header.js';
+import { foldSurface } from '../../protocol/surface-fold.js';
+import { foldTitle } from '../../protocol/title-fold.js';
+import type { LiveRegistry } from './live-registry.js';
+import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
+import type { SessionInspection, SessionStorage } from './session-storage.js';
+
+/** One `listSessions` record (§10.3), keys exactly `header, live, persisted`. The header is a detached, unfrozen clone. */
+export interface SessionRecord {
+  readonly header: SessionHeader;
+  readonly live: boolean;
+  readonly persisted: boolean;
+}
+
+/** The value of a fulfilled title observation: the detached header, and `title` only when the log has one. */
+export interface SessionTitleValue {
+  readonly session: SessionHeader;
+  readonly title?: SessionTitleSnapshot;
+}
+
+/** A successful title observation of one id (§10.5). */
+export interface FulfilledTitleObservation {
+  readonly sessionId: SessionId;
+  readonly status: 'fulfilled';
+  readonly value: SessionTitleValue;
+}
+
+/** A failed title observation of one id; `reason` is what the observation threw (mapped per §10.1). */
+export interface RejectedTitleObservation {
+  readonly sessionId: SessionId;
+  readonly status: 'rejected';
+  readonly reason: unknown;
+}
+
+/** The per-id outcome of `readTitleSnapshots`. */
+export type SessionTitleObservation = FulfilledTitleObservation | RejectedTitleObservation;
+
+/** Construction options of `SessionQuery`. */
+export interface SessionQueryOptions {
+  /** The host's live sessions; they win over persisted copies. */
+  readonly registry: LiveRegistry;
+  /** The persisted sessions, if the host mounts a backend. */
+  readonly storage?: SessionStorage;
+  /** Configuration (§10.2); validated once at construction. */
+  readonly config?: SessionQueryConfigInput;
+}
+
+/** True when `error` is a `SessionQueryError`, and, when `code` is given, carries that code. */
+export function isSessionQueryError(error: unknown, code?: SessionQueryErrorCode): error is SessionQueryError {
+  return error instanceof SessionQueryError && (code === undefined || error.code === code);
+}
+
+/**
+ * Reads sessions for cross-session features: live sessions from the registry, persisted ones from
+ * the storage backend, the live copy preferred. Every returned header and event is detached from
+ * its source; returned messages are deep-frozen, headers are not.
+ */
+export class SessionQuery {
+  /** The resolved configuration. */
+  readonly config: SessionQueryConfig;
+  readonly #registry: LiveRegistry;
+  #storage: SessionStorage | undefined;
+
+  /** Validates the configuration (throws `SESSION_QUERY_INVALID_CONFIG`) and binds the sources. */
+  constructor(options: SessionQueryOptions) {
+    this.config = resolveSessionQueryConfig(options.config);
+    this.#registry = options.registry;
+    this.#storage = options.storage;
+  }
+
+  /** The storage backend currently mounted, if any. */
+  get storage(): SessionStorage | undefined {
+    return this.#storage;
+  }
+
+  /**
+   * Mounts (or, with `undefined`, unmounts) the storage backend. A call already running keeps the
+   * backend it started with.
+   */
+  setStorage(storage: SessionStorage | undefined): void {
+    this.#storage = storage;
+  }
+
+  /**
+   * Every known session (§10.3): persisted headers overlaid by live sessions, sorted by
+   * `createdAt` descending, ties by id `localeCompare`. A live header incompatible with its
+   * persisted header fails the whole call with `SESSION_QUERY_SOURCE_CONFLICT`.
+   */
+  async listSessions(signal?: AbortSignal): Promise<SessionRecord[]> {
+    signal?.throwIfAborted();
+    const storage = this.#storage;
+    const persisted = storage === undefined ? [] : await listPersisted(storage, signal);
+    signal?.throwIfAborted();
+    const persistedById = new Map<string, SessionHeader>();
+    const records = new Map<string, SessionRecord>();
+    for (const header of persisted) {
+      persistedById.set(header.id, header);
+      records.set(header.id, sessionRecord(structuredClone(header), false, true));
+    }
+    for (const live of this.#registry.list()) {
+      const durable = persistedById.get(live.header.id);
+      if (durable !== undefined) assertCompatibleHeaders(live.header, durable);
+      records.set(live.header.id, sessionRecord(structuredClone(live.header), true, durable !== undefined));
+    }
+    return [...records.values()].sort(compareRecords);
+  }
+
+  /**
+   * The current surface of one session (§10.4): the live log if the session is live, else the
+   * persisted log after a listing and an inspection. Rejects with `SESSION_QUERY_SESSION_NOT_FOUND`,
+   * the storage mapping of §10.1, `SESSION_QUERY_SOURCE_CONFLICT` or `SESSION_QUERY_INVALID_SURFACE`.
+   */
+  async readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot> {
+    signal?.throwIfAborted();
+    const live = this.#registry.get(sessionId);
+    if (live !== undefined) return surfaceSnapshot(live.header, live.events);
+    const storage = this.#storage;
+    if (storage === undefined) throw notFound(sessionId);
+    const listed = (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
+    signal?.throwIfAborted();
+    if (listed === undefined) throw notFound(sessionId);
+    const inspection = await inspectPersisted(storage, sessionId, signal);
+    signal?.throwIfAborted();
+    // A session attached while storage was being read is newer than what storage returned.
+    const attached = this.#registry.get(sessionId);
+    if (attached !== undefined) return surfaceSnapshot(attached.header, attached.events);
+    assertCompatibleHeaders(inspection.meta, listed);
+    return surfaceSnapshot(inspection.meta, inspection.events);
+  }
+
+  /**
+   * Title observations for many ids (§10.5): one result per unique id in first-occurrence order.
+   * Live ids are folded at once; the rest share one listing and at most
+   * `persistedInspectConcurrency` simultaneous inspections, each folded before its worker takes
+   * the next id. A failure rejects only its id; an abort rejects the whole call with `signal.reason`
+   * once started inspections have settled.
+   */
+  async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+    const uniqueIds = [...new Set(ids)];
+    signal?.throwIfAborted();
+    const results = new Map<SessionId, SessionTitleObservation>();
+    const unresolved: SessionId[] = [];
+    for (const id of uniqueIds) {
+      const live = this.#registry.get(id);
+      if (live === undefined) unresolved.push(id);
+      else results.set(id, observeTitle(id, live.header, live.events, signal));
+    }
+    if (unresolved.length === 0) return orderedResults(uniqueIds, results);
+
+    const storage = this.#storage;
+    if (storage === undefined) {
+      for (const id of unresolved) results.set(id, rejected(id, notFound(id)));
+      return orderedResults(uniqueIds, results);
+    }
+
+    let listing: readonly SessionHeader[];
+    try {
+      listing = await listPersisted(storage, signal);
+    } catch (error: unknown) {
+      // A listing that failed under abort fails the whole call with signal.reason (step 4).
+      signal?.throwIfAborted();
+      for (const id of unresolved) results.set(id, rejected(id, error));
+      return orderedResults(uniqueIds, results);
+    }
+    signal?.throwIfAborted();
+    const listedById = new Map<string, SessionHeader>();
+    for (const header of listing) listedById.set(header.id, header);
+
+    let cursor = 0;
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        signal?.throwIfAborted();
+        const id = unresolved[cursor];
+        if (id === undefined) return;
+        cursor += 1;
+        results.set(id, await this.#observePersistedTitle(storage, id, listedById.get(id), signal));
+      }
+    };
+    const workerCount = Math.min(this.config.persistedInspectConcurrency, unresolved.length);
+    // allSettled, not all: on abort every started inspection must settle before the call rejects.
+    const settlements = await Promise.allSettled(Array.from({ length: workerCount }, () => worker()));
+    signal?.throwIfAborted();
+    for (const settlement of settlements) {
+      if (settlement.status === 'rejected') throw settlement.reason;
+    }
+    return orderedResults(uniqueIds, results);
+  }
+
+  /** The title observation of one id (§10.5): its value, or a rejection with its reason. */
+  async readTitleSnapshot(sessionId: SessionId, signal?: AbortSignal): Promise<SessionTitleValue> {
+    const [observation] = await this.readTitleSnapshots([sessionId], signal);
+    if (observation === undefined) throw new Error('readTitleSnapshots returned no result for one id');
+    switch (observation.status) {
+      case 'fulfilled':
+        return observation.value;
+      case 'rejected':
+        throw observation.reason;
+      default:
+        return assertNever(observation);
+    }
+  }
+
+  /** The folded title of one session, or `undefined` when its log has none. */
+  async readTitle(sessionId: SessionId, signal?: AbortSignal): Promise<SessionTitleSnapshot | undefined> {
+    return (await this.readTitleSnapshot(sessionId, signal)).title;
+  }
+
+  /**
+   * Step 5 of §10.5 for one id. Throws only `signal.reason` (when aborted); every other failure
+   * becomes this id's rejection.
+   */
+  async #observePersistedTitle(
+    storage: SessionStorage,
+    id: SessionId,
+    listed: SessionHeader | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<SessionTitleObservation> {
+    if (listed === undefined) {
+      const attached = this.#registry.get(id);
+      return attached === undefined ? rejected(id, notFound(id)) : observeTitle(id, attached.header, attached.events, signal);
+    }
+    let inspection: SessionInspection;
+    try {
+      inspection = await inspectPersisted(storage, id, signal);
+    } catch (error: unknown) {
+      // inspectPersisted already mapped the failure, or turned it into signal.reason under abort.
+      signal?.throwIfAborted();
+      return rejected(id, error);
+    }
+    signal?.throwIfAborted();
+    const attached = this.#registry.get(id);
+    if (attached !== undefined) return observeTitle(id, attached.header, attached.events, signal);
+    try {
+      assertCompatibleHeaders(inspection.meta, listed);
+    } catch (error: unknown) {
+      return rejected(id, error);
+    }
+    return observeTitle(id, inspection.meta, inspection.events, signal);
+  }
+}
+
+/** Storage listing with the §10.1 mapping. */
+async function listPersisted(storage: SessionStorage, signal: AbortSignal | undefined): Promise<readonly SessionHeader[]> {
+  try {
+    return await storage.list(signal);
+  } catch (error: unknown) {
+    signal?.throwIfAborted();
+    throw new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `session persistence listing failed: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Storage inspection with the §10.1 mapping (corruption recognised by error name, as dsh does). */
+async function inspectPersisted(
+  storage: SessionStorage,
+  sessionId: SessionId,
+  signal: AbortSignal | undefined,
+): Promise<SessionInspection> {
+  try {
+    return await storage.inspect(sessionId, signal);
+  } catch (error: unknown) {
+    signal?.throwIfAborted();
+    if (error instanceof Error && error.name === 'SessionPersistenceCorruptionError') {
+      throw new SessionQueryError('SESSION_QUERY_CORRUPT_SESSION', `stored session "${sessionId}" is corrupt: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+    throw new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `failed to inspect session "${sessionId}": ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Steps 6–8 of §10.4 over one observation. Called synchronously right after the observation is
+ * taken, so folding the source events in place and cloning only the current surface events gives
+ * the same result as cloning the whole log first, without copying logs of tens of MB.
+ */
+function surfaceSnapshot(header: SessionHeader, events: readonly SessionEvent[]): SessionSurfaceSnapshot {
+  let surfaceSeqs: readonly number[];
+  try {
+    surfaceSeqs = foldSurface(events).surfaceSeqs();
+  } catch (error: unknown) {
+    throw new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: ${errorMessage(error)}`, { cause: error });
+  }
+  const surfaceEvents = surfaceSeqs.map((seq) => detachSurfaceEvent(surfaceEventAt(events, seq)));
+  const last = events.at(-1);
+  return {
+    session: structuredClone(header),
+    capturedThroughSeq: last === undefined ? null : last.seq,
+    events: surfaceEvents,
+  };
+}
+
+/** The event a folded surface node names; the fold guarantees contiguity, so seq is the index. */
+function surfaceEventAt(events: readonly SessionEvent[], seq: number): SurfaceEvent {
+  const event = events[seq];
+  if (event === undefined || event.seq !== seq || !isSurfaceType(event.type)) {
+    // Unreachable after a successful fold; kept so a fold bug cannot return a wrong event silently.
+    throw new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: current node ${seq} is not a surface event`);
+  }
+  return event as SurfaceEvent;
+}
+
+/** A structured clone of a surface event with its message deep-frozen (the envelope stays unfrozen). */
+function detachSurfaceEvent(event: SurfaceEvent): SurfaceEvent {
+  const copy = structuredClone(event) as SurfaceEvent;
+  switch (copy.type) {
+    case 'user/message':
+      deepFreeze(copy.data);
+      break;
+    case 'assistant/message':
+    case 'tool/result':
+      // Folding does not validate message shapes, so a non-validating storage may omit the payload record.
+      if (isRecord(copy.data)) deepFreeze(copy.data['message']);
+      break;
+    default:
+      assertNever(copy.type);
+  }
+  return copy;
+}
+
+/**
+ * Folds the title of one observation synchronously (§6.2). A fold error rejects this id, except
+ * that an aborted signal always wins with its reason.
+ */
+function observeTitle(
+  sessionId: SessionId,
+  header: SessionHeader,
+  events: readonly SessionEvent[],
+  signal: AbortSignal | undefined,
+): SessionTitleObservation {
+  signal?.throwIfAborted();
+  let title: SessionTitleSnapshot | undefined;
+  try {
+    title = foldTitle(events);
+  } catch (error: unknown) {
+    signal?.throwIfAborted();
+    return rejected(sessionId, error);
+  }
+  signal?.throwIfAborted();
+  const session = structuredClone(header);
+  return { sessionId, status: 'fulfilled', value: title === undefined ? { session } : { session, title } };
+}
+
+function rejected(sessionId: SessionId, reason: unknown): RejectedTitleObservation {
+  return { sessionId, status: 'rejected', reason };
+}
+
+function orderedResults(ids: readonly SessionId[], results: ReadonlyMap<SessionId, SessionTitleObservation>): SessionTitleObservation[] {
+  return ids.map((id) => {
+    const result = results.get(id);
+    if (result === undefined) throw new Error(`title observation of session "${id}" was never settled`);
+    return result;
+  });
+}
+
+function sessionRecord(header: SessionHeader, live: boolean, persisted: boolean): SessionRecord {
+  return { header, live, persisted };
+}
+
+// Host default locale, as dsh (§10.3).
+function compareRecords(a: SessionRecord, b: SessionRecord): number {
+  return b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id);
+}
+
+function notFound(sessionId: SessionId): SessionQueryError {
+  return new SessionQueryError('SESSION_QUERY_SESSION_NOT_FOUND', `session "${sessionId}" not found`);
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected value ${String(value)}`);
+}

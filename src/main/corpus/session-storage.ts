@@ -1,0 +1,28 @@
+/**
+ * The storage backend the session query layer reads persisted sessions from (SESSION-LOG.md §10.1).
+ * The JSONL directory store implements it; tests use stubs.
+ */
+import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
+
+/**
+ * The result of one full inspection of a persisted session (SESSION-LOG.md §9.15): the validated
+ * header and the frozen balanced events (stored events, then synthetic closers).
+ */
+export interface SessionInspection {
+  readonly meta: SessionHeader;
+  readonly events: readonly SessionEvent[];
+}
+
+/**
+ * A backend that lists and inspects persisted sessions.
+ *
+ * Both operations take the caller's signal and are expected to settle promptly after it aborts
+ * (SESSION-LOG.md §10.6); the query layer waits for them to settle before rejecting with the
+ * signal's reason, so a backend that ignores the signal only costs time, never a wrong answer.
+ */
+export interface SessionStorage {
+  /** The headers of every listed session (header reads only, §9.13). */
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+  /** A full inspection of one session (§9.15); rejects with the backend's own error classes. */
+  inspect(id: SessionId, signal?: AbortSignal): Promise<SessionInspection>;
+}

@@ -1,0 +1,71 @@
+/**
+ * File revisions and the stable read of SESSION-LOG.md §9.10: an artifact is read whole between two
+ * equal `stat`s, so an append in progress is never observed half-applied.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { SessionLogError } from '../../protocol/errors.js';
+
+/** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
+export interface FileRevision {
+  readonly dev: string;
+  readonly ino: string;
+  readonly size: string;
+  readonly mtimeNs: string;
+  readonly ctimeNs: string;
+}
+
+/** The revision of a `stat({bigint: true})` result. */
+export function revisionOf(stats: BigIntStats): FileRevision {
+  return {
+    dev: stats.dev.toString(),
+    ino: stats.ino.toString(),
+    size: stats.size.toString(),
+    mtimeNs: stats.mtimeNs.toString(),
+    ctimeNs: stats.ctimeNs.toString(),
+  };
+}
+
+/** True when two revisions name the same state of the same file. */
+export function sameRevision(a: FileRevision, b: FileRevision): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+/** `stat` with nanosecond precision, as a revision. */
+export async function statRevision(path: string): Promise<FileRevision> {
+  return revisionOf(await stat(path, { bigint: true }));
+}
+
+/** What a stable read returns: the bytes and the revision they belong to. */
+export interface StableReadResult {
+  readonly bytes: Buffer;
+  readonly revision: FileRevision;
+}
+
+/**
+ * How many times a stable read retries before giving up. A writer that appends faster than the
+ * file can be read would otherwise keep the reader spinning forever.
+ */
+export const STABLE_READ_ATTEMPTS = 64;
+
+/**
+ * Reads a whole file between two equal revisions (SESSION-LOG.md §9.10). The signal reaches the
+ * read itself; after {@link STABLE_READ_ATTEMPTS} unequal attempts it fails with
+ * `SESSION_STORE_UNSTABLE_READ` rather than return bytes of no single revision.
+ */
+export async function stableRead(path: string, signal?: AbortSignal): Promise<StableReadResult> {
+  for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
+    signal?.throwIfAborted();
+    const before = await statRevision(path);
+    signal?.throwIfAborted();
+    const bytes = await readFile(path, signal ? { signal } : {});
+    signal?.throwIfAborted();
+    const after = await statRevision(path);
+    if (sameRevision(before, after) && BigInt(bytes.byteLength) === BigInt(after.size)) {
+      return { bytes, revision: after };
+    }
+    // The file changed while it was read: yield once so the writer can finish its batch.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
+}

@@ -1,0 +1,52 @@
+/**
+ * Configuration of the JSONL directory store (SESSION-LOG.md §9.1), resolved and validated once.
+ */
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { SessionLogError } from '../../protocol/errors.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+
+/** What a caller may pass to open a store. */
+export interface JsonlStoreOptions {
+  /** The session root; resolved to an absolute path once. */
+  readonly root: string;
+  /** `'zstd'` (dsh's default) or `'none'`; one root holds one encoding. */
+  readonly compression?: Compression;
+  /** Pack runs of stream chunks into rows when writing (readers always decode rows). */
+  readonly packChunks?: boolean;
+}
+
+/** The resolved, validated store configuration. */
+export interface JsonlStoreConfig {
+  readonly root: string;
+  readonly compression: Compression;
+  readonly packChunks: boolean;
+}
+
+/** Defaults of SESSION-LOG.md §9.1. */
+export const DEFAULT_COMPRESSION: Compression = 'zstd';
+
+/** Validates store options and fills in the defaults (SESSION-LOG.md §9.1). */
+export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreConfig {
+  if (typeof options.root !== 'string' || options.root === '') {
+    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: root must be a non-empty path');
+  }
+  const compression = options.compression ?? DEFAULT_COMPRESSION;
+  if (compression !== 'zstd' && compression !== 'none') {
+    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: compression must be "zstd" or "none", got ${JSON.stringify(compression)}`);
+  }
+  const packChunks = options.packChunks ?? true;
+  if (typeof packChunks !== 'boolean') {
+    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: packChunks must be a boolean');
+  }
+  return { root: resolve(options.root), compression, packChunks };
+}
+
+/**
+ * The default session root: `$DSH_HOME/sessions`, with `DSH_HOME` defaulting to `~/.dsh`.
+ * A relative `DSH_HOME` is taken relative to the working directory.
+ */
+export function defaultSessionRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const dshHome = env.DSH_HOME !== undefined && env.DSH_HOME !== '' ? env.DSH_HOME : join(homedir(), '.dsh');
+  return join(isAbsolute(dshHome) ? dshHome : resolve(dshHome), 'sessions');
+}

@@ -1,0 +1,171 @@
+/**
+ * Where artifacts live under a root (SESSION-LOG.md §9.2–§9.5, §9.13 steps 1–3, §9.14) and the
+ * identity rule that ties a header to its path.
+ */
+import { readdir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { join } from 'node:path';
+import { artifactFileName, encodeSegment, projectDirName } from '../../protocol/storage-paths.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import type { JsonlStoreConfig } from './store-config.js';
+import { isMissingFile } from './header-reader.js';
+import {
+  duplicateIdError,
+  encodingMismatchError,
+  flatLayoutError,
+  misplacedArtifactError,
+  oppositeSuffix,
+  unnameableHeaderError,
+} from './layout-errors.js';
+
+/** The artifact path a header names: `<root>/<projectDir(cwd)>/<encodeSegment(id)>/session<suffix>`. */
+export function artifactPathFor(config: JsonlStoreConfig, id: string, cwd: string | undefined): string {
+  return join(config.root, projectDirName(cwd), encodeSegment(id), artifactFileName(config.compression));
+}
+
+/** The name of the other encoding's artifact. */
+export function oppositeArtifactName(compression: Compression): string {
+  return `session${oppositeSuffix(compression)}`;
+}
+
+/** True when a file name looks like a transcript (flat-file layout detection). */
+function isTranscriptName(name: string): boolean {
+  return name.endsWith('.jsonl') || name.endsWith('.jsonl.zstd');
+}
+
+/** Directory entries, or an empty list when the directory does not exist. */
+export async function readDirectory(path: string): Promise<Dirent[]> {
+  try {
+    return await readdir(path, { withFileTypes: true });
+  } catch (error) {
+    if (isMissingFile(error)) return [];
+    throw error;
+  }
+}
+
+/** True when a path exists (any kind of entry). */
+export async function pathExists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if (isMissingFile(error)) return false;
+    throw error;
+  }
+}
+
+/** One session directory found by a walk of the root. */
+export interface SessionDirectory {
+  readonly projectPath: string;
+  readonly sessionPath: string;
+}
+
+/**
+ * The project directories of a root and, for each, its session directories. A transcript file
+ * directly in a project directory fails the walk (flat-file layout, §9.13 step 3).
+ */
+export async function walkSessionDirectories(root: string, signal?: AbortSignal): Promise<SessionDirectory[]> {
+  const out: SessionDirectory[] = [];
+  signal?.throwIfAborted();
+  const projects = (await readDirectory(root)).filter((entry) => entry.isDirectory());
+  for (const project of projects) {
+    signal?.throwIfAborted();
+    const projectPath = join(root, project.name);
+    const entries = await readDirectory(projectPath);
+    for (const entry of entries) {
+      if (entry.isFile() && isTranscriptName(entry.name)) throw flatLayoutError(join(projectPath, entry.name));
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) out.push({ projectPath, sessionPath: join(projectPath, entry.name) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Fails when any session directory holds an artifact of the other encoding (§9.13 step 1).
+ * Project directories that are files are ignored here; the listing walk reports flat files.
+ */
+export async function assertSingleEncoding(config: JsonlStoreConfig): Promise<void> {
+  const opposite = oppositeArtifactName(config.compression);
+  for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
+    const projectPath = join(config.root, project.name);
+    for (const session of (await readDirectory(projectPath)).filter((entry) => entry.isDirectory())) {
+      const candidate = join(projectPath, session.name, opposite);
+      if (await pathExists(candidate)) throw encodingMismatchError(candidate, config.compression);
+    }
+  }
+}
+
+/**
+ * Finds the artifact of one id (§9.14): a flat file or an opposite-encoding artifact throws, two
+ * artifacts are a duplicate, none is `undefined`.
+ */
+export async function locateArtifact(config: JsonlStoreConfig, id: string, signal?: AbortSignal): Promise<string | undefined> {
+  const segment = encodeSegment(id);
+  const found: string[] = [];
+  for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
+    signal?.throwIfAborted();
+    const projectPath = join(config.root, project.name);
+    for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
+      const flatPath = join(projectPath, flat);
+      if (await isFile(flatPath)) throw flatLayoutError(flatPath);
+    }
+    const opposite = join(projectPath, segment, oppositeArtifactName(config.compression));
+    if (await pathExists(opposite)) throw encodingMismatchError(opposite, config.compression);
+    const artifact = join(projectPath, segment, artifactFileName(config.compression));
+    if (await pathExists(artifact)) found.push(artifact);
+  }
+  if (found.length > 1) throw duplicateIdError(id);
+  return found[0];
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch (error) {
+    if (isMissingFile(error)) return false;
+    throw error;
+  }
+}
+
+async function realpathOrUndefined(path: string): Promise<string | undefined> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The identity rule of §9.5: the artifact at `path` must be the one its header's id and cwd name
+ * (the same path, or the same file after resolving links).
+ */
+export async function assertArtifactIdentity(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<void> {
+  const { id, cwd } = header;
+  let expected: string;
+  try {
+    if (typeof id !== 'string' || (cwd !== undefined && typeof cwd !== 'string')) throw new TypeError('unnameable');
+    expected = artifactPathFor(config, id, cwd);
+  } catch {
+    // An empty id or cwd (or a non-string one) cannot be encoded into a path: that is the error.
+    throw unnameableHeaderError(path);
+  }
+  if (path === expected) return;
+  const [actualReal, expectedReal] = await Promise.all([realpathOrUndefined(path), realpathOrUndefined(expected)]);
+  if (actualReal === undefined || expectedReal === undefined || actualReal !== expectedReal) {
+    throw misplacedArtifactError(path, id, expected);
+  }
+}
+
+/** Tracks ids during a listing and fails on the second occurrence (§9.13 step 7). */
+export class DuplicateIdGuard {
+  private readonly seen = new Set<string>();
+
+  /** Records an id; throws the duplicate error when it was seen before. */
+  add(id: string): void {
+    if (this.seen.has(id)) throw duplicateIdError(id);
+    this.seen.add(id);
+  }
+}
