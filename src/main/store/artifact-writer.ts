@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, mkdir, open, stat, truncate, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { serializeHeaderLine } from '../../protocol/header-line.js';
@@ -31,6 +32,20 @@ export async function headerBytes(header: SessionHeader, compression: Compressio
   if (compression === 'none') return text;
   await initZstd();
   return compressFrame(text);
+}
+
+/**
+ * Writes all of `bytes`. One `write` may be short without failing (at the file-size limit the kernel takes
+ * what fits), so it loops; the next call then reports the error (EFBIG) instead of leaving half a batch
+ * behind a successful return. Like Node's own `writeFile` loop, it relies on a regular file never
+ * accepting 0 bytes of a non-empty write without an error.
+ */
+async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
 }
 
 async function fsyncPath(path: string): Promise<void> {
@@ -74,11 +89,14 @@ export async function materializeArtifact(
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
   try {
-    for (const part of parts) await handle.write(part);
+    for (const part of parts) await writeFully(handle, part);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await unlinkQuietly(temp);
+    throw error;
   }
+  await handle.close();
   try {
     await link(temp, path);
   } catch (error) {
@@ -98,13 +116,22 @@ export async function appendBatch(path: string, bytes: Uint8Array): Promise<void
   const previousSize = (await stat(path)).size;
   const handle = await open(path, 'a');
   try {
-    await handle.write(bytes);
+    await writeFully(handle, bytes);
     await handle.sync();
   } catch (error) {
     await truncateQuietly(path, previousSize);
     throw error;
   } finally {
     await handle.close();
+  }
+}
+
+async function unlinkQuietly(path: string): Promise<void> {
+  try {
+    await unlink(path);
+  } catch (error) {
+    // The write error is the one to report; a temp file that is already gone needs no cleanup.
+    if (!isMissingFile(error)) throw error;
   }
 }
 

@@ -1,0 +1,253 @@
+// SESSION-REFERENCE.md §15 items 89 and 90: the listing matrix (SESSION-LOG.md §9.13), lookup by id
+// (§9.14) and the identity rule (§9.5), on temporary roots of both encodings.
+import { appendFile, mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asSessionId } from '../../src/protocol/events.js';
+import type { SessionHeader } from '../../src/protocol/events.js';
+import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { storedFrame, utf8Bytes } from '../support/zstd-stored-frame.js';
+import { EventSequence, decodeFrames, expectRejection, json, makeTempDir, removeTempDir, sessionHeader, writeArtifactFile } from './store-test-builders.js';
+
+let root: string;
+beforeEach(async () => {
+  root = await makeTempDir();
+});
+afterEach(async () => {
+  await removeTempDir(root);
+});
+
+const ENCODINGS = [
+  { compression: 'none' as const, file: 'session.jsonl', opposite: 'session.jsonl.zstd', oppositeSuffix: '.jsonl.zstd' },
+  { compression: 'zstd' as const, file: 'session.jsonl.zstd', opposite: 'session.jsonl', oppositeSuffix: '.jsonl' },
+];
+
+function ids(headers: readonly SessionHeader[]): string[] {
+  return headers.map((header) => header.id).sort();
+}
+
+describe.each(ENCODINGS)('listing matrix ($compression)', ({ compression, file, opposite, oppositeSuffix }) => {
+  async function openStore(): Promise<JsonlSessionStore> {
+    return JsonlSessionStore.open({ root, compression });
+  }
+
+  async function createSession(store: JsonlSessionStore, id: string, cwd?: string): Promise<string> {
+    return store.create(sessionHeader(id, cwd), new EventSequence().closedTurn(1, `prompt of ${id}`, ['x']));
+  }
+
+  it('lists every session of every project directory, no-cwd sessions included', async () => {
+    const store = await openStore();
+    await createSession(store, 'a', '/home/u/one');
+    await createSession(store, 'b', '/home/u/one');
+    await createSession(store, 'c', '/home/u/two');
+    await createSession(store, 'd');
+    expect(ids(await store.list())).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('skips a session directory without session<suffix> (empty, or holding other files)', async () => {
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    await mkdir(join(root, '--p--', 'empty-dir'), { recursive: true });
+    await writeArtifactFile(join(root, '--p--', 'other-files', 'notes.txt'), 'hello');
+    await writeArtifactFile(join(root, '--p--', 'other-files', 'session.json'), '{}');
+    expect(ids(await store.list())).toEqual(['kept']);
+  });
+
+  it('skips an empty artifact', async () => {
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    await writeArtifactFile(join(root, '--p--', 'empty', file), '');
+    expect(ids(await store.list())).toEqual(['kept']);
+  });
+
+  it('skips a half-written header (no LF yet / frame 0 cut short)', async () => {
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    const line = '{"type":"session","version":0,"id":"half","createdAt":5,"cwd":"/p","delegationDepth":0}\n';
+    const full = compression === 'none' ? utf8Bytes(line) : storedFrame(utf8Bytes(line), [line.length]);
+    await writeArtifactFile(join(root, '--p--', 'half', file), full.subarray(0, full.length - 2));
+    expect(ids(await store.list())).toEqual(['kept']);
+  });
+
+  it('a flat transcript file in a project directory fails the listing with the flat-layout text', async () => {
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    for (const flatName of ['kept.jsonl', 'other.jsonl.zstd']) {
+      const flat = join(root, '--p--', flatName);
+      await writeFile(flat, '');
+      await expectRejection(store.list(), {
+        message: `session artifact "${flat}" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading`,
+        code: 'SESSION_STORE_LAYOUT',
+        name: 'Error',
+      });
+      await rm(flat);
+    }
+    expect(ids(await store.list())).toEqual(['kept']);
+  });
+
+  it('a flat <segment>.jsonl / .jsonl.zstd next to the session fails lookup by id with the flat-layout text', async () => {
+    const store = await openStore();
+    await createSession(store, 'a/b', '/p');
+    const flat = join(root, '--p--', 'a~002Fb.jsonl');
+    await writeFile(flat, '');
+    await expectRejection(store.inspect(asSessionId('a/b')), {
+      message: `session artifact "${flat}" uses the unsupported flat-file layout; use a separate root or move it into a project/session directory before loading`,
+    });
+  });
+
+  it('ignores plain files directly under the root', async () => {
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    await writeFile(join(root, '.sessionctx-title-index.v1'), 'not a directory');
+    await writeFile(join(root, 'stray.jsonl'), 'garbage');
+    await writeFile(join(root, file), 'garbage');
+    expect(ids(await store.list())).toEqual(['kept']);
+  });
+
+  it('the same id under two project directories fails listing and lookup with the duplicate text', async () => {
+    const store = await openStore();
+    await createSession(store, 'twin', '/one');
+    await createSession(store, 'twin', '/two');
+    await createSession(store, 'single', '/two');
+    const duplicate = { message: 'duplicate JSONL session id "twin" appears in multiple project directories', code: 'SESSION_STORE_LAYOUT', name: 'Error' };
+    await expectRejection(store.list(), duplicate);
+    await expectRejection(store.inspect(asSessionId('twin')), duplicate);
+    expect((await store.inspect(asSessionId('single'))).meta.id).toBe('single');
+  });
+
+  it('an opposite-suffix artifact fails listing with the encoding text; the failure is memoised per store instance', async () => {
+    const first = await openStore();
+    await createSession(first, 'kept', '/p');
+    const stray = join(root, '--q--', 'stray', opposite);
+    await writeArtifactFile(stray, '');
+    const mismatch = {
+      message: `session artifact "${stray}" uses ${oppositeSuffix}, but this backend is configured for compression "${compression}"; use a separate root or select the matching compression mode`,
+      code: 'SESSION_STORE_LAYOUT',
+      name: 'Error',
+    };
+    await expectRejection(first.list(), mismatch);
+    await rm(stray);
+    // Memoised: the same instance keeps failing with the same text after the file is gone.
+    await expectRejection(first.list(), mismatch);
+    expect(ids(await (await openStore()).list())).toEqual(['kept']);
+  });
+
+  it('an opposite-suffix artifact beside the right one fails lookup by id and create with the encoding text', async () => {
+    const store = await openStore();
+    await createSession(store, 'both', '/p');
+    const stray = join(root, '--p--', 'both', opposite);
+    await writeFile(stray, '');
+    const mismatch = {
+      message: `session artifact "${stray}" uses ${oppositeSuffix}, but this backend is configured for compression "${compression}"; use a separate root or select the matching compression mode`,
+    };
+    await expectRejection(store.inspect(asSessionId('both')), mismatch);
+    const other = join(root, '--p--', 'fresh', opposite);
+    await writeArtifactFile(other, '');
+    await expectRejection(store.create(sessionHeader('fresh', '/p')), {
+      message: `session artifact "${other}" uses ${oppositeSuffix}, but this backend is configured for compression "${compression}"; use a separate root or select the matching compression mode`,
+    });
+  });
+
+  it('a corrupt zstd magic or a non-header frame 0 fails the listing (zstd only)', async () => {
+    if (compression !== 'zstd') return;
+    const store = await openStore();
+    await createSession(store, 'kept', '/p');
+    const bad = join(root, '--p--', 'bad', file);
+    await writeArtifactFile(bad, Uint8Array.from([0x27, 0xb5, 0x2f, 0xfd, 0x04, 0x38, 1, 0, 0]));
+    await expectRejection(store.list(), { message: 'corrupt Zstandard session log: invalid frame magic at byte 0' });
+    const twoLines = utf8Bytes('{"type":"session","version":0,"id":"bad","createdAt":5,"cwd":"/p","delegationDepth":0}\n{}\n');
+    await writeFile(bad, storedFrame(twoLines, [twoLines.length]));
+    await expectRejection(store.list(), { message: 'corrupt Zstandard session log: first frame is not exactly one header line' });
+  });
+
+  it('a bad header frame checksum fails the listing (zstd only); inspection names the frame', async () => {
+    if (compression !== 'zstd') return;
+    const store = await openStore();
+    const path = await createSession(store, 'flipped', '/p');
+    const bytes = await readFile(path);
+    const [headerFrame] = await decodeFrames(bytes);
+    // The last byte of frame 0 is the top byte of its content checksum.
+    const last = (headerFrame?.end as number) - 1;
+    bytes[last] = (bytes[last] as number) ^ 0x01;
+    await writeFile(path, bytes);
+    await expectRejection(store.list(), { message: 'corrupt Zstandard session log: header frame failed validation', code: 'SESSION_LOG_CORRUPT' });
+    await expectRejection(store.inspect(asSessionId('flipped')), { message: 'corrupt Zstandard session log: frame at byte 0 failed validation' });
+  });
+});
+
+describe.each(ENCODINGS)('identity rule ($compression)', ({ compression, file }) => {
+  async function openStore(): Promise<JsonlSessionStore> {
+    return JsonlSessionStore.open({ root, compression });
+  }
+
+  it('an artifact moved to another project directory fails listing and inspection with the identity text', async () => {
+    const store = await openStore();
+    const original = await store.create(sessionHeader('moved', '/home/u/app'), new EventSequence().closedTurn(1, 'hi', ['a']));
+    expect(original).toBe(join(root, '--home-u-app--', 'moved', file));
+    await mkdir(join(root, '--elsewhere--'));
+    await rename(join(root, '--home-u-app--', 'moved'), join(root, '--elsewhere--', 'moved'));
+    const moved = join(root, '--elsewhere--', 'moved', file);
+    const identity = { message: `corrupt session log "${moved}": header id "moved" and cwd identify "${original}"`, code: 'SESSION_LOG_CORRUPT', name: 'Error' };
+    await expectRejection(store.list(), identity);
+    await expectRejection(store.inspect(asSessionId('moved')), identity);
+  });
+
+  it('an artifact under another id directory: by id → the requested-id text; listing → the identity text', async () => {
+    const store = await openStore();
+    const realPath = await store.create(sessionHeader('real', '/p'), new EventSequence().closedTurn(1, 'hi', ['a']));
+    await mkdir(join(root, '--p--', 'alias'));
+    await rename(realPath, join(root, '--p--', 'alias', file));
+    await rm(join(root, '--p--', 'real'), { recursive: true });
+    const aliasPath = join(root, '--p--', 'alias', file);
+    await expectRejection(store.inspect(asSessionId('alias')), {
+      message: `corrupt session log "${aliasPath}": requested id "alias" does not match header id "real"`,
+      code: 'SESSION_LOG_CORRUPT',
+    });
+    await expectRejection(store.list(), { message: `corrupt session log "${aliasPath}": header id "real" and cwd identify "${realPath}"` });
+  });
+
+  it('a header whose id or cwd is empty cannot name a storage path', async () => {
+    const store = await openStore();
+    const headerLines = [
+      '{"type":"session","version":0,"id":"","createdAt":5,"cwd":"/p","delegationDepth":0}',
+      '{"type":"session","version":0,"id":"x","createdAt":5,"cwd":"","delegationDepth":0}',
+    ];
+    for (const line of headerLines) {
+      const path = join(root, '--p--', 'x', file);
+      const bytes = compression === 'none' ? utf8Bytes(`${line}\n`) : storedFrame(utf8Bytes(`${line}\n`), [line.length + 1]);
+      await writeArtifactFile(path, bytes);
+      await expectRejection(store.list(), { message: `corrupt session log "${path}": header id cannot name a storage path`, code: 'SESSION_LOG_CORRUPT' });
+    }
+  });
+
+  it('appended batches leave the listed header unchanged', async () => {
+    const store = await openStore();
+    const header = sessionHeader('grow', '/p');
+    const log = new EventSequence();
+    await store.create(header, log.closedTurn(1, 'one', ['a']));
+    await store.append(header, log.closedTurn(2, 'two', ['b', 'c', 'd']));
+    expect(json(await store.list())).toBe(`[{"version":0,"id":"grow","createdAt":${header.createdAt},"cwd":"/p","delegationDepth":0}]`);
+  });
+});
+
+describe('abort signals', () => {
+  it('a pre-aborted list, inspect or locate rejects with the signal reason', async () => {
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    await store.create(sessionHeader('s', '/p'));
+    const controller = new AbortController();
+    const reason = new Error('stop');
+    controller.abort(reason);
+    await expect(store.list(controller.signal)).rejects.toBe(reason);
+    await expect(store.inspect(asSessionId('s'), controller.signal)).rejects.toBe(reason);
+    await expect(store.locate(asSessionId('s'), controller.signal)).rejects.toBe(reason);
+  });
+
+  it('tolerates a torn raw tail in listing: only the header is read', async () => {
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    const path = await store.create(sessionHeader('t', '/p'), new EventSequence().closedTurn(1, 'x', ['a']));
+    await appendFile(path, '{"type":"turn/st');
+    expect(ids(await store.list())).toEqual(['t']);
+    await truncate(path, 10);
+    expect(ids(await store.list())).toEqual([]);
+  });
+});
