@@ -9,11 +9,19 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown; readonly isTTY?: boolean };
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
+  /** All of standard input as UTF-8 text. */
+  readStdin(): Promise<string>;
 }
 
 /** The real process streams. */
 export function processIo(): CliIo {
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), readStdin: readProcessStdin };
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Writes one JSON document and a newline. */

@@ -2,22 +2,67 @@
  * The `sessionctx` command: parses the command line, runs one command, maps failures to exit
  * statuses (0 ok, 1 failed, 2 usage).
  */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.js';
 import { writeLines } from './cli-io.js';
 import { reportError } from './error-output.js';
 import { resolveRoot } from './open-corpus.js';
 import { UsageError } from './usage-error.js';
+import { runCandidatesCommand } from './commands/candidates-command.js';
+import { runMentionCommand } from './commands/mention-command.js';
+import { runPrepareCommand } from './commands/prepare-command.js';
 import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
 import { runTourCommand } from './commands/tour-command.js';
 
-/** The commands this build offers, with their one-line help. */
-const COMMANDS = {
-  sessions: 'sessionctx sessions [--root DIR] [--json]            list sessions with their titles, newest first',
-  show: 'sessionctx show <id> [--log] [--root DIR] [--json]    print a session\'s current surface (or its whole log)',
-  demo: 'sessionctx demo                                       a short tour of what sessionctx does',
+const OPTIONS = {
+  root: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  log: { type: 'boolean' },
+  label: { type: 'string' },
+  query: { type: 'string' },
+  target: { type: 'string' },
+  cwd: { type: 'string' },
+  limit: { type: 'string' },
+  'max-bytes': { type: 'string' },
+  'max-references': { type: 'string' },
+  'message-file': { type: 'string' },
 } as const;
+
+type OptionName = keyof typeof OPTIONS;
+type ParsedValues = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean };
+
+/** Each command: its usage line, what it does, and the flags it accepts besides --json/--help. */
+const COMMANDS = {
+  sessions: {
+    usage: 'sessionctx sessions [--root DIR] [--query Q [--target ID] [--cwd DIR] [--limit N]] [--json]',
+    summary: 'list sessions with titles; with --query (or --target/--cwd/--limit) the ranked candidates a message could cite, with mentions',
+    flags: ['root', 'query', 'target', 'cwd', 'limit'],
+  },
+  show: {
+    usage: 'sessionctx show <id> [--log] [--root DIR] [--json]',
+    summary: "print a session's current surface, or with --log its whole log",
+    flags: ['root', 'log'],
+  },
+  mention: {
+    usage: 'sessionctx mention <id> [--label L] [--json]',
+    summary: 'print the canonical mention @[label](dsh-session:…) for a session id',
+    flags: ['label'],
+  },
+  prepare: {
+    usage: 'sessionctx prepare --target <id> [--max-bytes N] [--max-references N] [--root DIR] ("<message>" | --message-file F | --message-file -) [--json]',
+    summary: 'print what the model would receive for a user message citing other sessions',
+    flags: ['root', 'target', 'max-bytes', 'max-references', 'message-file'],
+  },
+  demo: {
+    usage: 'sessionctx demo',
+    summary: 'a short tour of what sessionctx does',
+    flags: [],
+  },
+} as const satisfies Record<string, { usage: string; summary: string; flags: readonly OptionName[] }>;
 
 type CommandName = keyof typeof COMMANDS;
 
@@ -30,77 +75,125 @@ export function helpText(): string {
   return [
     'sessionctx — read DeepSeek Harness session logs, reference other sessions, prune context',
     '',
-    'Usage:',
-    ...Object.values(COMMANDS).map((line) => `  ${line}`),
+    'Commands:',
+    ...Object.values(COMMANDS).flatMap((command) => [`  ${command.usage}`, `      ${command.summary}`]),
     '',
     'Common flags:',
     '  --root DIR   the session root (default: $DSH_HOME/sessions, else ~/.dsh/sessions)',
-    '  --json       machine-readable output; failures print {"error":{"code","message"}}',
+    '  --json       machine-readable output; failures print {"error":{"code","message"}} and exit 1',
     '  --help       help for a command',
+    'Exit status: 0 ok, 1 failed, 2 usage error.',
   ].join('\n');
 }
-
-const OPTIONS = {
-  root: { type: 'string' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  log: { type: 'boolean' },
-} as const;
 
 /** Runs one command line and returns the process exit status. */
 export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const json = argv.includes('--json');
   try {
-    const parsed = parseArguments(argv);
-    const [name, ...rest] = parsed.positionals;
+    const { values, positionals } = parseArguments(argv);
+    const [name, ...rest] = positionals;
     if (name === undefined || name === 'help') {
       writeLines(io, [helpText()]);
-      return name === undefined && parsed.values.help !== true ? 2 : 0;
+      return name === undefined && values.help !== true ? 2 : 0;
     }
     if (!isCommandName(name)) throw new UsageError(`unknown command "${name}"; run sessionctx --help`);
-    if (parsed.values.help === true) {
-      writeLines(io, [`Usage: ${COMMANDS[name]}`]);
+    const command = COMMANDS[name];
+    if (values.help === true) {
+      writeLines(io, [`Usage: ${command.usage}`, command.summary]);
       return 0;
     }
-    const root = resolveRoot(io, parsed.values.root);
-    switch (name) {
-      case 'sessions':
-        expectPositionals(name, rest, 0);
-        rejectFlag(name, 'log', parsed.values.log);
-        await runSessionsCommand(io, { root, json }, signal);
-        return 0;
-      case 'show': {
-        const [id] = expectPositionals(name, rest, 1);
-        await runShowCommand(io, { root, json, id: id as string, log: parsed.values.log === true }, signal);
-        return 0;
-      }
-      case 'demo':
-        expectPositionals(name, rest, 0);
-        await runTourCommand(io);
-        return 0;
-      default: {
-        const unreachable: never = name;
-        throw new UsageError(`unknown command "${String(unreachable)}"`);
+    for (const flag of Object.keys(values) as OptionName[]) {
+      if (flag !== 'json' && flag !== 'help' && !(command.flags as readonly OptionName[]).includes(flag)) {
+        throw new UsageError(`sessionctx ${name} does not take --${flag}; usage: ${command.usage}`);
       }
     }
+    await runCommand(name, rest, values, json, io, signal);
+    return 0;
   } catch (error) {
     return reportError(io, error, json);
   }
 }
 
-function parseArguments(argv: readonly string[]): ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; args: string[]; strict: true }>> {
+async function runCommand(name: CommandName, rest: readonly string[], values: ParsedValues, json: boolean, io: CliIo, signal: AbortSignal | undefined): Promise<void> {
+  const root = (): string => resolveRoot(io, values.root);
+  switch (name) {
+    case 'sessions': {
+      expectPositionals(name, rest, 0);
+      const discovery = values.query !== undefined || values.target !== undefined || values.cwd !== undefined || values.limit !== undefined;
+      if (!discovery) return runSessionsCommand(io, { root: root(), json }, signal);
+      return runCandidatesCommand(
+        io,
+        { root: root(), json, query: values.query ?? '', target: values.target, cwd: values.cwd, limit: numberFlag('limit', values.limit) },
+        signal,
+      );
+    }
+    case 'show': {
+      const [id] = expectPositionals(name, rest, 1);
+      return runShowCommand(io, { root: root(), json, id: id as string, log: values.log === true }, signal);
+    }
+    case 'mention': {
+      const [id] = expectPositionals(name, rest, 1);
+      runMentionCommand(io, { id: id as string, label: values.label, json });
+      return;
+    }
+    case 'prepare': {
+      if (values.target === undefined) throw new UsageError(`sessionctx prepare needs --target <id>; usage: ${COMMANDS.prepare.usage}`);
+      const message = await readMessage(io, rest, values['message-file']);
+      return runPrepareCommand(
+        io,
+        {
+          root: root(),
+          json,
+          target: values.target,
+          message,
+          maxBytes: numberFlag('max-bytes', values['max-bytes']),
+          maxReferences: numberFlag('max-references', values['max-references']),
+        },
+        signal,
+      );
+    }
+    case 'demo':
+      expectPositionals(name, rest, 0);
+      return runTourCommand(io);
+    default: {
+      const unreachable: never = name;
+      throw new UsageError(`unknown command "${String(unreachable)}"`);
+    }
+  }
+}
+
+function parseArguments(argv: readonly string[]): { values: ParsedValues; positionals: string[] } {
   try {
-    return parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    const parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    return { values: parsed.values as ParsedValues, positionals: parsed.positionals };
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
 
 function expectPositionals(command: CommandName, rest: readonly string[], count: number): readonly string[] {
-  if (rest.length !== count) throw new UsageError(`usage: ${COMMANDS[command].split(/\s{2,}/)[0]}`);
+  if (rest.length !== count) throw new UsageError(`usage: ${COMMANDS[command].usage}`);
   return rest;
 }
 
-function rejectFlag(command: CommandName, flag: string, value: unknown): void {
-  if (value !== undefined) throw new UsageError(`sessionctx ${command} does not take --${flag}`);
+/**
+ * A numeric flag. Text that is not a number is a usage error; a number is passed on, so the
+ * service's own validation (positive safe integer) reports out-of-range values with its code.
+ */
+function numberFlag(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || Number.isNaN(parsed)) throw new UsageError(`--${flag} takes a number, got ${JSON.stringify(value)}`);
+  return parsed;
+}
+
+/** The message: one positional argument, or `--message-file F` (`-` for standard input), not both. */
+async function readMessage(io: CliIo, rest: readonly string[], messageFile: string | undefined): Promise<string> {
+  if (messageFile !== undefined) {
+    if (rest.length > 0) throw new UsageError('give the message either as an argument or with --message-file, not both');
+    if (messageFile === '-') return io.readStdin();
+    return readFile(isAbsolute(messageFile) ? messageFile : resolve(io.cwd, messageFile), 'utf8');
+  }
+  if (rest.length !== 1) throw new UsageError(`usage: ${COMMANDS.prepare.usage}`);
+  return rest[0] as string;
 }

@@ -1,0 +1,91 @@
+/**
+ * Shapes of the session-reference service's public API (SESSION-REFERENCE.md §2, §12, §13).
+ */
+import type { ContentBlock, Message, SessionHeader, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
+import type { UserMessage } from '../../protocol/user-message.js';
+import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+
+/** The target agent: the session the referencing message belongs to. */
+export interface ReferenceTarget {
+  readonly id: string;
+  readonly session: { readonly header: Pick<SessionHeader, 'cwd'> };
+}
+
+/** A discovery result (keys in this order; `cwd` omitted when the source has none). */
+export interface Candidate {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+}
+
+/** A candidate plus the canonical mention a host inserts as an atomic chip. */
+export interface MentionCandidate extends Candidate {
+  readonly mention: string;
+}
+
+/** Per-source statistics of retention (SESSION-REFERENCE.md §10.5), keys in dsh's order. */
+export interface RetentionStats {
+  readonly compacted: boolean;
+  readonly originalMessages: number;
+  readonly retainedMessages: number;
+  readonly omittedMessages: number;
+  readonly omittedBytes: number;
+  readonly truncated: boolean;
+}
+
+/** One entry of the context message's `source.references` (§12), keys in dsh's order. */
+export interface ReferenceMetadata extends RetentionStats {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly capturedThroughSeq: number | null;
+  readonly inputIndex: number;
+}
+
+/** What `prepare()` returns: the accepted content and, when something was referenced, the context. */
+export interface PreparedReferences {
+  readonly content: ContentBlock[];
+  readonly additionalContext?: UserMessage;
+}
+
+/** The read side the service needs: exactly the query layer of SESSION-LOG.md §10. */
+export interface ReferenceSessionQuery {
+  listSessions(signal?: AbortSignal): Promise<readonly SessionRecord[]>;
+  readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot>;
+  readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<readonly SessionTitleObservation[]>;
+}
+
+/** One source rendered within its budget: its tag-safe data-object JSON and metadata inputs. */
+export interface RenderedSource {
+  readonly fits: true;
+  readonly sessionId: string;
+  readonly capturedThroughSeq: number | null;
+  readonly json: string;
+  readonly stats: RetentionStats;
+}
+
+/** A source that read fine but cannot fit its budget. */
+export interface OversizedSource {
+  readonly fits: false;
+}
+
+/**
+ * Reads one source and renders it (read → fold → project → retain → serialise). Read failures
+ * reject; a source that does not fit resolves `{fits:false}` so that a later read failure of a
+ * sibling still wins (SESSION-REFERENCE.md §8, placement note).
+ */
+export interface ReferenceSourceRenderer {
+  render(sessionId: SessionId, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource>;
+}
+
+/** The `agent/pre-step` payload the listener reads (SESSION-REFERENCE.md §13.1). */
+export interface ReferencePreStepPayload {
+  readonly agent: ReferenceTarget;
+  readonly messages: readonly Message[];
+  readonly turn?: number;
+  readonly step?: number;
+  readonly signal?: AbortSignal;
+}
+
+/** A pre-step decision. */
+export type ReferencePreStepDecision = { readonly kind: 'reject' } | { readonly kind: 'enter'; readonly messages: readonly Message[] };

@@ -1,0 +1,258 @@
+/**
+ * The session-reference service (SESSION-REFERENCE.md): discovery of sessions to cite, preparation
+ * of one bounded, read-only, tag-safe snapshot message per citing message, and the outermost
+ * `agent/pre-step` listener that inserts it.
+ */
+import { asSessionId } from '../../protocol/events.js';
+import type { ContentBlock, Message, SessionId } from '../../protocol/events.js';
+import {
+  SessionReferenceError,
+  budgetExceededError,
+  cancelledError,
+  candidateLimitError,
+  readFailedError,
+  referenceNotObjectError,
+  referenceShapeError,
+  selfReferenceError,
+  tooManyReferencesError,
+} from '../../protocol/reference-errors.js';
+import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
+import { formatSessionReferenceMention } from '../../protocol/uri/mention-formatter.js';
+import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
+import { createUserMessage, freezeMessage } from '../../protocol/user-message.js';
+import { assembleReferencePrompt } from '../../workers/reference/reference-prompt.js';
+import type { SessionRecord } from '../corpus/session-query.js';
+import { InThreadSourceRenderer } from './in-thread-source-renderer.js';
+import { linkedController, raceSignal } from './race-signal.js';
+import { resolveReferenceConfig } from './reference-config.js';
+import type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference-config.js';
+import type {
+  Candidate,
+  MentionCandidate,
+  PreparedReferences,
+  ReferenceMetadata,
+  ReferencePreStepDecision,
+  ReferencePreStepPayload,
+  ReferenceSessionQuery,
+  ReferenceSourceRenderer,
+  ReferenceTarget,
+  RenderedSource,
+} from './reference-types.js';
+
+/** One normalised reference: the id and the label it will carry (mention label, or the id). */
+interface NormalizedReference {
+  readonly sessionId: SessionId;
+  readonly label: string;
+}
+
+/** Construction options of the service. */
+export interface SessionReferenceServiceOptions {
+  /** The query layer (live-preferred reads, SESSION-LOG.md §10). */
+  readonly sessionQuery: ReferenceSessionQuery;
+  /** Limits (§3); validated at construction. */
+  readonly config?: SessionReferenceConfigInput;
+  /** How a source is read and rendered; defaults to the in-thread stages over `sessionQuery`. */
+  readonly renderer?: ReferenceSourceRenderer;
+}
+
+/** `rank(candidateCwd, targetCwd)` of §7.1. */
+function rank(candidateCwd: string | undefined, targetCwd: string | undefined): number {
+  if (candidateCwd !== undefined && targetCwd !== undefined && candidateCwd === targetCwd) return 0;
+  return candidateCwd === undefined ? 1 : 2;
+}
+
+/** The cross-session reference service. */
+export class SessionReferenceService {
+  /** The resolved limits. */
+  readonly config: SessionReferenceConfig;
+  private readonly sessionQuery: ReferenceSessionQuery;
+  private readonly renderer: ReferenceSourceRenderer;
+
+  /** Validates the configuration (`SESSION_REFERENCE_INVALID_CONFIG`); the service is not built on failure. */
+  constructor(options: SessionReferenceServiceOptions) {
+    this.config = resolveReferenceConfig(options.config);
+    this.sessionQuery = options.sessionQuery;
+    this.renderer = options.renderer ?? new InThreadSourceRenderer(options.sessionQuery);
+  }
+
+  /**
+   * Sessions the target may cite, best first (§7.3): same cwd, then cwd-less, then the rest, each
+   * group newest first; a non-empty query filters by id, cwd or title (case-insensitive, raw
+   * values). Display fields are escaped (D5).
+   */
+  async listCandidates(agent: ReferenceTarget, query = '', limit: number = this.config.candidateLimit, signal?: AbortSignal): Promise<Candidate[]> {
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw candidateLimitError();
+    const needle = query.toLocaleLowerCase();
+    const targetCwd = agent.session.header.cwd;
+    if (signal?.aborted === true) throw cancelledError(signal.reason);
+    const listed = await raceSignal(Promise.resolve().then(() => this.sessionQuery.listSessions(signal)), signal);
+    const records = listed
+      .filter((record) => record.header.id !== agent.id)
+      .map((record, index) => ({ record, index, rank: rank(record.header.cwd, targetCwd) }));
+    const byRank = (a: { rank: number; index: number }, b: { rank: number; index: number }): number => a.rank - b.rank || a.index - b.index;
+    const observed = needle === '' ? [...records].sort(byRank).slice(0, limit) : records;
+    const observations = await raceSignal(
+      Promise.resolve().then(() => this.sessionQuery.readTitleSnapshots(observed.map((entry) => entry.record.header.id), signal)),
+      signal,
+    );
+    const labels = new Map<string, string>();
+    for (const observation of observations) {
+      if (observation.status !== 'fulfilled') continue;
+      const title = observation.value.title as { title?: unknown } | undefined;
+      if (title !== undefined && typeof title.title === 'string') labels.set(observation.sessionId, title.title);
+    }
+    const labelled = observed.map((entry) => ({ ...entry, label: labels.get(entry.record.header.id) ?? entry.record.header.id }));
+    const matching = needle === '' ? labelled : labelled.filter((entry) => matchesNeedle(entry.record, entry.label, needle));
+    return matching
+      .sort(byRank)
+      .slice(0, limit)
+      .map(({ record, label }) => toCandidate(record, label));
+  }
+
+  /**
+   * The host face (§7.4): candidates with their canonical mention. `limit` defaults to the
+   * configured `candidateLimit` (a sessionctx addition for callers such as the CLI).
+   */
+  async candidates(agent: ReferenceTarget, query: string, signal?: AbortSignal, limit: number = this.config.candidateLimit): Promise<MentionCandidate[]> {
+    const found = await this.listCandidates(agent, query, limit, signal);
+    return found.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
+  }
+
+  /**
+   * Prepares the context for one message (§8): validates and normalises the references, reads
+   * every source in parallel, fits each into its budget and renders one snapshot message. All or
+   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context.
+   */
+  async prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences> {
+    const acceptedContent = structuredClone(content) as ContentBlock[];
+    const normalized = this.normalizeReferences(agent, references);
+    if (normalized.length === 0) return { content: acceptedContent };
+    if (signal?.aborted === true) throw cancelledError(signal.reason);
+    const rendered = await this.renderAll(normalized, signal);
+    // The signal may have aborted while the reads settled (§8 step 6).
+    if (isAborted(signal)) throw cancelledError(signal.reason);
+    const sources: RenderedSource[] = [];
+    for (const source of rendered) {
+      if (!source.fits) throw budgetExceededError();
+      sources.push(source);
+    }
+    const metadata: ReferenceMetadata[] = sources.map((source, inputIndex) => ({
+      sessionId: source.sessionId,
+      label: (normalized[inputIndex] as NormalizedReference).label,
+      capturedThroughSeq: source.capturedThroughSeq,
+      compacted: source.stats.compacted,
+      originalMessages: source.stats.originalMessages,
+      retainedMessages: source.stats.retainedMessages,
+      omittedMessages: source.stats.omittedMessages,
+      omittedBytes: source.stats.omittedBytes,
+      truncated: source.stats.truncated,
+      inputIndex,
+    }));
+    const additionalContext = createUserMessage({
+      source: { kind: 'session-reference', form: 'recall', version: 1, references: metadata },
+      content: [{ type: 'text', text: assembleReferencePrompt(sources.map((source) => source.json)) }],
+    });
+    return { content: acceptedContent, additionalContext };
+  }
+
+  /**
+   * The outermost `agent/pre-step` listener (§13): runs the rest of the chain first, then expands
+   * every direct user message that cites sessions into the rewritten message followed by its
+   * snapshot. A failure carries the claimed direct messages so the host can hand them back.
+   */
+  async preStepListener(payload: ReferencePreStepPayload, next: () => Promise<ReferencePreStepDecision>): Promise<ReferencePreStepDecision> {
+    const decision = await next();
+    if (decision.kind === 'reject') return decision;
+    const claimed = payload.messages.filter((message) => message.source.kind === 'user');
+    const { controller, dispose } = linkedController(payload.signal);
+    try {
+      const expanded = await Promise.all(
+        decision.messages.map(async (message) => {
+          try {
+            return await this.expandMessage(payload.agent, message, controller.signal);
+          } catch (error) {
+            controller.abort(error);
+            throw error;
+          }
+        }),
+      );
+      return { kind: 'enter', messages: expanded.flat() };
+    } catch (error) {
+      if (error instanceof SessionReferenceError) error.claimedDirectMessages = claimed;
+      throw error;
+    } finally {
+      dispose();
+    }
+  }
+
+  private async expandMessage(agent: ReferenceTarget, message: Message, signal: AbortSignal): Promise<readonly Message[]> {
+    if (message.source.kind !== 'user') return [message];
+    const parsed = parseMessageContent(message.content);
+    if (parsed.references.length === 0) return [message];
+    const prepared = await this.prepare(agent, parsed.content, parsed.references, signal);
+    const direct = freezeMessage({ ...message, content: prepared.content });
+    return prepared.additionalContext === undefined ? [direct] : [direct, prepared.additionalContext];
+  }
+
+  /** §8 step 2: validation, self check, dedupe (first wins), then the count limit. */
+  private normalizeReferences(agent: ReferenceTarget, references: readonly unknown[]): NormalizedReference[] {
+    const kept: NormalizedReference[] = [];
+    const seen = new Set<string>();
+    for (const reference of references) {
+      if (typeof reference !== 'object' || reference === null) throw referenceNotObjectError();
+      const { sessionId, label } = reference as { sessionId?: unknown; label?: unknown };
+      if (typeof sessionId !== 'string' || (label !== undefined && typeof label !== 'string')) throw referenceShapeError();
+      if (sessionId === agent.id) throw selfReferenceError(agent.id);
+      if (seen.has(sessionId)) continue;
+      seen.add(sessionId);
+      kept.push({ sessionId: asSessionId(sessionId), label: label ?? sessionId });
+    }
+    if (kept.length > this.config.maxReferences) throw tooManyReferencesError(this.config.maxReferences);
+    return kept;
+  }
+
+  /**
+   * §8 step 5: every read starts at once; the first failure in time aborts the siblings and
+   * becomes `READ_FAILED` (or `CANCELLED` when the caller aborted).
+   */
+  private async renderAll(references: readonly NormalizedReference[], signal: AbortSignal | undefined): Promise<Array<RenderedSource | { fits: false }>> {
+    const { controller, dispose } = linkedController(signal);
+    const reads = references.map((reference) =>
+      Promise.resolve()
+        .then(() => this.renderer.render(reference.sessionId, reference.label, this.config.maxReferenceBytes, controller.signal))
+        .catch((error: unknown) => {
+          controller.abort(error);
+          throw error;
+        }),
+    );
+    try {
+      return await raceSignal(Promise.all(reads), signal);
+    } catch (error) {
+      if (signal?.aborted === true) throw cancelledError(signal.reason);
+      // Any other rejection, even a CANCELLED error a renderer raised on its own, is a failed read (§8 step 5).
+      throw readFailedError(error);
+    } finally {
+      dispose();
+    }
+  }
+}
+
+/** Reads `signal.aborted` afresh (a plain property check would be narrowed away across awaits). */
+function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
+  return signal?.aborted === true;
+}
+
+function matchesNeedle(record: SessionRecord, label: string, needle: string): boolean {
+  return (
+    record.header.id.toLocaleLowerCase().includes(needle) ||
+    (record.header.cwd?.toLocaleLowerCase().includes(needle) ?? false) ||
+    label.toLocaleLowerCase().includes(needle)
+  );
+}
+
+function toCandidate(record: SessionRecord, label: string): Candidate {
+  const { id, cwd, createdAt } = record.header;
+  return cwd === undefined
+    ? { sessionId: id, label: escapeDisplayText(label), createdAt }
+    : { sessionId: id, label: escapeDisplayText(label), cwd: escapeDisplayText(cwd), createdAt };
+}
