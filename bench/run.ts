@@ -3,9 +3,11 @@
  * report for bench/RESULTS.md.
  */
 import { machineLine } from './support/measure.js';
+import { runP1 } from './p1-prepare.js';
 import { runP8 } from './p8-decode.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
+  p1: runP1,
   p8: runP8,
 };
 

@@ -1,29 +1,33 @@
 /**
- * Creating and freezing user messages (HOST.md §2.2 rule 4, SESSION-LOG.md §4.1).
+ * Creating and freezing model messages (HOST.md §2.2 rule 4, SESSION-LOG.md §4.1).
  */
+import { randomUUID } from 'node:crypto';
 import { deepFreeze, freezeClone } from './deep-freeze.js';
 import type { ContentBlock, Message, MessageSource } from './events.js';
 
-/** A user-role message: what `createUserMessage` returns. */
+/** A user-role message. */
 export interface UserMessage extends Message {
   readonly role: 'user';
 }
 
-/**
- * A new frozen user message with key order `source, content, role, id` and a fresh
- * `crypto.randomUUID()` id. The inputs are cloned, never aliased.
- */
-export function createUserMessage(input: { source: MessageSource; content: readonly ContentBlock[] }): UserMessage {
-  const message = {
-    source: structuredClone(input.source),
-    content: structuredClone(input.content) as ContentBlock[],
-    role: 'user' as const,
-    id: globalThis.crypto.randomUUID(),
-  };
-  return deepFreeze(message);
+/** The caller's part of a new user message; extra keys are kept, in order, before `role` and `id`. */
+export interface UserMessageInput {
+  readonly source: MessageSource;
+  readonly content: readonly ContentBlock[];
+  readonly [extra: string]: unknown;
 }
 
-/** A deep-frozen clone of a message, id and key order kept. */
-export function freezeMessage<T extends Message>(message: T): T {
+/**
+ * A new deep-frozen user message: a structured clone of `input` (its keys in order, so `source, content` for
+ * the usual input) followed by `role: 'user'` and `id = crypto.randomUUID()`. The caller's objects stay mutable
+ * and unshared.
+ */
+export function createUserMessage(input: UserMessageInput): UserMessage {
+  const message = { ...structuredClone(input), role: 'user' as const, id: randomUUID() };
+  return deepFreeze(message) as UserMessage;
+}
+
+/** A deep-frozen structured clone of `message` (key order and `id` kept). */
+export function freezeMessage<M extends Message>(message: M): M {
   return freezeClone(message);
 }

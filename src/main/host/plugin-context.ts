@@ -1,0 +1,82 @@
+/**
+ * The one context object a plugin receives (HOST.md §1): hooks, tools, commands, system sections, its frozen
+ * configuration, a logger that never reaches the log or the model, the session registry and query, and
+ * cleanup registration.
+ */
+import { deepFreeze } from '../../protocol/deep-freeze.js';
+import type { SessionQuery } from '../corpus/session-query.js';
+import type { Agent, CommandDefinition } from './agent.js';
+import type { HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
+import type { Session } from './session.js';
+import type { SystemSection } from './system-sections.js';
+import type { ToolDefinition } from './tool-definition.js';
+
+/** Plugin diagnostics; never written to the log, never model-visible. */
+export interface PluginLogger {
+  debug(text: string, detail?: unknown): void;
+  info(text: string, detail?: unknown): void;
+  warn(text: string, detail?: unknown): void;
+  error(text: string, detail?: unknown): void;
+}
+
+/** The live session registry as plugins see it (HOST.md §10). */
+export interface SessionDirectory {
+  /** The live session with this id, or `undefined`. */
+  get(id: string): Session | undefined;
+  /** The live session ids. */
+  list(): string[];
+}
+
+/** The plugin context (HOST.md §1). Optional storage (§11) is not provided by this host yet. */
+export interface PluginContext {
+  on<K extends HostHookName>(name: K, listener: HostHookMap[K], options?: ListenOptions): () => void;
+  registerTool(definition: ToolDefinition): void;
+  registerCommand(definition: CommandDefinition): void;
+  registerSystemSection(section: SystemSection): void;
+  /** The plugin's frozen configuration for `namespace`, or `undefined` when none was given. */
+  config<T = unknown>(namespace: string): T | undefined;
+  readonly logger: PluginLogger;
+  readonly sessions: SessionDirectory | undefined;
+  readonly sessionQuery: SessionQuery | undefined;
+  /** Registers cleanup; the host calls the functions in reverse registration order. */
+  dispose(fn: () => void | Promise<void>): void;
+}
+
+/** A plugin: named, applied once to its context. */
+export interface Plugin {
+  readonly name: string;
+  apply(context: PluginContext): void;
+}
+
+/** A logger that drops everything. */
+export const silentLogger: PluginLogger = Object.freeze({
+  debug(): void {},
+  info(): void {},
+  warn(): void {},
+  error(): void {},
+});
+
+/** What the host hands to every plugin context besides the agent. */
+export interface PluginHostOptions {
+  /** Configuration by namespace; each value is deep-frozen (a clone) before a plugin sees it. */
+  readonly config?: Readonly<Record<string, unknown>>;
+  readonly logger?: PluginLogger;
+  readonly sessions?: SessionDirectory;
+  readonly sessionQuery?: SessionQuery;
+}
+
+/** Builds the context of one plugin bound to `agent`. */
+export function createPluginContext(agent: Agent, options: PluginHostOptions = {}): PluginContext {
+  const config = deepFreeze(structuredClone(options.config ?? {})) as Readonly<Record<string, unknown>>;
+  return {
+    on: (name, listener, listenOptions) => agent.on(name, listener, listenOptions),
+    registerTool: (definition) => agent.registerTool(definition),
+    registerCommand: (definition) => agent.registerCommand(definition),
+    registerSystemSection: (section) => agent.registerSystemSection(section),
+    config: <T>(namespace: string) => (Object.hasOwn(config, namespace) ? config[namespace] as T : undefined),
+    logger: options.logger ?? silentLogger,
+    sessions: options.sessions,
+    sessionQuery: options.sessionQuery,
+    dispose: (fn) => agent.addDisposer(fn),
+  };
+}

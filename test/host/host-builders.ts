@@ -1,0 +1,100 @@
+/**
+ * Builders for the host tests: sessions with a fixed clock, and well-formed payloads for the surface types.
+ */
+import { expect } from 'vitest';
+import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
+import { asSessionId } from '../../src/protocol/events.js';
+import type { SessionRuntimeOptions } from '../../src/main/host/session.js';
+import { Session } from '../../src/main/host/session.js';
+
+/** A header for session `id`. */
+export function headerFor(id = 's'): SessionHeader {
+  return { version: 0, id: asSessionId(id), createdAt: 1_000 };
+}
+
+/** A new session with a counting clock (time = 5000 + appends so far). */
+export function newSession(id = 's', options: SessionRuntimeOptions = {}): Session {
+  let now = 5_000;
+  return Session.create(id, { header: headerFor(id), now: () => now++, ...options });
+}
+
+/** A user message payload. */
+export function userData(text: string, id = `u-${text}`): Record<string, unknown> {
+  return { source: { kind: 'user' }, content: [{ type: 'text', text }], role: 'user', id };
+}
+
+/** A compaction-style checkpoint payload (source `plugin: 'compact'`). */
+export function checkpointData(text: string, id = `cp-${text}`): Record<string, unknown> {
+  return { source: { kind: 'plugin', plugin: 'compact', compactionId: 'c1' }, content: [{ type: 'text', text }], role: 'user', id };
+}
+
+/** An `assistant/message` payload; `content` is text or blocks. */
+export function assistantData(turn: number, step: number, content: string | unknown[], id = `a-${turn}-${step}`): Record<string, unknown> {
+  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  return { turn, step, message: { role: 'assistant', content: blocks, source: { kind: 'model', provider: 'p', model: 'm' }, id } };
+}
+
+/** A tool-call block. */
+export function toolCallBlock(id: string, name = 'read'): Record<string, unknown> {
+  return { type: 'tool-call', id, name, arguments: '{}' };
+}
+
+/** A `tool/result` payload answering `callId`. */
+export function toolResultData(turn: number, step: number, callId: string, text: string, id = `r-${callId}`): Record<string, unknown> {
+  return {
+    turn,
+    step,
+    message: {
+      source: { kind: 'tool', callId },
+      content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text }], isError: false }],
+      role: 'user',
+      id,
+    },
+  };
+}
+
+/** Appends `turn/start {turn}` and `step/start {turn, step}`. */
+export function openStep(session: Session, turn: number, step: number): void {
+  if (session.openTurn() === null) session.append('turn/start', { turn });
+  session.append('step/start', { turn, step });
+}
+
+/** Runs `run`, expects a throw, checks message / code / name, and returns the error. */
+export function expectThrow(run: () => unknown, expected: { message: string; code?: string; name?: string }): Error & { code?: unknown } {
+  let thrown: unknown;
+  try {
+    run();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, `expected a throw with "${expected.message}"`).toBeInstanceOf(Error);
+  const error = thrown as Error & { code?: unknown };
+  expect(error.message).toBe(expected.message);
+  if (expected.code !== undefined) expect(error.code).toBe(expected.code);
+  if (expected.name !== undefined) expect(error.name).toBe(expected.name);
+  return error;
+}
+
+/** The `type` of every event, in order. */
+export function typesOf(events: readonly SessionEvent[]): string[] {
+  return events.map((event) => event.type);
+}
+
+/** Polls `predicate` once per macrotask until it holds (at most 1000 turns of the event loop). */
+export async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    if (predicate()) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Event types with runs of `assistant/chunk` collapsed to one `assistant/chunk…` entry. */
+export function collapsedTypes(events: readonly SessionEvent[]): string[] {
+  const out: string[] = [];
+  for (const event of events) {
+    if (event.type === 'assistant/chunk' && out.at(-1) === 'assistant/chunk…') continue;
+    out.push(event.type === 'assistant/chunk' ? 'assistant/chunk…' : event.type);
+  }
+  return out;
+}
