@@ -15,7 +15,7 @@ import { runMentionCommand } from './commands/mention-command.js';
 import { runPrepareCommand } from './commands/prepare-command.js';
 import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
-import { runTourCommand } from './commands/tour-command.js';
+import { runDemoCommand } from './commands/demo-command.js';
 
 const OPTIONS = {
   root: { type: 'string' },
@@ -58,9 +58,9 @@ const COMMANDS = {
     flags: ['root', 'target', 'max-bytes', 'max-references', 'message-file'],
   },
   demo: {
-    usage: 'sessionctx demo',
-    summary: 'a short tour of what sessionctx does',
-    flags: [],
+    usage: 'sessionctx demo [--root DIR] [--json]',
+    summary: 'write a demo corpus (to a temporary directory unless --root) and walk through discovery, mentions, snapshots, budgets and errors',
+    flags: ['root'],
   },
 } as const satisfies Record<string, { usage: string; summary: string; flags: readonly OptionName[] }>;
 
@@ -154,7 +154,7 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
     }
     case 'demo':
       expectPositionals(name, rest, 0);
-      return runTourCommand(io);
+      return runDemoCommand(io, { root: values.root === undefined ? undefined : root(), json }, signal);
     default: {
       const unreachable: never = name;
       throw new UsageError(`unknown command "${String(unreachable)}"`);

@@ -1,0 +1,132 @@
+/**
+ * `sessionctx demo` (what `npm start` runs): writes a realistic demo corpus with this project's
+ * own store, then walks through discovery, mentions, a prepared snapshot, a budget truncation and
+ * typed errors, and says where the corpus is so the reader can keep exploring.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { asSessionId } from '../../../protocol/events.js';
+import { SessionReferenceError } from '../../../protocol/reference-errors.js';
+import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import { parseMessageContent } from '../../../protocol/uri/mention-parser.js';
+import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
+import { SessionQuery } from '../../corpus/session-query.js';
+import { DEMO_CWDS, DEMO_IDS, writeDemoCorpus } from '../../demo/demo-corpus.js';
+import { SessionReferenceService } from '../../reference/session-reference-service.js';
+import type { ReferenceMetadata, ReferenceTarget } from '../../reference/reference-types.js';
+import type { CliIo } from '../cli-io.js';
+import { writeJson, writeLines } from '../cli-io.js';
+
+/** Options of the demo. */
+export interface DemoCommandOptions {
+  /** Where to write the corpus; a fresh temporary directory when absent. */
+  readonly root?: string;
+  readonly json: boolean;
+}
+
+function heading(io: CliIo, text: string): void {
+  writeLines(io, ['', `── ${text} ${'─'.repeat(Math.max(0, 66 - text.length))}`]);
+}
+
+function describeReference(reference: ReferenceMetadata): string {
+  const kept = `${reference.retainedMessages}/${reference.originalMessages} messages kept`;
+  const cut = reference.truncated ? `, ${reference.omittedMessages} dropped, ${reference.omittedBytes} bytes omitted` : ', nothing omitted';
+  return `  ${reference.label}: ${kept}${cut}${reference.compacted ? ', compacted' : ''}; captured through seq ${reference.capturedThroughSeq}`;
+}
+
+function excerpt(text: string, lines: number): string[] {
+  const all = text.split('\n');
+  return all.length <= lines ? all : [...all.slice(0, lines), `… (${all.length - lines} more lines)`];
+}
+
+/** Runs the demo end to end. */
+export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, signal?: AbortSignal): Promise<void> {
+  const root = options.root ?? join(await mkdtemp(join(tmpdir(), 'sessionctx-demo-')), 'sessions');
+  const store = await writeDemoCorpus(root);
+  const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
+  const service = new SessionReferenceService({ sessionQuery: query });
+  const target: ReferenceTarget = { id: DEMO_IDS.target, session: { header: { cwd: DEMO_CWDS.webshop } } };
+  const records = await query.listSessions(signal);
+  if (options.json) {
+    writeJson(io, { root, sessions: records.map((record) => record.header.id) });
+    return;
+  }
+
+  writeLines(io, [
+    'sessionctx demo',
+    `A demo corpus of ${records.length} sessions was written in DeepSeek Harness's own format (zstd) to:`,
+    `  ${root}`,
+    'We play a new conversation in the webshop project that wants to build on earlier work.',
+  ]);
+
+  heading(io, '1. Discovery: which sessions could this message cite?');
+  const candidates = await service.candidates(target, '', signal);
+  writeLines(io, [
+    'Ranked like a mention picker: same project first, then sessions without a project, then the rest; newest first.',
+    ...candidates.map((candidate) => `  ${candidate.label.padEnd(44)} ${candidate.cwd ?? '(no project)'}`),
+  ]);
+  const searched = await service.candidates(target, 'oom', signal);
+  writeLines(io, [`Typing "oom" narrows it to: ${searched.map((candidate) => candidate.label).join(', ')}`]);
+
+  heading(io, '2. Mentions: what a host inserts into the prompt');
+  const checkoutMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.checkout, label: 'checkout 409' });
+  const discountMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.discounts, label: 'discount codes' });
+  writeLines(io, [`  ${checkoutMention}`, `  ${discountMention}`, 'The URI is base64url of the JSON-quoted id, so any id round-trips exactly.']);
+
+  heading(io, '3. A prepared snapshot: what the model receives');
+  const message = `Using ${checkoutMention} and ${discountMention}, make checkout reject expired codes with 409 too.`;
+  const parsed = parseMessageContent([{ type: 'text', text: message }]);
+  const prepared = await service.prepare(target, parsed.content, parsed.references, signal);
+  const context = prepared.additionalContext;
+  const promptText = context?.content[0]?.type === 'text' ? String(context.content[0].text) : '';
+  const references = (context?.source as { references?: ReferenceMetadata[] } | undefined)?.references ?? [];
+  writeLines(io, [
+    'The message the model sees:',
+    `  ${String((prepared.content[0] as { text?: unknown }).text)}`,
+    'Right after it, one read-only snapshot message:',
+    ...references.map(describeReference),
+    ...excerpt(promptText, 12).map((line) => `  │ ${line.length > 110 ? `${line.slice(0, 109)}…` : line}`),
+    'The discount session was compacted: only its checkpoint and what followed are visible, never the shadowed originals.',
+  ]);
+
+  heading(io, '4. A budget: long sources are cut, visibly');
+  const small = new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 800 } });
+  const trainingMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.training, label: 'training OOM' });
+  const longParsed = parseMessageContent([{ type: 'text', text: `Summarise ${trainingMention}.` }]);
+  const cut = await small.prepare(target, longParsed.content, longParsed.references, signal);
+  const cutReferences = (cut.additionalContext?.source as { references?: ReferenceMetadata[] } | undefined)?.references ?? [];
+  const cutText = cut.additionalContext?.content[0]?.type === 'text' ? String(cut.additionalContext.content[0].text) : '';
+  const notice = /\[… omitted \d+ UTF-8 bytes …\]/u.exec(cutText)?.[0];
+  writeLines(io, [
+    'With maxReferenceBytes = 800 the 42-turn training session drops its oldest messages first, then shortens the newest one:',
+    ...cutReferences.map(describeReference),
+    notice !== undefined ? `The shortened text keeps its head and tail and ends with the notice ${notice}` : 'No text needed shortening.',
+  ]);
+
+  heading(io, '5. Typed errors: all or nothing');
+  const failures: Array<[string, () => Promise<unknown>]> = [
+    ['a session that does not exist', () => service.prepare(target, [], [{ sessionId: 'session-demo-missing' }], signal)],
+    ['a malformed mention', async () => parseMessageContent([{ type: 'text', text: 'see @[x](dsh-session:not-canonical)' }])],
+    ['four sessions in one message', () => service.prepare(target, [], Object.values(DEMO_IDS).slice(0, 4).map((id) => ({ sessionId: id })), signal)],
+    ['a source that cannot fit 100 bytes', () => new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 100 } }).prepare(target, [], [{ sessionId: DEMO_IDS.checkout }], signal)],
+  ];
+  for (const [what, attempt] of failures) {
+    const outcome = await attempt().then(
+      () => 'succeeded (unexpected)',
+      (error: unknown) => (error instanceof SessionReferenceError ? `${error.code}: ${error.message}` : String(error)),
+    );
+    writeLines(io, [`  ${what}`, `    → ${outcome}`]);
+  }
+  writeLines(io, ['A failed preparation logs nothing of the step; the error carries the claimed message so a host can re-queue it.']);
+
+  heading(io, 'Keep exploring');
+  const show = await query.readSurface(asSessionId(DEMO_IDS.checkout), signal);
+  writeLines(io, [
+    `sessionctx sessions --root ${root}`,
+    `sessionctx sessions --root ${root} --query checkout --cwd ${DEMO_CWDS.webshop}`,
+    `sessionctx show ${DEMO_IDS.checkout} --root ${root}          (${show.events.length} surface events)`,
+    `sessionctx mention ${DEMO_IDS.training} --label "training OOM"`,
+    `sessionctx prepare --root ${root} --target my-new-session "Build on ${checkoutMention}"`,
+  ]);
+}

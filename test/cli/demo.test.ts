@@ -1,0 +1,58 @@
+/**
+ * `sessionctx demo` (what `npm start` runs) on the built CLI: it writes a real corpus in dsh's
+ * format, walks through every capability, and the corpus it names can be explored afterwards.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/fixtures.js';
+
+const run = promisify(execFile);
+const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
+
+describe('sessionctx demo', () => {
+  it('walks through discovery, mentions, a snapshot, a budget cut and typed errors, and names its corpus', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'demo']);
+    for (const section of ['1. Discovery', '2. Mentions', '3. A prepared snapshot', '4. A budget', '5. Typed errors', 'Keep exploring']) {
+      expect(stdout).toContain(section);
+    }
+    expect(stdout).toContain('<referenced-sessions>');
+    expect(stdout).toMatch(/\[… omitted \d+ UTF-8 bytes …\]/u);
+    for (const code of ['SESSION_REFERENCE_READ_FAILED', 'SESSION_REFERENCE_INVALID_REFERENCE', 'SESSION_REFERENCE_TOO_MANY', 'SESSION_REFERENCE_BUDGET_EXCEEDED']) {
+      expect(stdout).toContain(code);
+    }
+    const root = /written in DeepSeek Harness's own format \(zstd\) to:\n {2}(\S+)\n/u.exec(stdout)?.[1];
+    expect(root).toBeDefined();
+    try {
+      const listed = await run(process.execPath, [BIN, 'sessions', '--root', root as string, '--json']);
+      const rows = JSON.parse(listed.stdout) as Array<{ header: { id: string }; title: { title: string } | null }>;
+      expect(rows).toHaveLength(5);
+      expect(rows.every((row) => row.title !== null)).toBe(true);
+      const shown = await run(process.execPath, [BIN, 'show', 'session-demo-discount-codes', '--root', root as string, '--json']);
+      const surface = JSON.parse(shown.stdout) as { events: Array<{ data: { source?: { plugin?: string } } }> };
+      expect(surface.events[0]?.data.source?.plugin).toBe('compact');
+    } finally {
+      rmSync(join(root as string, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('--root writes the corpus where asked and --json names its sessions', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sessionctx-demo-test-'));
+    try {
+      const root = join(dir, 'sessions');
+      const { stdout } = await run(process.execPath, [BIN, 'demo', '--root', root, '--json']);
+      const summary = JSON.parse(stdout) as { root: string; sessions: string[] };
+      expect(summary.root).toBe(root);
+      expect(summary.sessions).toHaveLength(5);
+      // A second demo into the same root refuses to overwrite existing logs.
+      const again = await run(process.execPath, [BIN, 'demo', '--root', root, '--json']).catch((error: { code: number; stdout: string }) => error);
+      expect((again as { code: number }).code).toBe(1);
+      expect(JSON.parse((again as { stdout: string }).stdout).error.message).toMatch(/^refusing to materialize "/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
