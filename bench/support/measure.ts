@@ -38,6 +38,22 @@ export async function measure(contenders: Record<string, () => unknown>, options
   });
 }
 
+/**
+ * Times a contender that takes seconds per call, outside tinybench (whose warm-up alone would
+ * run it many times): `runs` plain timed calls.
+ */
+export async function measureSlow(name: string, fn: () => unknown, runs: number): Promise<MeasuredRow> {
+  const times: number[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const median = times.length % 2 === 1 ? (times[(times.length - 1) / 2] as number) : ((times[times.length / 2 - 1] as number) + (times[times.length / 2] as number)) / 2;
+  return { name, medianMs: median, minMs: times[0] as number, maxMs: times[times.length - 1] as number, samples: times.length };
+}
+
 /** A markdown table of rows, each with its ratio to `baseline`. */
 export function markdownTable(rows: readonly MeasuredRow[], baseline: string): string {
   const base = rows.find((row) => row.name === baseline);

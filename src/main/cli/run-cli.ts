@@ -6,9 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.js';
-import { writeLines } from './cli-io.js';
+import { writeJson, writeLines } from './cli-io.js';
 import { reportError } from './error-output.js';
-import { resolveRoot } from './open-corpus.js';
+import { CONFIG_FILE_NAME, describeConfig, resolveCompositionConfig } from '../config/composition-config.js';
 import { UsageError } from './usage-error.js';
 import { runCandidatesCommand } from './commands/candidates-command.js';
 import { runMentionCommand } from './commands/mention-command.js';
@@ -19,6 +19,7 @@ import { runDemoCommand } from './commands/demo-command.js';
 
 const OPTIONS = {
   root: { type: 'string' },
+  config: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   log: { type: 'boolean' },
@@ -57,6 +58,11 @@ const COMMANDS = {
     summary: 'print what the model would receive for a user message citing other sessions',
     flags: ['root', 'target', 'max-bytes', 'max-references', 'message-file'],
   },
+  config: {
+    usage: 'sessionctx config [--config F] [--root DIR] [--json]',
+    summary: 'print the effective configuration and where each value came from (flag, SESSIONCTX_* environment, config file, default)',
+    flags: ['root'],
+  },
   demo: {
     usage: 'sessionctx demo [--root DIR] [--json]',
     summary: 'write a demo corpus (to a temporary directory unless --root) and walk through discovery, mentions, snapshots, budgets and errors',
@@ -79,7 +85,8 @@ export function helpText(): string {
     ...Object.values(COMMANDS).flatMap((command) => [`  ${command.usage}`, `      ${command.summary}`]),
     '',
     'Common flags:',
-    '  --root DIR   the session root (default: $DSH_HOME/sessions, else ~/.dsh/sessions)',
+    '  --root DIR   the session root (default: $SESSIONCTX_ROOT, the config file\'s root, $DSH_HOME/sessions, else ~/.dsh/sessions)',
+    '  --config F   the configuration file (default: ./sessionctx.config.json when present)',
     '  --json       machine-readable output; failures print {"error":{"code","message"}} and exit 1',
     '  --help       help for a command',
     'Exit status: 0 ok, 1 failed, 2 usage error.',
@@ -103,7 +110,7 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
       return 0;
     }
     for (const flag of Object.keys(values) as OptionName[]) {
-      if (flag !== 'json' && flag !== 'help' && !(command.flags as readonly OptionName[]).includes(flag)) {
+      if (flag !== 'json' && flag !== 'help' && flag !== 'config' && !(command.flags as readonly OptionName[]).includes(flag)) {
         throw new UsageError(`sessionctx ${name} does not take --${flag}; usage: ${command.usage}`);
       }
     }
@@ -115,7 +122,18 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
 }
 
 async function runCommand(name: CommandName, rest: readonly string[], values: ParsedValues, json: boolean, io: CliIo, signal: AbortSignal | undefined): Promise<void> {
-  const root = (): string => resolveRoot(io, values.root);
+  const resolved = await resolveCompositionConfig({
+    cwd: io.cwd,
+    env: io.env,
+    ...(values.config !== undefined ? { configFile: values.config } : {}),
+    flags: {
+      root: values.root,
+      maxReferences: numberFlag('max-references', values['max-references']),
+      maxReferenceBytes: numberFlag('max-bytes', values['max-bytes']),
+    },
+  });
+  const { config } = resolved;
+  const root = (): string => config.root;
   switch (name) {
     case 'sessions': {
       expectPositionals(name, rest, 0);
@@ -123,7 +141,7 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
       if (!discovery) return runSessionsCommand(io, { root: root(), json }, signal);
       return runCandidatesCommand(
         io,
-        { root: root(), json, query: values.query ?? '', target: values.target, cwd: values.cwd, limit: numberFlag('limit', values.limit) },
+        { root: root(), json, query: values.query ?? '', target: values.target, cwd: values.cwd, limit: numberFlag('limit', values.limit) ?? config.candidateLimit },
         signal,
       );
     }
@@ -146,12 +164,17 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
           json,
           target: values.target,
           message,
-          maxBytes: numberFlag('max-bytes', values['max-bytes']),
-          maxReferences: numberFlag('max-references', values['max-references']),
+          maxBytes: config.maxReferenceBytes,
+          maxReferences: config.maxReferences,
         },
         signal,
       );
     }
+    case 'config':
+      expectPositionals(name, rest, 0);
+      if (json) writeJson(io, { config: resolved.config, sources: resolved.sources, file: resolved.file ?? null });
+      else writeLines(io, [resolved.file !== undefined ? `config file: ${resolved.file}` : `config file: none (looked for ${CONFIG_FILE_NAME} in ${io.cwd})`, ...describeConfig(resolved)]);
+      return;
     case 'demo':
       expectPositionals(name, rest, 0);
       return runDemoCommand(io, { root: values.root === undefined ? undefined : root(), json }, signal);

@@ -46,7 +46,7 @@ export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreC
  * The default session root: `$DSH_HOME/sessions`, with `DSH_HOME` defaulting to `~/.dsh`.
  * A relative `DSH_HOME` is taken relative to the working directory.
  */
-export function defaultSessionRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultSessionRoot(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
   const dshHome = env.DSH_HOME !== undefined && env.DSH_HOME !== '' ? env.DSH_HOME : join(homedir(), '.dsh');
-  return join(isAbsolute(dshHome) ? dshHome : resolve(dshHome), 'sessions');
+  return join(isAbsolute(dshHome) ? dshHome : resolve(cwd, dshHome), 'sessions');
 }
