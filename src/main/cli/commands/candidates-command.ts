@@ -7,6 +7,7 @@ import type { MentionCandidate } from '../../reference/reference-types.js';
 import type { CliIo } from '../cli-io.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { openCorpus } from '../open-corpus.js';
+import { ReportingSessionQuery } from '../reporting-query.js';
 import { resolveTarget } from './resolve-target.js';
 
 /** Options of candidate discovery. */
@@ -24,7 +25,7 @@ export interface CandidatesCommandOptions {
 /** Prints the candidates (`listCandidates` semantics) with their mentions. */
 export async function runCandidatesCommand(io: CliIo, options: CandidatesCommandOptions, signal?: AbortSignal): Promise<void> {
   const { query } = await openCorpus(options.root);
-  const service = new SessionReferenceService({ sessionQuery: query });
+  const service = new SessionReferenceService({ sessionQuery: new ReportingSessionQuery(query, (line) => io.stderr.write(`${line}\n`)) });
   const target = await resolveTarget(query, options.target, options.cwd, signal);
   const candidates: MentionCandidate[] = await service.candidates(target, options.query, signal, options.limit ?? service.config.candidateLimit);
   if (options.json) {
