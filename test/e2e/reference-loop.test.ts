@@ -102,4 +102,38 @@ describe('host loop with the session-reference service', () => {
     expect((error as SessionReferenceError).claimedDirectMessages).toEqual([prompt]);
     expect((error as SessionReferenceError).claimedDirectMessages?.[0]).toBe(prompt);
   });
+
+  it('D8: an aborted turn during preparation ends aborted with the turn signal reason; a non-reference failure is UNKNOWN', async () => {
+    const registry = new InMemoryLiveRegistry();
+    let releaseRead: (() => void) | undefined;
+    const hanging = {
+      listSessions: async () => [],
+      readTitleSnapshots: async () => [],
+      readSurface: () =>
+        new Promise<never>((_resolve, reject) => {
+          releaseRead = () => reject(new Error('released late'));
+        }),
+    };
+    const service = new SessionReferenceService({ sessionQuery: hanging as unknown as SessionQuery });
+    const harness = createTestHarness({ plugins: [sessionReferencePlugin(service)], script: [] });
+    harness.prompt(`see ${formatSessionReferenceMention({ sessionId: 'anything' })}`);
+    const idle = harness.runUntilIdle();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    harness.agent.abort({ kind: 'user' });
+    await idle;
+    releaseRead?.();
+    expect(typesOf(harness.session.events)).toEqual(['turn/start', 'turn/end']);
+    expect((harness.session.events[1]?.data as { reason: unknown }).reason).toEqual({ kind: 'aborted', reason: { kind: 'user' } });
+
+    const failing = createTestHarness({
+      plugins: [
+        sessionReferencePlugin(new SessionReferenceService({ sessionQuery: new SessionQuery({ registry }) })),
+        { name: 'broken', apply: (context) => void context.on('agent/pre-step', () => { throw new Error('downstream broke'); }) },
+      ],
+      script: [],
+    });
+    failing.prompt('no references here');
+    await failing.runUntilIdle();
+    expect((failing.session.events[1]?.data as { reason: unknown }).reason).toEqual({ kind: 'error', error: { message: 'downstream broke', code: 'UNKNOWN' } });
+  });
 });
