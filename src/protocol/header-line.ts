@@ -3,7 +3,8 @@
  * lines count as headers, how a header line becomes a header record, and how a full read parses the
  * first record (including the format-version refusal of §7.4).
  */
-import { SessionFormatUnsupportedError, SessionLogError } from './errors.js';
+import { formatVersionRefusal } from './session-header.js';
+import { SessionLogError } from './errors.js';
 import { isNonNegativeSafeInteger, isRecord, SESSION_FORMAT_VERSION } from './events.js';
 import type { SessionHeader } from './events.js';
 
@@ -86,18 +87,6 @@ export function headerRecordFromLine(value: Record<string, unknown>): Record<str
     if (fieldValue !== undefined || field === 'delegationDepth') record[field] = fieldValue;
   }
   return record;
-}
-
-/**
- * The refusal of a stored format version other than 0 (SESSION-LOG.md §7.4), suffixed with
- * ` (raw log: <path>)` when the artifact path is known.
- */
-function formatVersionRefusal(id: unknown, version: number, path: string | undefined): SessionFormatUnsupportedError {
-  const name = typeof id === 'string' ? id : String(id);
-  const reason = version > SESSION_FORMAT_VERSION
-    ? `session "${name}" uses log format v${version}, but this harness reads only v${SESSION_FORMAT_VERSION}: the log was written by a newer harness — upgrade the harness to open it`
-    : `session "${name}" uses log format v${version}, older than the supported v${SESSION_FORMAT_VERSION}, and this build ships no upgrade path for it`;
-  return new SessionFormatUnsupportedError(path === undefined ? reason : `${reason} (raw log: ${path})`);
 }
 
 /**

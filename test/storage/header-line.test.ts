@@ -4,15 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { SessionFormatUnsupportedError, SessionLogError } from '../../src/protocol/errors.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import { headerRecordFromLine, isHeaderLine, parseHeaderRecord, serializeHeaderLine } from '../../src/protocol/header-line.js';
+import { thrown } from '../support/thrown.js';
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 const PATH = '/root/--w--/abc/session.jsonl';
 

@@ -6,6 +6,7 @@ import { SessionLogError } from '../../src/protocol/errors.js';
 import { decodeArtifact } from '../../src/workers/decode/decode-artifact.js';
 import { JsonlScanner } from '../../src/workers/decode/jsonl-scanner.js';
 import { utf8Bytes } from '../support/zstd-stored-frame.js';
+import { thrown } from '../support/thrown.js';
 
 const PATH = '/r/_no-cwd/s/session.jsonl';
 const HEADER = '{"type":"session","version":0,"id":"s","createdAt":1,"delegationDepth":0}\n';
@@ -15,14 +16,6 @@ const turnEnd = (seq: number): string => ev(seq, 'turn/end', { turn: 1, reason: 
 const log = (...lines: string[]): string => HEADER + lines.map((line) => line + '\n').join('');
 const bytesOf = (text: string): number => utf8Bytes(text).length;
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 function decodeRaw(text: string): ReturnType<typeof decodeArtifact> {
   return decodeArtifact(utf8Bytes(text), 'none', PATH);

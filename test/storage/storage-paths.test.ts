@@ -3,15 +3,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { SessionLogError } from '../../src/protocol/errors.js';
 import { artifactFileName, encodeSegment, projectDirName, projectKey } from '../../src/protocol/storage-paths.js';
+import { thrown } from '../support/thrown.js';
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('encodeSegment (SESSION-LOG.md §9.3)', () => {
   const table: ReadonlyArray<readonly [string, string]> = [

@@ -5,15 +5,8 @@ import fc from 'fast-check';
 import { SessionLogError } from '../../src/protocol/errors.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { decodeStorageRecord, encodeStorageBatch } from '../../src/protocol/storage-rows.js';
+import { thrown } from '../support/thrown.js';
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 const lines = (text: string): string[] => text.split('\n').slice(0, -1);
 

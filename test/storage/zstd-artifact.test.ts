@@ -7,6 +7,7 @@ import { decodeArtifact, readHeaderFromPrefix } from '../../src/workers/decode/d
 import { compressFrame, decompressFrame, initZstd, recoverTornFrame } from '../../src/workers/decode/zstd-codec.js';
 import { scanZstdFrames } from '../../src/workers/decode/zstd-frames.js';
 import { concatBytes, storedFrame, utf8Bytes } from '../support/zstd-stored-frame.js';
+import { thrown } from '../support/thrown.js';
 
 const PATH = '/r/--w--/s/session.jsonl.zstd';
 const HEADER = '{"type":"session","version":0,"id":"s","createdAt":1,"cwd":"/w","delegationDepth":0}\n';
@@ -19,14 +20,6 @@ beforeAll(async () => {
   await initZstd();
 });
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 function decodeZstd(bytes: Uint8Array): ReturnType<typeof decodeArtifact> {
   return decodeArtifact(bytes, 'zstd', PATH);

@@ -9,6 +9,7 @@ import { xxh64, xxh64Low32 } from '../../src/workers/decode/xxh64.js';
 import { compressFrame, decompressFrame, initZstd, recoverTornFrame } from '../../src/workers/decode/zstd-codec.js';
 import { scanZstdFrames } from '../../src/workers/decode/zstd-frames.js';
 import { concatBytes, storedFrame, utf8Bytes } from '../support/zstd-stored-frame.js';
+import { thrown } from '../support/thrown.js';
 
 /** The worked example of SESSION-LOG.md §9.9: a checksummed single-segment frame holding `abc`. */
 const ABC_FRAME = Uint8Array.from([0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x03, 0x19, 0x00, 0x00, 0x61, 0x62, 0x63, 0x99, 0x09, 0x77, 0xad]);
@@ -19,14 +20,6 @@ beforeAll(async () => {
   await initZstd();
 });
 
-function thrown(run: () => unknown): unknown {
-  try {
-    run();
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a throw');
-}
 
 describe('@bokuweb/zstd-wasm as the Node 20 decoder (SESSION-LOG.md §9.17 rule 1)', () => {
   it('is pinned at 0.0.27, has no dependencies and no install scripts, and ships its wasm', () => {
