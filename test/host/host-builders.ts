@@ -23,9 +23,28 @@ export function userData(text: string, id = `u-${text}`): Record<string, unknown
   return { source: { kind: 'user' }, content: [{ type: 'text', text }], role: 'user', id };
 }
 
-/** A compaction-style checkpoint payload (source `plugin: 'compact'`). */
-export function checkpointData(text: string, id = `cp-${text}`): Record<string, unknown> {
-  return { source: { kind: 'plugin', plugin: 'compact', compactionId: 'c1' }, content: [{ type: 'text', text }], role: 'user', id };
+/** A compaction checkpoint payload (source `plugin: 'compact'`); as a replace it must name the open bracket. */
+export function checkpointData(text: string, id = `cp-${text}`, compactionId = 'c1'): Record<string, unknown> {
+  return { source: { kind: 'plugin', plugin: 'compact', compactionId }, content: [{ type: 'text', text }], role: 'user', id };
+}
+
+/**
+ * A complete compaction bracket over the surface nodes `start..end` (by seq): `compaction/start`, a summary
+ * priced with the session's cached estimates, the checkpoint replace (provenance as dsh writes it) and
+ * `compaction/end`. `turn` is the open turn, or `null` outside turns. Returns the checkpoint's seq.
+ */
+export function compactRange(session: Session, compactionId: string, start: number, end: number, text: string, turn: number | null = null): number {
+  const shadowed = session.surface.slice(session.surface.positionOf(start), session.surface.positionOf(end) + 1);
+  const tokens = shadowed.reduce((sum, seq) => sum + session.meter.estimateOf(seq)!, 0);
+  const startSeq = session.append('compaction/start', { compactionId, turn }).seq;
+  const summarySeq = session.append('compaction/summary', {
+    compactionId, summary: [{ type: 'text', text }], shadowedRange: { start, end }, shadowedSeqs: shadowed, shadowedTokenCount: tokens, provider: 'p', model: 'm',
+  }).seq;
+  const checkpoint = session.append('user/message', checkpointData(text, `cp-${text}`, compactionId), {
+    surfaceOp: { op: 'replace', start, end }, sourceEventSeqs: [startSeq, summarySeq, ...shadowed],
+  }).seq;
+  session.append('compaction/end', { compactionId, turn });
+  return checkpoint;
 }
 
 /** An `assistant/message` payload; `content` is text or blocks. */

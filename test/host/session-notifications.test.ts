@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import type { SurfaceDelta } from '../../src/main/host/surface-view.js';
-import { checkpointData, expectThrow, newSession, userData } from './host-builders.js';
+import { expectThrow, newSession, userData } from './host-builders.js';
 
 const REENTRY = 'session append cannot reenter while another append is being published';
 
@@ -15,7 +15,7 @@ describe('delta shapes', () => {
     session.append('user/message', userData('a'), { surfaceOp: 'append' });
     session.append('user/message', userData('b'), { surfaceOp: 'append' });
     session.append('user/message', userData('c'), { surfaceOp: 'append' });
-    session.append('user/message', checkpointData('bc'), { surfaceOp: { op: 'replace', start: 2, end: 3 }, sourceEventSeqs: [3, 2] });
+    session.append('user/message', userData('bc'), { surfaceOp: { op: 'replace', start: 2, end: 3 }, sourceEventSeqs: [3, 2] });
     expect(seen).toEqual([
       [0, undefined],
       [1, { kind: 'append', position: 0 }],

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/main/host/session.js';
 import { Session as SessionClass } from '../../src/main/host/session.js';
-import { assistantData, checkpointData, expectThrow, headerFor, newSession, openStep, toolCallBlock, toolResultData, userData } from './host-builders.js';
+import { assistantData, compactRange, expectThrow, headerFor, newSession, openStep, toolCallBlock, toolResultData, userData } from './host-builders.js';
 
 /** Turn 1 / step 1 with an assistant tool call `c1` and its result; returns the result seq. */
 function withToolResult(session: Session): number {
@@ -112,14 +112,14 @@ describe('assistant/message replacement (§13 item 7)', () => {
 });
 
 describe('user/message replacement (§13 item 8)', () => {
-  it('a replace of two nodes yields one node; a second replace over that checkpoint again yields one node', () => {
+  it('a replace of two nodes yields one node; a second bracket over that checkpoint again yields one node', () => {
     const session = newSession();
     const a = session.append('user/message', userData('a'), { surfaceOp: 'append' }).seq;
     const b = session.append('user/message', userData('b'), { surfaceOp: 'append' }).seq;
     const c = session.append('user/message', userData('c'), { surfaceOp: 'append' }).seq;
-    const first = session.append('user/message', checkpointData('summary 1'), { surfaceOp: { op: 'replace', start: a, end: b }, sourceEventSeqs: [a, b] }).seq;
+    const first = compactRange(session, 'k1', a, b, 'summary 1');
     expect(session.surface.slice(0, session.surface.length)).toEqual([first, c]);
-    const second = session.append('user/message', checkpointData('summary 2'), { surfaceOp: { op: 'replace', start: first, end: c }, sourceEventSeqs: [first, c] }).seq;
+    const second = compactRange(session, 'k2', first, c, 'summary 2');
     expect(session.surface.length).toBe(1);
     expect(session.surface.at(0)).toBe(second);
     expect(session.surface.shadowedOf(second)).toEqual([first, c]);
@@ -132,7 +132,7 @@ describe('user/message replacement (§13 item 8)', () => {
     const result = withToolResult(session);
     session.append('step/end', { turn: 1, step: 1 });
     session.append('turn/end', { turn: 1, reason: { kind: 'completed' } });
-    const checkpoint = session.append('user/message', checkpointData('s'), { surfaceOp: { op: 'replace', start: result - 1, end: result }, sourceEventSeqs: [result - 1, result] });
+    const checkpoint = session.append('user/message', userData('s'), { surfaceOp: { op: 'replace', start: result - 1, end: result }, sourceEventSeqs: [result - 1, result] });
     expect(session.surface.slice(0, 9)).toEqual([checkpoint.seq]);
   });
 });

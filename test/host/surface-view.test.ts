@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldSurface } from '../../src/protocol/surface-fold.js';
 import { SurfaceView } from '../../src/main/host/surface-view.js';
-import { checkpointData, newSession, userData } from './host-builders.js';
+import { newSession, userData } from './host-builders.js';
 
 describe('SurfaceView members', () => {
   it('length, at, has, positionOf, slice after appends', () => {
@@ -71,7 +71,7 @@ describe('the session surface agrees with a cold fold', () => {
           const i = step.a % surface.length;
           const j = i + (step.b % (surface.length - i));
           const shadowed = surface.slice(i, j + 1);
-          session.append('user/message', checkpointData(`c${index}`), { surfaceOp: { op: 'replace', start: surface.at(i), end: surface.at(j) }, sourceEventSeqs: shadowed });
+          session.append('user/message', userData(`c${index}`), { surfaceOp: { op: 'replace', start: surface.at(i), end: surface.at(j) }, sourceEventSeqs: shadowed });
         }
       }
       const cold = foldSurface(structuredClone(session.events));

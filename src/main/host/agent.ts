@@ -5,9 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorChain, turnEndReasonForStepFailure } from '../../protocol/error-chain.js';
-import type { ContentBlock, Message, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
+import type { ContentBlock, Message, MessageSource, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
 import { raceWithSignal } from './abort-race.js';
 import { AssistantStreamAssembler } from './assistant-stream.js';
+import type { CommandDefinition, CommandNotification, CommandResult } from './command-runtime.js';
+import { CommandRuntime } from './command-runtime.js';
 import { isDeepFrozen } from './frozen-data.js';
 import type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
 import { HookRegistry } from './hook-registry.js';
@@ -18,6 +20,7 @@ import { runPreStepWaterfall } from './pre-step-waterfall.js';
 import { Inbox } from './inbox.js';
 import { assertRequestMatches } from './request-invariant.js';
 import type { Session } from './session.js';
+import type { PluginStorage } from './storage/plugin-storage.js';
 import type { SystemSection } from './system-sections.js';
 import { composeRequestHeader, SystemSections } from './system-sections.js';
 import type { ToolDefinition } from './tool-definition.js';
@@ -39,12 +42,7 @@ export type TurnEndReason =
   | { readonly kind: 'aborted'; readonly reason: unknown }
   | { readonly kind: 'error'; readonly error: ModelFailure };
 
-/** A slash command definition (HOST.md §9). Registered now; the command runtime is not part of this host yet. */
-export interface CommandDefinition {
-  readonly name: string;
-  readonly hint?: string;
-  handler(context: unknown, args: string | undefined): unknown;
-}
+export type { CommandDefinition } from './command-runtime.js';
 
 /** Agent construction options. */
 export interface AgentOptions {
@@ -54,6 +52,8 @@ export interface AgentOptions {
   readonly runtimeContext?: RuntimeContextProvider;
   /** An extra request check on every dispatch after the built-in one (the harness's cold fold, HOST.md §12). */
   readonly checkRequest?: (request: ModelRequest, session: Session) => void;
+  /** Plugin storage available from the start (HOST.md §11); it may also be provided later. */
+  readonly storage?: PluginStorage;
 }
 
 /** How a step ended: go on with the next pre-step, or end the turn with `reason`. */
@@ -93,17 +93,20 @@ export class Agent {
   readonly #hooks = new HookRegistry();
   readonly #inbox = new Inbox();
   readonly #tools = new Map<string, ToolDefinition>();
-  readonly #commands = new Map<string, CommandDefinition>();
+  readonly #commands: CommandRuntime;
   readonly #sections = new SystemSections();
   readonly #disposers: Array<() => void | Promise<void>> = [];
   #drive: Promise<void> | undefined;
   #turn: AbortController | undefined;
+  #storage: PluginStorage | undefined;
 
   constructor(options: AgentOptions) {
     this.#session = options.session;
     this.#model = options.model;
     this.#runtimeContext = options.runtimeContext;
     this.#checkRequest = options.checkRequest;
+    this.#storage = options.storage;
+    this.#commands = new CommandRuntime(this, (notification) => this.#emitNotification(notification));
   }
 
   /** The agent id: its session's id. */
@@ -133,7 +136,12 @@ export class Agent {
 
   /** The registered commands in registration order. */
   get commands(): readonly CommandDefinition[] {
-    return [...this.#commands.values()];
+    return this.#commands.definitions;
+  }
+
+  /** The plugin storage (HOST.md §11), or `undefined` while none is wired. */
+  get storage(): PluginStorage | undefined {
+    return this.#storage;
   }
 
   /** Subscribes to a host event or joins a waterfall (HOST.md §1); returns the unsubscribe function. */
@@ -147,10 +155,35 @@ export class Agent {
     this.#tools.set(definition.name, definition);
   }
 
-  /** Adds a slash command definition; a second command with the same name throws. */
+  /** Adds a slash command (HOST.md §9 rule 1); a second command with the same name throws. */
   registerCommand(definition: CommandDefinition): void {
-    if (this.#commands.has(definition.name)) throw new Error(`command "${definition.name}" is already registered`);
-    this.#commands.set(definition.name, definition);
+    this.#commands.register(definition);
+  }
+
+  /**
+   * Runs a command line such as `/dcp stats` (HOST.md §9): `command/run`, the handler, `command/done`. The
+   * result is for the human only. `source` is recorded in `command/run`; human input keeps the default.
+   */
+  runCommand(input: string, source: MessageSource = { kind: 'user' }): Promise<CommandResult> {
+    return this.#commands.run(input, source);
+  }
+
+  /**
+   * Wires storage that arrived late (HOST.md §11) and fires `storage/available` once. A second call throws.
+   * Listener failures, synchronous or asynchronous, are contained: they never reach this caller or the loop.
+   */
+  provideStorage(storage: PluginStorage): void {
+    if (this.#storage !== undefined) throw new Error('plugin storage is already available');
+    this.#storage = storage;
+    for (const listener of this.#hooks.listeners('storage/available')) {
+      try {
+        Promise.resolve(listener(storage)).catch(() => {
+          // Storage failures stay with the plugin (HOST.md §11); plugin contexts log them before they get here.
+        });
+      } catch {
+        // Same containment for a listener that throws synchronously.
+      }
+    }
   }
 
   /** Adds a system-prompt section (HOST.md §8). */
@@ -402,6 +435,17 @@ export class Agent {
       approveListeners: this.#hooks.listeners('tool/approve'),
     }, calls);
     return runner.run();
+  }
+
+  /** Delivers a command notification to the human's `command/notify` listeners; a throwing listener is dropped. */
+  #emitNotification(notification: CommandNotification): void {
+    for (const listener of this.#hooks.listeners('command/notify')) {
+      try {
+        listener(notification);
+      } catch {
+        // A notification is display only; a failing display listener must not fail the command that notified.
+      }
+    }
   }
 
   /** Reports a runtime failure to `agent/error` listeners; a throwing listener cannot break the loop. */

@@ -2,7 +2,9 @@
  * The host events and waterfalls a plugin can join through `on(name, listener, {prepend?})` (HOST.md §1):
  * waterfalls run their listeners in list order, so `prepend: true` makes a listener the outermost.
  */
+import type { CommandNotification } from './command-runtime.js';
 import type { PreStepListener } from './pre-step-waterfall.js';
+import type { PluginStorage } from './storage/plugin-storage.js';
 import type { ToolApproveListener } from './tool-definition.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 
@@ -24,6 +26,13 @@ export interface HostHookMap {
   'agent/pre-step': PreStepListener;
   'tool/approve': ToolApproveListener;
   'agent/error': (event: AgentErrorEvent) => void;
+  /** A command's text for the human (HOST.md §9 rule 4); never logged, never model-visible. */
+  'command/notify': (notification: CommandNotification) => void;
+  /**
+   * Storage appeared (HOST.md §11). Fires once, for listeners registered before it appeared; later listeners
+   * read `storage` directly. A listener's failure stays with that listener.
+   */
+  'storage/available': (storage: PluginStorage) => void | Promise<void>;
 }
 
 /** A host hook name. */

@@ -4,10 +4,13 @@
  * cleanup registration.
  */
 import { deepFreeze } from '../../protocol/deep-freeze.js';
+import { errorMessage } from '../../protocol/errors.js';
 import type { SessionQuery } from '../corpus/session-query.js';
-import type { Agent, CommandDefinition } from './agent.js';
+import type { Agent } from './agent.js';
+import type { CommandDefinition } from './command-runtime.js';
 import type { HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
 import type { Session } from './session.js';
+import type { PluginStorage } from './storage/plugin-storage.js';
 import type { SystemSection } from './system-sections.js';
 import type { ToolDefinition } from './tool-definition.js';
 
@@ -27,7 +30,7 @@ export interface SessionDirectory {
   list(): string[];
 }
 
-/** The plugin context (HOST.md §1). Optional storage (§11) is not provided by this host yet. */
+/** The plugin context (HOST.md §1). */
 export interface PluginContext {
   on<K extends HostHookName>(name: K, listener: HostHookMap[K], options?: ListenOptions): () => void;
   registerTool(definition: ToolDefinition): void;
@@ -38,6 +41,11 @@ export interface PluginContext {
   readonly logger: PluginLogger;
   readonly sessions: SessionDirectory | undefined;
   readonly sessionQuery: SessionQuery | undefined;
+  /**
+   * Optional storage (HOST.md §11), read at each access: it may appear after the plugin started, and then
+   * `on('storage/available', fn)` fires once. A failing `storage/available` listener is logged, nothing more.
+   */
+  readonly storage: PluginStorage | undefined;
   /** Registers cleanup; the host calls the functions in reverse registration order. */
   dispose(fn: () => void | Promise<void>): void;
 }
@@ -65,18 +73,37 @@ export interface PluginHostOptions {
   readonly sessionQuery?: SessionQuery;
 }
 
+/** `listener` with its failures (a throw or a rejection) reported to `logger` instead of its caller. */
+function loggedStorageListener(listener: HostHookMap['storage/available'], logger: PluginLogger): HostHookMap['storage/available'] {
+  const report = (error: unknown): void => logger.error(`storage/available listener failed: ${errorMessage(error)}`, error);
+  return (storage) => {
+    try {
+      return Promise.resolve(listener(storage)).catch(report);
+    } catch (error) {
+      report(error);
+      return undefined;
+    }
+  };
+}
+
 /** Builds the context of one plugin bound to `agent`. */
 export function createPluginContext(agent: Agent, options: PluginHostOptions = {}): PluginContext {
   const config = deepFreeze(structuredClone(options.config ?? {})) as Readonly<Record<string, unknown>>;
+  const logger = options.logger ?? silentLogger;
   return {
-    on: (name, listener, listenOptions) => agent.on(name, listener, listenOptions),
+    on: (name, listener, listenOptions) => (name === 'storage/available'
+      ? agent.on('storage/available', loggedStorageListener(listener as HostHookMap['storage/available'], logger), listenOptions)
+      : agent.on(name, listener, listenOptions)),
     registerTool: (definition) => agent.registerTool(definition),
     registerCommand: (definition) => agent.registerCommand(definition),
     registerSystemSection: (section) => agent.registerSystemSection(section),
     config: <T>(namespace: string) => (Object.hasOwn(config, namespace) ? config[namespace] as T : undefined),
-    logger: options.logger ?? silentLogger,
+    logger,
     sessions: options.sessions,
     sessionQuery: options.sessionQuery,
+    get storage() {
+      return agent.storage;
+    },
     dispose: (fn) => agent.addDisposer(fn),
   };
 }

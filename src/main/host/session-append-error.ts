@@ -20,15 +20,15 @@ export type SessionAppendErrorCode =
   | 'HOST_ASSISTANT_REPLACE'
   /** §3.4: turn/step order. */
   | 'HOST_TURN'
-  /** §2.1 rule 3: a fork cut outside the log or not at a turn boundary. */
+  /** §2.1 rule 3: a fork cut outside the log or not at a turn boundary (open turn, step or non-stale bracket). */
   | 'HOST_FORK'
-  /** §3.5 rule 1 (compaction brackets; reserved for the bracket layer). */
+  /** §3.5 rule 1: a `compaction/start` while a non-stale bracket is open. */
   | 'HOST_STILL_COMPACTING'
-  /** §3.5 rule 6 (reserved for the bracket layer). */
+  /** §3.5 rule 6: a summary, checkpoint or end naming a bracket that `session/end-seed` made stale. */
   | 'HOST_STALE_BRACKET'
-  /** §3.5 (reserved for the bracket layer). */
+  /** §3.5: every other bracket rule (and the pricing fields of §3.5 rules 2 and 7). */
   | 'HOST_BRACKET'
-  /** §3.6 (reserved for the shadow-price claim layer). */
+  /** §3.6: a replace right after a metering event whose range differs from the claim. */
   | 'HOST_SHADOW_PRICE';
 
 /**

@@ -10,10 +10,18 @@ import { isRecord, isSurfaceType } from '../../protocol/events.js';
 import { validateSessionHeader } from '../../protocol/session-header.js';
 import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { LiveSession } from '../corpus/live-registry.js';
+import type { OpenBracket } from './compaction-brackets.js';
+import { CompactionBracketState } from './compaction-brackets.js';
+import { eventMessage, isModelVisible } from './event-message.js';
 import { ownFrozen } from './frozen-data.js';
 import { SessionAppendError } from './session-append-error.js';
+import { ShadowClaimState } from './shadow-price-claim.js';
 import type { SurfaceDelta, SurfaceReader } from './surface-view.js';
 import { SurfaceView } from './surface-view.js';
+import type { SessionMeter } from './token-meter.js';
+import { TokenMeter } from './token-meter.js';
+import type { ToolPairingReader } from './tool-pairing-index.js';
+import { ToolPairingIndex } from './tool-pairing-index.js';
 import { TurnState } from './turn-state.js';
 import { createHostValidationLayers } from './validation/default-layers.js';
 import type { AppendCandidate, ValidationLayer, ValidationMode, ValidationState } from './validation/validation-layer.js';
@@ -84,24 +92,6 @@ interface ListenerFailure {
   readonly error: unknown;
 }
 
-/** The message a surface event yields (SESSION-LOG.md §5.4, without the empty-assistant skip). */
-function eventMessage(event: SessionEvent): Message | undefined {
-  switch (event.type) {
-    case 'user/message':
-      return event.data as Message;
-    case 'assistant/message':
-    case 'tool/result':
-      return (event.data as { readonly message: Message }).message;
-    default:
-      return undefined;
-  }
-}
-
-/** True when `message` joins the derived messages (assistant messages with empty content do not). */
-function isModelVisible(event: SessionEvent, message: Message): boolean {
-  return event.type !== 'assistant/message' || message.content.length > 0;
-}
-
 /** Builds the stored event in writer key order (SESSION-LOG.md §2.2), deep-frozen, caller data not aliased. */
 function buildEvent(candidate: AppendCandidate): SessionEvent {
   const event: { -readonly [K in keyof SessionEvent]: SessionEvent[K] } = {
@@ -127,6 +117,10 @@ export class Session implements LiveSession {
   readonly #fold = new SurfaceFold();
   readonly #surface = new SurfaceView();
   readonly #turns = new TurnState();
+  readonly #brackets = new CompactionBracketState();
+  readonly #claim = new ShadowClaimState();
+  readonly #meter: TokenMeter;
+  readonly #pairing: ToolPairingIndex;
   readonly #layers: readonly ValidationLayer[];
   readonly #listeners = new Set<SessionEventListener>();
   readonly #options: SessionRuntimeOptions;
@@ -146,6 +140,8 @@ export class Session implements LiveSession {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#layers = (options.validationLayers ?? createHostValidationLayers)();
+    this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
+    this.#pairing = new ToolPairingIndex(this.#surface);
     const session = this;
     this.#state = {
       get mode() { return session.#mode; },
@@ -154,6 +150,8 @@ export class Session implements LiveSession {
       fold: this.#fold,
       surface: this.#surface,
       turns: this.#turns,
+      brackets: this.#brackets,
+      claim: this.#claim,
       get publishing() { return session.#publishing; },
     };
   }
@@ -191,6 +189,16 @@ export class Session implements LiveSession {
   /** The indexed current surface (HOST.md §2.4). */
   get surface(): SurfaceReader {
     return this.#surface;
+  }
+
+  /** The token meter (HOST.md §4.2); its figures are heuristic estimates. */
+  get meter(): SessionMeter {
+    return this.#meter;
+  }
+
+  /** The running tool-pairing count behind `toolPairingBalancedBefore/After` (HOST.md §5). */
+  get toolPairing(): ToolPairingReader {
+    return this.#pairing;
   }
 
   /**
@@ -251,6 +259,15 @@ export class Session implements LiveSession {
     return openTurn === null || openStep === null ? null : { turn: openTurn, step: openStep };
   }
 
+  /**
+   * The open, non-stale compaction brackets as `{compactionId, turn, startSeq, summarySeq?}` (HOST.md §2.5);
+   * at most one. A bracket a seed left open is stale after `session/end-seed` and is not listed.
+   */
+  openBrackets(): readonly OpenBracket[] {
+    const open = this.#brackets.open;
+    return Object.freeze(open === undefined ? [] : [Object.freeze({ ...open })]);
+  }
+
   /** The greatest turn number started in the log, or `null`. */
   highestTurn(): number | null {
     return this.#turns.maxTurn;
@@ -277,8 +294,9 @@ export class Session implements LiveSession {
 
   /**
    * A child session whose seed is `events[0..atSeq)` (HOST.md §2.1 rule 3). The cut must be at a turn
-   * boundary (no open turn or step; layers with open structures may object too), else `HOST_FORK`. The child
-   * header carries `parentSession` and `seedLength = atSeq` and keeps this session's `cwd` and `agentPreset`.
+   * boundary (no open turn or step, and for the host layers no open non-stale compaction bracket), else
+   * `HOST_FORK`. The child header carries `parentSession` and `seedLength = atSeq` and keeps this session's
+   * `cwd` and `agentPreset`.
    */
   fork(atSeq: number, options: ForkOptions = {}): Session {
     if (!Number.isSafeInteger(atSeq) || atSeq < 0 || atSeq > this.#events.length) {
@@ -338,8 +356,14 @@ export class Session implements LiveSession {
     for (const layer of this.#layers) layer.commit?.(event, this.#state);
     this.#events.push(event);
     this.#turns.apply(event);
+    this.#brackets.apply(event);
     if (event.type === 'request/header') this.#latestRequestHeader = event;
+    // The claim armed by the previous event prices this one; then this event consumes it (or arms a new one).
+    const pricing = this.#claim.pricing(event);
     const delta = this.#updateSurface(event);
+    this.#meter.apply(event, delta, pricing);
+    this.#pairing.apply(event, delta);
+    this.#claim.apply(event);
     if (this.#listeners.size > 0) this.#publish(event, delta);
     return event;
   }

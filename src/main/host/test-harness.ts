@@ -2,9 +2,10 @@
  * The test harness of HOST.md §12: a real session, the real agent loop and a scripted model, with the request
  * invariant checked against a cold fold on every dispatch. Nothing mocks around append validation.
  */
-import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
+import type { MessageSource, SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { asSessionId } from '../../protocol/events.js';
 import { Agent } from './agent.js';
+import type { CommandNotification, CommandResult } from './command-runtime.js';
 import type { AgentErrorEvent } from './hook-registry.js';
 import type { Plugin, PluginLogger } from './plugin-context.js';
 import { createPluginContext } from './plugin-context.js';
@@ -12,6 +13,7 @@ import { assertRequestMatchesColdFold } from './request-invariant.js';
 import type { ScriptEntry } from './scripted-model.js';
 import { ScriptedModel } from './scripted-model.js';
 import { Session } from './session.js';
+import type { PluginStorage } from './storage/plugin-storage.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 
@@ -31,6 +33,8 @@ export interface TestHarnessOptions {
   readonly sessionId?: string;
   /** Events to seed the session with. */
   readonly seed?: readonly SessionEvent[];
+  /** Plugin storage wired before the plugins start; omit it to test late storage (`agent.provideStorage`). */
+  readonly storage?: PluginStorage;
 }
 
 /** One logger call the harness recorded. */
@@ -49,10 +53,12 @@ export interface TestHarness {
   readonly errors: AgentErrorEvent[];
   /** Every plugin logger call, in order. */
   readonly logs: LoggedLine[];
+  /** Every command notification shown to the human, in order. */
+  readonly notifications: CommandNotification[];
   /** Queues `text` as a user prompt and returns the message. */
   prompt(text: string): UserMessage;
-  /** The command runtime (HOST.md §9) is not part of this host yet; always rejects. */
-  runCommand(input: string): Promise<never>;
+  /** Runs a command line through the command runtime (HOST.md §9); `source` defaults to `{kind:'user'}`. */
+  runCommand(input: string, source?: MessageSource): Promise<CommandResult>;
   /** Resolves when the agent is idle. */
   runUntilIdle(): Promise<void>;
   /** A new session rebuilt from a structured clone of this session's events (HOST.md §2.1 rule 4). */
@@ -83,10 +89,15 @@ export function createTestHarness(options: TestHarnessOptions = {}): TestHarness
     session,
     model,
     checkRequest: (request, current) => assertRequestMatchesColdFold(request, current.events),
+    storage: options.storage,
   });
   const errors: AgentErrorEvent[] = [];
   agent.on('agent/error', (event) => {
     errors.push(event);
+  });
+  const notifications: CommandNotification[] = [];
+  agent.on('command/notify', (notification) => {
+    notifications.push(notification);
   });
   const logs: LoggedLine[] = [];
   const record = (level: LoggedLine['level']) => (text: string, detail?: unknown): void => {
@@ -103,8 +114,9 @@ export function createTestHarness(options: TestHarnessOptions = {}): TestHarness
     model,
     errors,
     logs,
+    notifications,
     prompt: (text) => agent.prompt(text),
-    runCommand: () => Promise.reject(new Error('the command runtime (HOST.md §9) is not implemented yet')),
+    runCommand: (input, source) => agent.runCommand(input, source),
     runUntilIdle: () => agent.runUntilIdle(),
     reload: () => Session.create(id, { header: session.header, now, contextWindowOf, seed: structuredClone(session.events) }),
   };

@@ -4,6 +4,8 @@
  */
 import type { SessionEvent } from '../../../protocol/events.js';
 import type { SurfaceFold } from '../../../protocol/surface-fold.js';
+import type { CompactionBracketReader } from '../compaction-brackets.js';
+import type { ShadowClaimReader } from '../shadow-price-claim.js';
 import type { SurfaceReader } from '../surface-view.js';
 import type { TurnState } from '../turn-state.js';
 
@@ -37,6 +39,10 @@ export interface ValidationState {
   readonly fold: SurfaceFold;
   readonly surface: SurfaceReader;
   readonly turns: TurnState;
+  /** The open compaction bracket and the stale bracket ids (HOST.md §3.5). */
+  readonly brackets: CompactionBracketReader;
+  /** The shadow-price claim armed by the previous event (HOST.md §3.6). */
+  readonly claim: ShadowClaimReader;
   /** True while the session is notifying append listeners (SESSION-LOG.md §2.4 rule 5). */
   readonly publishing: boolean;
 }

@@ -1,0 +1,174 @@
+/**
+ * The command runtime (HOST.md §9): slash commands registered by plugins, parsed from human input, logged as a
+ * `command/run` / `command/done` pair, and answered with a result that only the human sees. Plugin messages a
+ * handler queues carry the live `commandId`, which only this runtime stamps.
+ */
+import { randomUUID } from 'node:crypto';
+import { errorMessage } from '../../protocol/errors.js';
+import type { MessageSource } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/events.js';
+import type { UserMessage } from '../../protocol/user-message.js';
+import { freezeMessage } from '../../protocol/user-message.js';
+import type { Agent } from './agent.js';
+import type { Session } from './session.js';
+
+/** A command's answer to the human. Nothing of it enters model history. */
+export interface CommandResult {
+  readonly kind: 'success' | 'error';
+  readonly text: string;
+}
+
+/** How prominently a notification is shown. */
+export type CommandNotifyLevel = 'info' | 'warn' | 'error';
+
+/** A text a command shows to the human, now or later; never logged, never model-visible. */
+export interface CommandNotification {
+  readonly commandId: string;
+  /** The command's name (no slash). */
+  readonly name: string;
+  readonly text: string;
+  readonly level: CommandNotifyLevel;
+}
+
+/** What a handler receives (HOST.md §9 rule 4). */
+export interface CommandContext {
+  readonly agent: Agent;
+  readonly session: Session;
+  readonly commandId: string;
+  /**
+   * Queues `message` through `agent.followup`. A plugin-sourced message (`source.kind === 'plugin'`) is queued
+   * as a frozen copy with `source.commandId` set to this command's id (same message id); other messages as
+   * they are.
+   */
+  followup(message: UserMessage): void;
+  /** Shows `text` to the human (default level `info`). Callable after the handler returned, e.g. after a control turn. */
+  notify(text: string, level?: CommandNotifyLevel): void;
+}
+
+/** A slash command. `name` has no slash (`dcp`, `dcp-compress`); `hint` describes the arguments. */
+export interface CommandDefinition {
+  readonly name: string;
+  readonly hint?: string;
+  handler(context: CommandContext, args: string | undefined): CommandResult | Promise<CommandResult>;
+}
+
+/** A parsed command line: the name and the arguments exactly as typed (absent when empty). */
+export interface ParsedCommand {
+  readonly name: string;
+  readonly args?: string;
+}
+
+/** HOST.md §9 rule 2: group 1 is the name, group 2 the arguments. */
+export const COMMAND_INPUT_PATTERN = /^\/(\S+)(?:\s+([\s\S]*))?$/;
+
+/** The result for input that is not a command line at all (a host choice; HOST.md leaves the text open). */
+export const NOT_A_COMMAND_TEXT = 'Not a command: a command is "/" followed by its name.';
+
+/** The parsed command line, or `undefined` when `input` does not match {@link COMMAND_INPUT_PATTERN}. */
+export function parseCommandInput(input: string): ParsedCommand | undefined {
+  const match = COMMAND_INPUT_PATTERN.exec(input);
+  if (match === null) return undefined;
+  const name = match[1] as string;
+  const args = match[2];
+  return args === undefined || args === '' ? { name } : { name, args };
+}
+
+/** `Unknown command "/<name>".` */
+export function unknownCommandText(name: string): string {
+  return `Unknown command "/${name}".`;
+}
+
+/** `message` with `source.commandId = commandId` when it is plugin-sourced, frozen, id kept; else `message`. */
+export function stampCommandId(message: UserMessage, commandId: string): UserMessage {
+  const source: unknown = message.source;
+  if (!isRecord(source) || source['kind'] !== 'plugin') return message;
+  return freezeMessage({ ...message, source: { ...source, kind: 'plugin', commandId } });
+}
+
+/** A handler's return value as a result; anything that is not `{kind:'success'|'error', text: string}` is an error. */
+function asCommandResult(value: unknown, name: string): CommandResult {
+  if (isRecord(value) && (value['kind'] === 'success' || value['kind'] === 'error') && typeof value['text'] === 'string') {
+    return { kind: value['kind'], text: value['text'] };
+  }
+  return { kind: 'error', text: `command "/${name}" returned an invalid result` };
+}
+
+/** The commands of one agent and their execution. */
+export class CommandRuntime {
+  readonly #agent: Agent;
+  readonly #notify: (notification: CommandNotification) => void;
+  readonly #commands = new Map<string, CommandDefinition>();
+
+  /** `notify` delivers notifications to the human (the agent's `command/notify` listeners). */
+  constructor(agent: Agent, notify: (notification: CommandNotification) => void) {
+    this.#agent = agent;
+    this.#notify = notify;
+  }
+
+  /** The registered commands in registration order. */
+  get definitions(): readonly CommandDefinition[] {
+    return [...this.#commands.values()];
+  }
+
+  /**
+   * Adds a command. A name that is empty or contains a slash or whitespace throws a `TypeError` (the parser
+   * could never reach it); a second command with the same name throws.
+   */
+  register(definition: CommandDefinition): void {
+    const name: unknown = definition.name;
+    if (typeof name !== 'string' || !/^[^\s/]+$/.test(name)) {
+      throw new TypeError(`command name ${JSON.stringify(name)} must be non-empty and contain no "/" or whitespace`);
+    }
+    if (this.#commands.has(name)) throw new Error(`command "${name}" is already registered`);
+    this.#commands.set(name, definition);
+  }
+
+  /**
+   * Runs one command line (HOST.md §9 rules 2–5). Input that does not parse, or names no registered command,
+   * returns an error result and writes nothing. Otherwise `command/run {commandId, name, args?, source}` is
+   * appended, the handler awaited (a throw becomes `kind:'error'` with its message), and
+   * `command/done {commandId, kind, text}` appended. If the log refuses `command/run` (an append from inside an
+   * append notification, a source that is not JSON), the refusal is the error result and the handler never runs.
+   */
+  async run(input: string, source: MessageSource = { kind: 'user' }): Promise<CommandResult> {
+    const parsed = parseCommandInput(input);
+    if (parsed === undefined) return { kind: 'error', text: NOT_A_COMMAND_TEXT };
+    const definition = this.#commands.get(parsed.name);
+    if (definition === undefined) return { kind: 'error', text: unknownCommandText(parsed.name) };
+    const { name, args } = parsed;
+    const commandId = randomUUID();
+    const session = this.#agent.session;
+    try {
+      session.append('command/run', args === undefined ? { commandId, name, source } : { commandId, name, args, source });
+    } catch (error) {
+      return { kind: 'error', text: errorMessage(error) };
+    }
+    const result = await this.#invoke(definition, this.#context(commandId, name), args);
+    session.append('command/done', { commandId, kind: result.kind, text: result.text });
+    return result;
+  }
+
+  async #invoke(definition: CommandDefinition, context: CommandContext, args: string | undefined): Promise<CommandResult> {
+    try {
+      return asCommandResult(await definition.handler(context, args), definition.name);
+    } catch (error) {
+      return { kind: 'error', text: errorMessage(error) };
+    }
+  }
+
+  #context(commandId: string, name: string): CommandContext {
+    const agent = this.#agent;
+    const notify = this.#notify;
+    return Object.freeze({
+      agent,
+      session: agent.session,
+      commandId,
+      followup(message: UserMessage): void {
+        agent.followup(stampCommandId(message, commandId));
+      },
+      notify(text: string, level: CommandNotifyLevel = 'info'): void {
+        notify(Object.freeze({ commandId, name, text, level }));
+      },
+    });
+  }
+}

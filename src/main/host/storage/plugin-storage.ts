@@ -1,0 +1,74 @@
+/**
+ * Optional plugin storage (HOST.md §11): named, versioned key-value domains with JSON values, all operations
+ * async. A domain is single-process (no cross-process lock). Storage may be missing or arrive late; whatever
+ * happens in it stays with the plugin that asked: it never reaches the agent loop, a tool result or the log.
+ */
+
+/** `open` options: the schema version of the domain. Values written under one version are not seen under another. */
+export interface StorageOpenOptions {
+  readonly version: number;
+}
+
+/** One stored entry as `list()` returns it. */
+export interface StorageEntry {
+  readonly key: string;
+  readonly value: unknown;
+}
+
+/**
+ * An open domain. Reads see completed writes; writes to one domain are applied in call order. Values are JSON
+ * (SESSION-LOG.md §2.4 rule 2's lossless JSON); each read returns a fresh copy. After `close()` every call
+ * rejects.
+ */
+export interface StorageDomain {
+  /** The value under `key`, or `undefined`. */
+  get(key: string): Promise<unknown>;
+  /** Stores `value` under `key`; rejects (and keeps the old value) when the value is not JSON or the write fails. */
+  put(key: string, value: unknown): Promise<void>;
+  /** Every entry, sorted by key (code-unit order). */
+  list(): Promise<readonly StorageEntry[]>;
+  /** Releases the handle. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** The storage a host may hand to plugins. */
+export interface PluginStorage {
+  /** Opens `domain` at `version`. Domain names are `[A-Za-z0-9][A-Za-z0-9_.-]*`; versions non-negative safe integers. */
+  open(domain: string, options: StorageOpenOptions): Promise<StorageDomain>;
+}
+
+/** Stable codes of storage failures. */
+export type PluginStorageErrorCode =
+  /** A domain name, version or key of the wrong form. */
+  | 'HOST_STORAGE_ARGUMENT'
+  /** A value that is not lossless JSON. */
+  | 'HOST_STORAGE_VALUE'
+  /** A call on a closed domain handle. */
+  | 'HOST_STORAGE_CLOSED'
+  /** The backing store could not be read or written; `cause` holds the underlying error. */
+  | 'HOST_STORAGE_IO';
+
+/** A failed storage operation (a rejected promise, never a throw into the caller's stack). */
+export class PluginStorageError extends Error {
+  /** The stable classification of this failure. */
+  readonly code: PluginStorageErrorCode;
+
+  constructor(code: PluginStorageErrorCode, message: string, options?: { readonly cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    Object.defineProperty(this, 'name', { value: 'PluginStorageError', enumerable: false, configurable: true, writable: true });
+  }
+}
+
+const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** Rejects a domain name or version of the wrong form (`HOST_STORAGE_ARGUMENT`). */
+export function checkDomainArguments(domain: unknown, options: unknown): asserts domain is string {
+  if (typeof domain !== 'string' || !DOMAIN_NAME.test(domain)) {
+    throw new PluginStorageError('HOST_STORAGE_ARGUMENT', `storage domain name ${JSON.stringify(domain)} must match [A-Za-z0-9][A-Za-z0-9_.-]*`);
+  }
+  const version: unknown = typeof options === 'object' && options !== null ? (options as { readonly version?: unknown }).version : undefined;
+  if (!Number.isSafeInteger(version) || (version as number) < 0) {
+    throw new PluginStorageError('HOST_STORAGE_ARGUMENT', `storage domain "${domain}" needs a non-negative integer version`);
+  }
+}

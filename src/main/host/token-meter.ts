@@ -1,0 +1,120 @@
+/**
+ * The session's token meter (HOST.md §4.2). Every figure is a heuristic estimate (§4.1). The surface total is
+ * kept exact with O(1) work per append and O(k) per k-node replace; the projection follows the shadow-price
+ * claim rule (§3.6), so it moves by a writer's own count and drifts when a replace is not priced, as in dsh.
+ */
+import type { SessionEvent } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/events.js';
+import { eventMessage, isModelVisible } from './event-message.js';
+import { SeqTable } from './seq-table.js';
+import type { ShadowClaim } from './shadow-price-claim.js';
+import type { SurfaceDelta } from './surface-view.js';
+import { estimateEvent, estimateSystem, estimateTools } from './token-estimator.js';
+
+/** `measure()` (HOST.md §4.2), keys in this order; `contextWindow` and `ratio` only when the window is known. */
+export interface TokenMeasure {
+  /** Σ `estimateEvent` over the current surface nodes. */
+  readonly surfaceTokens: number;
+  /** Σ `estimateMessage` over `deriveMessages()` (assistant messages with empty content are skipped). */
+  readonly messageTokens: number;
+  /** `⌈len(system)/4⌉ + 4` for the latest header's system text, else 0. */
+  readonly systemTokens: number;
+  /** Σ `⌈len(JSON.stringify(def))/4⌉ + 4` over the latest header's tools. */
+  readonly toolsTokens: number;
+  /** `messageTokens + systemTokens + toolsTokens`. */
+  readonly totalTokens: number;
+  /** The running surface total priced by the claim rule. */
+  readonly projectedTokens: number;
+  readonly contextWindow?: number;
+  /** `totalTokens / contextWindow`. */
+  readonly ratio?: number;
+}
+
+/** The meter as the session exposes it. */
+export interface SessionMeter {
+  /** The current figures. O(1). */
+  measure(): TokenMeasure;
+  /**
+   * The cached `estimateEvent` of `seq` when that event is or was a surface node (shadowed nodes keep theirs),
+   * else `undefined`. Writers use it for `shadowedTokenCount = Σ estimateOf(shadowed)`. O(1).
+   */
+  estimateOf(seq: number): number | undefined;
+}
+
+/**
+ * The meter's running sums, updated by the session after each stored event (after the surface view, before
+ * listeners run). Estimates are computed once per node, when it joins the surface.
+ */
+export class TokenMeter implements SessionMeter {
+  readonly #events: readonly SessionEvent[];
+  readonly #contextWindow: () => number | undefined;
+  /** Estimate by seq for every event that joined the surface; every estimate is ≥ 4, so 0 means "never a node". */
+  readonly #estimates = new SeqTable();
+  #surfaceTokens = 0;
+  /** The part of `#surfaceTokens` that `deriveMessages()` skips (assistant messages with empty content). */
+  #hiddenTokens = 0;
+  #projectedTokens = 0;
+  #systemTokens = 0;
+  #toolsTokens = 0;
+
+  /** `events` is the session's log (read to classify shadowed nodes); `contextWindow` reads `requestContext()`. */
+  constructor(events: readonly SessionEvent[], contextWindow: () => number | undefined) {
+    this.#events = events;
+    this.#contextWindow = contextWindow;
+  }
+
+  measure(): TokenMeasure {
+    const messageTokens = this.#surfaceTokens - this.#hiddenTokens;
+    const totalTokens = messageTokens + this.#systemTokens + this.#toolsTokens;
+    const base = {
+      surfaceTokens: this.#surfaceTokens,
+      messageTokens,
+      systemTokens: this.#systemTokens,
+      toolsTokens: this.#toolsTokens,
+      totalTokens,
+      projectedTokens: this.#projectedTokens,
+    };
+    const contextWindow = this.#contextWindow();
+    return Object.freeze(contextWindow === undefined ? base : { ...base, contextWindow, ratio: totalTokens / contextWindow });
+  }
+
+  estimateOf(seq: number): number | undefined {
+    const estimate = this.#estimates.get(seq);
+    return estimate === 0 ? undefined : estimate;
+  }
+
+  /**
+   * Folds in one stored event: a `request/header` resets the system and tools figures; a surface change moves
+   * the sums. `pricing` is the claim that priced this event (a replace with the claim's range), if any.
+   */
+  apply(event: SessionEvent, delta: SurfaceDelta | undefined, pricing: ShadowClaim | undefined): void {
+    if (event.type === 'request/header') this.#applyHeader(event);
+    if (delta === undefined) return;
+    const estimate = estimateEvent(event);
+    this.#estimates.set(event.seq, estimate);
+    this.#surfaceTokens += estimate;
+    if (this.#isHidden(event)) this.#hiddenTokens += estimate;
+    if (delta.kind === 'append') {
+      this.#projectedTokens += estimate;
+      return;
+    }
+    for (const seq of delta.shadowed) {
+      const removed = this.#estimates.get(seq);
+      this.#surfaceTokens -= removed;
+      if (this.#isHidden(this.#events[seq] as SessionEvent)) this.#hiddenTokens -= removed;
+    }
+    // HOST.md §3.6 rule 3: an unpriced replace leaves the projection where it was (dsh does the same).
+    if (pricing !== undefined) this.#projectedTokens += estimate - pricing.tokens;
+  }
+
+  #applyHeader(event: SessionEvent): void {
+    const header = isRecord(event.data) ? event.data['header'] : undefined;
+    this.#systemTokens = isRecord(header) ? estimateSystem(header['system']) : 0;
+    this.#toolsTokens = isRecord(header) ? estimateTools(header['tools']) : 0;
+  }
+
+  #isHidden(event: SessionEvent): boolean {
+    const message = eventMessage(event);
+    return message !== undefined && !isModelVisible(event, message);
+  }
+}
