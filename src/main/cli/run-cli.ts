@@ -15,6 +15,7 @@ import { runMentionCommand } from './commands/mention-command.js';
 import { runPrepareCommand } from './commands/prepare-command.js';
 import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
+import { runScriptCommand } from './commands/script-command.js';
 import { runDemoCommand } from './commands/demo-command.js';
 
 const OPTIONS = {
@@ -57,6 +58,11 @@ const COMMANDS = {
     usage: 'sessionctx prepare --target <id> [--max-bytes N] [--max-references N] [--root DIR] ("<message>" | --message-file F | --message-file -) [--json]',
     summary: 'print what the model would receive for a user message citing other sessions',
     flags: ['root', 'target', 'max-bytes', 'max-references', 'message-file'],
+  },
+  script: {
+    usage: 'sessionctx script run <scenario.json> [--root DIR] [--json]',
+    summary: 'run a scripted scenario (prompts, scripted model replies, tool results, commands) on the real host and write the session into the store',
+    flags: ['root'],
   },
   config: {
     usage: 'sessionctx config [--config F] [--root DIR] [--json]',
@@ -169,6 +175,11 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
         },
         signal,
       );
+    }
+    case 'script': {
+      const [verb, file] = expectPositionals(name, rest, 2);
+      if (verb !== 'run') throw new UsageError(`unknown script verb ${JSON.stringify(verb)}; usage: ${COMMANDS.script.usage}`);
+      return runScriptCommand(io, { root: root(), json, file: file as string, plugins: [] });
     }
     case 'config':
       expectPositionals(name, rest, 0);

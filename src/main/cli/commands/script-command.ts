@@ -1,0 +1,58 @@
+/**
+ * `sessionctx script run <scenario.json>`: runs a scripted scenario on the real host (scripted
+ * model, canned tools, the reference service and DCP mounted) and writes the session into the
+ * store, so people and tests can produce real logs and see what the model saw.
+ */
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { parseScenario } from '../../scenario/scenario.js';
+import { ScenarioError } from '../../scenario/scenario-error.js';
+import { runScenario } from '../../scenario/run-scenario.js';
+import type { Plugin } from '../../host/plugin-context.js';
+import { JsonlSessionStore } from '../../store/jsonl-store.js';
+import { detectCompression } from '../../store/detect-compression.js';
+import type { CliIo } from '../cli-io.js';
+import { writeJson, writeLines } from '../cli-io.js';
+
+/** Options of `script run`. */
+export interface ScriptCommandOptions {
+  readonly root: string;
+  readonly json: boolean;
+  readonly file: string;
+  /** Host plugins mounted beside the reference service (DCP). */
+  readonly plugins: readonly Plugin[];
+}
+
+async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
+  const path = isAbsolute(file) ? file : resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ScenarioError(`cannot read scenario ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new ScenarioError(`scenario ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** Runs the scenario and prints the session id, the final surface and each tool result. */
+export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions): Promise<void> {
+  const scenario = parseScenario(await readScenarioFile(io, options.file));
+  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root) });
+  const run = await runScenario(scenario, store, options.plugins);
+  if (options.json) {
+    writeJson(io, { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors });
+    return;
+  }
+  writeLines(io, [
+    `session ${run.sessionId} written to ${run.path}`,
+    `${run.modelRequests} model request${run.modelRequests === 1 ? '' : 's'}; ${run.surface.events.length} surface events; captured through seq ${run.surface.capturedThroughSeq}`,
+    ...run.toolResults.map((result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`),
+    ...run.commands.map((command) => `${command.input} → ${command.kind}: ${command.text.split('\n')[0] ?? ''}`),
+    ...run.errors.map((error) => `turn failed: ${error}`),
+    `inspect it with: sessionctx show ${run.sessionId} --root ${options.root}`,
+  ]);
+}
