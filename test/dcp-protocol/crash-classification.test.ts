@@ -9,12 +9,12 @@ const summary = (id: string) => event('compaction/summary', { compactionId: id, 
 const checkpoint = (id: string) =>
   event(
     'user/message',
-    { message: { source: { kind: 'plugin', plugin: 'compact', compactionId: id }, content: [{ type: 'text', text: 's' }], role: 'user', id: 'm' } },
+    { source: { kind: 'plugin', plugin: 'compact', compactionId: id }, content: [{ type: 'text', text: 's' }], role: 'user', id: 'm' },
     { surfaceOp: { op: 'replace', start: 0, end: 0 } },
   );
 const end = (id: string, error?: string) => event('compaction/end', error === undefined ? { compactionId: id, turn: 1 } : { compactionId: id, turn: 1, error: { message: error } });
 const endSeed = () => event('session/end-seed', {});
-const user = () => event('user/message', { message: { source: { kind: 'user' }, content: [], role: 'user', id: 'u' } }, { surfaceOp: 'append' });
+const user = () => event('user/message', { source: { kind: 'user' }, content: [], role: 'user', id: 'u' }, { surfaceOp: 'append' });
 
 describe('§18 item 52: crash ladder', () => {
   it('none → live-orphan-start → summary-without-replace → recovered-unclosed → committed', () => {

@@ -60,10 +60,10 @@ function compactionIdOf(event: SessionEvent): unknown {
   return isRecord(event.data) ? event.data['compactionId'] : undefined;
 }
 
+/** A replacing `user/message` whose checkpoint source names `compactionId`; a user/message's `data` is the message itself. */
 function isCheckpointOf(event: SessionEvent, compactionId: string): boolean {
   if (event.type !== 'user/message' || typeof event.surfaceOp !== 'object') return false;
-  const message = isRecord(event.data) ? event.data['message'] : undefined;
-  const source = isRecord(message) ? message['source'] : undefined;
+  const source = isRecord(event.data) ? event.data['source'] : undefined;
   return isCheckpointSource(source) && source['compactionId'] === compactionId;
 }
 

@@ -1,0 +1,53 @@
+/**
+ * Building the boundary marker of a step (DCP.md §4.2–§4.6, §9): the next marker number, the manual line on
+ * step-0 markers while manual mode differs from its default, the nudge line, and the pending alias lines. The
+ * work is O(emitted aliases): every input is an O(1) index or meter read.
+ */
+import type { DcpConfig } from '../../protocol/dcp/config.js';
+import type { MarkerAlias } from '../../protocol/dcp/marker-text.js';
+import { buildMarkerText, manualLineFor, markerMessageInput } from '../../protocol/dcp/marker-text.js';
+import { decideNudge, nudgesAllowed } from '../../protocol/dcp/nudge.js';
+import { formatMarkerRef } from '../../protocol/dcp/refs.js';
+import type { UserMessage } from '../../protocol/user-message.js';
+import { createUserMessage } from '../../protocol/user-message.js';
+import type { SurfaceReader } from '../host/surface-view.js';
+import type { TokenMeasure } from '../host/token-meter.js';
+import type { DcpIndex } from './dcp-index.js';
+
+/** What the marker reads from the session. */
+export interface MarkerSession {
+  readonly surface: SurfaceReader;
+  readonly meter: { measure(): TokenMeasure };
+}
+
+/** The alias lines of the next marker (§4.5 rule 2): pending refs in number order, at most `maxAliasEntries`. */
+export function chooseAliases(index: DcpIndex, session: MarkerSession, maxAliasEntries: number): MarkerAlias[] {
+  if (maxAliasEntries <= 0) return [];
+  const aliases: MarkerAlias[] = [];
+  for (const pending of index.pendingAliases(maxAliasEntries)) {
+    // The index keeps every pending target on the surface; the check guards a log it could not fully read.
+    if (session.surface.has(pending.target)) aliases.push({ ref: pending.ref, seq: pending.target });
+  }
+  return aliases;
+}
+
+/** The marker text for turn `turn`, step `step` (the pre-step index, 0 for the turn's first step). */
+export function boundaryMarkerText(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): string {
+  const manualOn = index.manualOn;
+  const nudgeLine = nudgesAllowed(config.nudge.enabled, config.compress.enabled, manualOn)
+    ? decideNudge(index.nudgeState, session.meter.measure().ratio, config.nudge)
+    : undefined;
+  return buildMarkerText({
+    ref: formatMarkerRef(index.maxMarkerNumber + 1),
+    turn,
+    step,
+    manualLine: manualLineFor(step, manualOn, config.manualMode.default),
+    nudgeLine,
+    aliases: chooseAliases(index, session, config.references.maxAliasEntries),
+  });
+}
+
+/** The marker message (§4.2): the DCP source and one text block. */
+export function buildBoundaryMarker(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): UserMessage {
+  return createUserMessage(markerMessageInput(boundaryMarkerText(index, session, config, turn, step)));
+}

@@ -1,0 +1,139 @@
+/**
+ * Compaction brackets as DCP sees them (DCP.md §3.1 "brackets", §13.3): one record per `compaction/start`, keyed
+ * by its seq, with the summary, checkpoint and end that named it while it was open. Gives the crash
+ * classification of the last bracket in O(1) and tells whether a compactionId was ever used (§7.11 rule 4).
+ */
+import type { SessionEvent } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/events.js';
+import { isCheckpointSource } from '../../protocol/dcp/checkpoint-source.js';
+import type { CompactionClassification } from '../../protocol/dcp/crash-classification.js';
+import { classifyBracketFacts } from '../../protocol/dcp/crash-classification.js';
+
+/** One bracket. */
+export interface BracketRecord {
+  readonly startSeq: number;
+  readonly compactionId: string;
+  /** The start's turn, `null` for a standalone bracket. */
+  readonly turn: number | null;
+  readonly summarySeq?: number;
+  readonly checkpointSeq?: number;
+  readonly endSeq?: number;
+  /** The `error` of a failed attempt's end. */
+  readonly error?: unknown;
+  /** True when `session/end-seed` came while it was open. */
+  readonly stale: boolean;
+}
+
+interface MutableBracket {
+  startSeq: number;
+  compactionId: string;
+  turn: number | null;
+  summarySeq?: number;
+  checkpointSeq?: number;
+  endSeq?: number;
+  error?: unknown;
+  stale: boolean;
+}
+
+function field(data: unknown, key: string): unknown {
+  return isRecord(data) ? data[key] : undefined;
+}
+
+/** The brackets of one log, folded event by event. */
+export class BracketRecords {
+  readonly #byStart = new Map<number, MutableBracket>();
+  readonly #ids = new Set<string>();
+  #open: MutableBracket | undefined;
+  #last: MutableBracket | undefined;
+  #lastEndSeedSeq = -1;
+
+  /** The open, non-stale bracket, or `undefined`. */
+  get open(): BracketRecord | undefined {
+    return this.#open;
+  }
+
+  /** True when some `compaction/start` in the log used `compactionId`. */
+  hasCompactionId(compactionId: string): boolean {
+    return this.#ids.has(compactionId);
+  }
+
+  /** The record of the bracket started at `startSeq`. */
+  get(startSeq: number): BracketRecord | undefined {
+    return this.#byStart.get(startSeq);
+  }
+
+  /** Every bracket in start order (for snapshots). */
+  list(): BracketRecord[] {
+    return [...this.#byStart.values()].map((record) => ({ ...record }));
+  }
+
+  /** The §13.3 classification of the last bracket. O(1). */
+  classifyLast(): CompactionClassification {
+    const last = this.#last;
+    if (last === undefined) {
+      return classifyBracketFacts({ compactionId: undefined, endAfterStart: false, checkpointAfterStart: false, summaryAfterStart: false, endSeedAfterStart: false });
+    }
+    return classifyBracketFacts({
+      compactionId: last.compactionId,
+      endAfterStart: last.endSeq !== undefined,
+      checkpointAfterStart: last.checkpointSeq !== undefined,
+      summaryAfterStart: last.summarySeq !== undefined,
+      endSeedAfterStart: this.#lastEndSeedSeq > last.startSeq,
+    });
+  }
+
+  /** Folds one event; returns true when it was a bracket event. */
+  apply(event: SessionEvent): boolean {
+    switch (event.type) {
+      case 'compaction/start': {
+        const id = field(event.data, 'compactionId');
+        const turn = field(event.data, 'turn');
+        const record: MutableBracket = {
+          startSeq: event.seq,
+          compactionId: typeof id === 'string' ? id : '',
+          turn: typeof turn === 'number' ? turn : null,
+          stale: false,
+        };
+        this.#byStart.set(event.seq, record);
+        this.#ids.add(record.compactionId);
+        this.#open = record;
+        this.#last = record;
+        return true;
+      }
+      case 'compaction/summary': {
+        const open = this.#matchingOpen(event.data);
+        if (open !== undefined && open.summarySeq === undefined) open.summarySeq = event.seq;
+        return true;
+      }
+      case 'compaction/end': {
+        const open = this.#matchingOpen(event.data);
+        if (open === undefined) return true;
+        open.endSeq = event.seq;
+        const error = field(event.data, 'error');
+        if (error !== undefined) open.error = error;
+        this.#open = undefined;
+        return true;
+      }
+      case 'session/end-seed':
+        this.#lastEndSeedSeq = event.seq;
+        if (this.#open !== undefined) this.#open.stale = true;
+        this.#open = undefined;
+        return true;
+      case 'user/message': {
+        // A checkpoint replace naming the open bracket belongs to it.
+        const source = field(event.data, 'source');
+        const open = this.#open;
+        if (open === undefined || typeof event.surfaceOp !== 'object' || !isCheckpointSource(source)) return false;
+        if (source['compactionId'] === open.compactionId && open.checkpointSeq === undefined) open.checkpointSeq = event.seq;
+        return false;
+      }
+      default:
+        return false;
+    }
+  }
+
+  #matchingOpen(data: unknown): MutableBracket | undefined {
+    const open = this.#open;
+    return open !== undefined && field(data, 'compactionId') === open.compactionId ? open : undefined;
+  }
+}

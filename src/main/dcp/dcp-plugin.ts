@@ -1,0 +1,65 @@
+/**
+ * The DCP plugin (DCP.md §3–§7, §10, §16): validates `ctx.config('dcp')`, then mounts the per-session index, the
+ * pre-step marker listener, the `compress` tool and the static guidance section. An invalid configuration is
+ * logged and nothing is mounted, so the agent runs without DCP.
+ */
+import type { DcpConfig } from '../../protocol/dcp/config.js';
+import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import { DcpConfigError } from '../../protocol/dcp/config-error.js';
+import { guidanceSection } from '../../protocol/dcp/guidance.js';
+import type { Plugin, PluginContext } from '../host/plugin-context.js';
+import { createCompressTool } from './compress-tool.js';
+import { createDcpPreStepListener } from './dcp-pre-step.js';
+import { DcpRuntime } from './dcp-runtime.js';
+import { DcpWorkCounters } from './work-counters.js';
+
+/** `dcpPlugin` options. */
+export interface DcpPluginOptions {
+  /** Counters to share (benchmarks and work-counter tests); a fresh set otherwise. */
+  readonly counters?: DcpWorkCounters;
+}
+
+/** The DCP plugin; `runtime` is set once it was applied with a valid, enabled configuration. */
+export interface DcpPlugin extends Plugin {
+  readonly runtime: DcpRuntime | undefined;
+}
+
+/** The configuration, or `undefined` after logging why DCP is not mounted. */
+function configOf(context: PluginContext): DcpConfig | undefined {
+  let resolved;
+  try {
+    resolved = resolveDcpConfig(context.config('dcp'));
+  } catch (error) {
+    if (!(error instanceof DcpConfigError)) throw error;
+    context.logger.error(error.message, error);
+    return undefined;
+  }
+  for (const warning of resolved.warnings) context.logger.warn(warning);
+  return resolved.config;
+}
+
+/** Creates the DCP plugin. */
+export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
+  let runtime: DcpRuntime | undefined;
+  return {
+    name: 'dcp',
+    get runtime() {
+      return runtime;
+    },
+    apply(context: PluginContext): void {
+      const config = configOf(context);
+      if (config === undefined || !config.enabled) return;
+      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters());
+      runtime = mounted;
+      context.dispose(() => mounted.dispose());
+      const toolRegistered = config.compress.enabled;
+      if (toolRegistered) context.registerTool(createCompressTool(mounted));
+      context.registerSystemSection(guidanceSection({
+        compressEnabled: config.compress.enabled,
+        purgeErrorsEnabled: config.strategies.purgeErrors.enabled,
+        manualDefault: config.manualMode.default,
+      }));
+      context.on('agent/pre-step', createDcpPreStepListener(mounted, toolRegistered));
+    },
+  };
+}

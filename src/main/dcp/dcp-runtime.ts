@@ -1,0 +1,71 @@
+/**
+ * The DCP runtime of one plugin instance: the validated configuration, the work counters, and one index per live
+ * session. An index is built by a cold replay the first time DCP meets a session (its load, from DCP's point of
+ * view) and is then kept current by the session's append notifications (DCP.md §3).
+ */
+import type { DcpConfig } from '../../protocol/dcp/config.js';
+import { globMatcher } from '../../protocol/dcp/glob.js';
+import type { PluginLogger } from '../host/plugin-context.js';
+import type { ContextWindowLookup, Session } from '../host/session.js';
+import { replayDcpIndex } from './cold-replay.js';
+import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
+import { DcpWorkCounters } from './work-counters.js';
+
+/**
+ * The context windows a cold replay uses for the nudge fold: the session's current `requestContext()` window for
+ * its current (provider, model). The host's model registry is not part of the plugin context, so windows of other
+ * models that earlier headers named are unknown here (their markers fold as "no pressure data").
+ */
+export function currentWindowLookup(session: Session): ContextWindowLookup {
+  return (provider, model) => {
+    const context = session.requestContext();
+    return context !== undefined && context.provider === provider && context.model === model ? context.contextWindow : undefined;
+  };
+}
+
+/** Per-plugin DCP state. */
+export class DcpRuntime {
+  readonly config: DcpConfig;
+  readonly counters: DcpWorkCounters;
+  /** The compiled `protectedFilePatterns`. */
+  readonly matchesProtectedFile: (path: string) => boolean;
+  readonly #logger: PluginLogger;
+  readonly #indexes = new WeakMap<Session, DcpIndex>();
+  readonly #unsubscribers: Array<() => void> = [];
+
+  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters()) {
+    this.config = config;
+    this.counters = counters;
+    this.#logger = logger;
+    this.matchesProtectedFile = globMatcher(config.protectedFilePatterns);
+  }
+
+  /** The index options this configuration implies. */
+  indexOptions(): DcpIndexOptions {
+    return {
+      manualDefault: this.config.manualMode.default,
+      nudgeMinRatio: this.config.nudge.minRatio,
+      counters: this.counters,
+      // §6.4: one warning per undecodable checkpoint; never in the log, never model-visible.
+      onDiagnostic: (seq, diagnostic) => this.#logger.warn(`DCP checkpoint s${seq} has unreadable metadata (${diagnostic.code}): ${diagnostic.message}`),
+    };
+  }
+
+  /**
+   * The index of `session`: built by a cold replay on first contact, then subscribed to the session's append
+   * notifications. O(log) once, O(1) afterwards.
+   */
+  indexFor(session: Session): DcpIndex {
+    const known = this.#indexes.get(session);
+    if (known !== undefined) return known;
+    const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
+    this.#indexes.set(session, index);
+    this.#unsubscribers.push(session.on('event', (event, delta) => index.apply(event, delta, session)));
+    return index;
+  }
+
+  /** Stops following every session. */
+  dispose(): void {
+    while (this.#unsubscribers.length > 0) (this.#unsubscribers.pop() as () => void)();
+  }
+}
