@@ -4,11 +4,23 @@
  */
 import { machineLine } from './support/measure.js';
 import { runP1 } from './p1-prepare.js';
+import { runP1Pool } from './p3-p1-through-pool.js';
+import { runP3 } from './p3-stall.js';
+import { runP5 } from './p5-cancel.js';
+import { runP6 } from './p6-dcp-prestep.js';
+import { runP7 } from './p7-load.js';
 import { runP8 } from './p8-decode.js';
+import { runTransport } from './transport-codec.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
+  p1pool: runP1Pool,
+  p3: runP3,
+  p5: runP5,
+  p6: runP6,
+  p7: runP7,
   p8: runP8,
+  transport: runTransport,
 };
 
 const requested = process.argv.slice(2);

@@ -27,9 +27,10 @@ function isFallbackRequestHeader(type: unknown, data: unknown): boolean {
  * failure wins) and, when it passes, applies it to `fold`. Rules 1–6 throw `SessionLogError` with the exact
  * §2.3 texts; a surface failure `<m>` (rule 7) is rethrown as `invalid seed event at index <N>: <m>` with code
  * `SESSION_LOG_INVALID_SURFACE` and the fold error as `cause`. `event` is read with plain property access, so a
- * `null`/`undefined` event throws the native `TypeError` dsh throws.
+ * `null`/`undefined` event throws the native `TypeError` dsh throws. Only `fold.apply` is used, so a resumable
+ * fold with the same rules (the title index's) can stand in for a `SurfaceFold`.
  */
-export function validateSeedEvent(event: unknown, index: number, fold: SurfaceFold): void {
+export function validateSeedEvent(event: unknown, index: number, fold: Pick<SurfaceFold, 'apply'>): void {
   const record = event as Readonly<Record<string, unknown>>;
   const type = record['type'];
   if (type === 'request/header-delta') {

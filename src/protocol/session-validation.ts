@@ -22,6 +22,19 @@ export interface StoredSessionInput {
   readonly storedEvents: readonly unknown[];
   /** The artifact path, appended to format refusals as ` (raw log: <path>)`. */
   readonly path?: string;
+  /**
+   * Called between stages and every {@link VALIDATION_POLL_EVENTS} events of the session build; a worker
+   * checks its control port here (SESSION-LOG.md §10.6). What it throws is rethrown as is, not wrapped.
+   */
+  readonly poll?: () => void;
+}
+
+/** Events validated between two polls in stage S6. */
+export const VALIDATION_POLL_EVENTS = 512;
+
+/** Marks a poll's throw so the classification below rethrows it unwrapped. */
+class PollInterruption {
+  constructor(readonly reason: unknown) {}
 }
 
 /** A validated inspection: the frozen header and the frozen balanced events (stored + closers). */
@@ -44,6 +57,7 @@ export function validateStoredSession(input: StoredSessionInput): ValidatedSessi
   try {
     return runValidationStages(input);
   } catch (error) {
+    if (error instanceof PollInterruption) throw error.reason;
     if (error instanceof SessionFormatUnsupportedError) throw error;
     throw new SessionPersistenceCorruptionError(input.requestedId, error);
   }
@@ -52,19 +66,24 @@ export function validateStoredSession(input: StoredSessionInput): ValidatedSessi
 /** Stages S1–S6 without the failure classification of `validateStoredSession`. */
 function runValidationStages(input: StoredSessionInput): ValidatedSession {
   const { requestedId, header, storedEvents, path } = input;
+  const poll = input.poll === undefined ? undefined : guardedPoll(input.poll);
   // S1: identity, then version.
   if (header['id'] !== requestedId) {
     throw new SessionLogError('SESSION_LOG_INVALID_HEADER', `stored session identity mismatch: requested "${requestedId}", header contains "${String(header['id'])}"`);
   }
   if (header['version'] !== 0) throw formatVersionRefusal(header['id'], header['version'] as number, path);
+  poll?.();
   // S2: retired vocabulary, whole log.
   const legacy = findRejectedLegacy(storedEvents, requestedId);
   if (legacy !== undefined) throw legacy;
+  poll?.();
   // S3: per-event migrations and adoption.
   const events = migrateAndAdopt(storedEvents, requestedId);
+  poll?.();
   // S4: unknown required event types.
   const unknown = findUnknownType(events, requestedId, path);
   if (unknown !== undefined) throw unknown;
+  poll?.();
   // S5: closers of an interrupted final turn.
   for (const closer of interruptedTurnClosers(events)) events.push(closer);
   // S6: session build — header, then each balanced event's envelope and surface.
@@ -74,6 +93,18 @@ function runValidationStages(input: StoredSessionInput): ValidatedSession {
     const event = events[index] as SessionEvent;
     validateSeedEvent(event, index, fold);
     deepFreeze(event);
+    if (poll !== undefined && index % VALIDATION_POLL_EVENTS === VALIDATION_POLL_EVENTS - 1) poll();
   }
   return { meta, events: Object.freeze(events) };
+}
+
+/** Wraps a poll so that what it throws passes the failure classification unchanged. */
+function guardedPoll(poll: () => void): () => void {
+  return () => {
+    try {
+      poll();
+    } catch (error) {
+      throw new PollInterruption(error);
+    }
+  };
 }

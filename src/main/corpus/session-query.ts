@@ -24,6 +24,7 @@ import { foldTitle } from '../../protocol/title-fold.js';
 import type { LiveRegistry } from './live-registry.js';
 import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';
+import { inspectionFailure, listingFailure, sessionNotFound } from './storage-error-mapping.js';
 
 /** One `listSessions` record (§10.3), keys exactly `header, live, persisted`. The header is a detached, unfrozen clone. */
 export interface SessionRecord {
@@ -241,9 +242,9 @@ export class SessionQuery {
     }
     let inspection: SessionInspection;
     try {
-      inspection = await inspectPersisted(storage, id, signal);
+      inspection = await inspectPersistedTitle(storage, id, signal);
     } catch (error: unknown) {
-      // inspectPersisted already mapped the failure, or turned it into signal.reason under abort.
+      // inspectPersistedTitle already mapped the failure, or turned it into signal.reason under abort.
       signal?.throwIfAborted();
       return rejected(id, error);
     }
@@ -265,9 +266,7 @@ async function listPersisted(storage: SessionStorage, signal: AbortSignal | unde
     return await storage.list(signal);
   } catch (error: unknown) {
     signal?.throwIfAborted();
-    throw new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `session persistence listing failed: ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw listingFailure(error);
   }
 }
 
@@ -281,14 +280,25 @@ async function inspectPersisted(
     return await storage.inspect(sessionId, signal);
   } catch (error: unknown) {
     signal?.throwIfAborted();
-    if (error instanceof Error && error.name === 'SessionPersistenceCorruptionError') {
-      throw new SessionQueryError('SESSION_QUERY_CORRUPT_SESSION', `stored session "${sessionId}" is corrupt: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
-    throw new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `failed to inspect session "${sessionId}": ${errorMessage(error)}`, {
-      cause: error,
-    });
+    throw inspectionFailure(sessionId, error);
+  }
+}
+
+/**
+ * The observation of step 5 of §10.5: the backend's title observation when it offers one (the title index,
+ * §10.7), else a full inspection; failures mapped like an inspection's (§10.1).
+ */
+async function inspectPersistedTitle(
+  storage: SessionStorage,
+  sessionId: SessionId,
+  signal: AbortSignal | undefined,
+): Promise<SessionInspection> {
+  if (storage.inspectTitle === undefined) return inspectPersisted(storage, sessionId, signal);
+  try {
+    return await storage.inspectTitle(sessionId, signal);
+  } catch (error: unknown) {
+    signal?.throwIfAborted();
+    throw inspectionFailure(sessionId, error);
   }
 }
 
@@ -386,7 +396,7 @@ function compareRecords(a: SessionRecord, b: SessionRecord): number {
 }
 
 function notFound(sessionId: SessionId): SessionQueryError {
-  return new SessionQueryError('SESSION_QUERY_SESSION_NOT_FOUND', `session "${sessionId}" not found`);
+  return sessionNotFound(sessionId);
 }
 
 function assertNever(value: never): never {

@@ -25,4 +25,12 @@ export interface SessionStorage {
   list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
   /** A full inspection of one session (§9.15); rejects with the backend's own error classes. */
   inspect(id: SessionId, signal?: AbortSignal): Promise<SessionInspection>;
+  /**
+   * Optional: a title observation of one persisted session (§10.5 step 5), for backends that can answer it
+   * more cheaply than {@link inspect} (the JSONL store's title index, §10.7). It must settle exactly as
+   * `inspect` would — same rejections (name, code, message), same `meta` — and its `events` must contain
+   * the last `session/title` event of the inspected events, if any, as their last title event (the title
+   * fold reads nothing else). When absent, the query layer calls `inspect`.
+   */
+  inspectTitle?(id: SessionId, signal?: AbortSignal): Promise<SessionInspection>;
 }

@@ -1,17 +1,22 @@
 /**
  * The JSONL directory store: dsh's on-disk layout, read and written (SESSION-LOG.md §9). It lists
- * headers only, inspects whole logs through the unindexed definition (§9.15), and appends batches.
+ * headers only, inspects whole logs through the unindexed definition (§9.15), answers title
+ * observations through the persistent title index (§10.7), and appends batches.
  */
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { artifactFileName } from '../../protocol/storage-paths.js';
+import { basename, join, resolve } from 'node:path';
+import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
 import { validateStoredSession } from '../../protocol/session-validation.js';
+import { validateSessionHeader } from '../../protocol/session-header.js';
 import { decodeArtifact } from '../../workers/decode/decode-artifact.js';
 import type { DecodedArtifact } from '../../workers/decode/decode-artifact.js';
 import { initZstd } from '../../workers/decode/zstd-codec.js';
-import type { SessionStorage } from '../corpus/session-storage.js';
+import type { SessionInspection, SessionStorage } from '../corpus/session-storage.js';
+import { TitleIndex, type TitleIndexStats } from '../corpus/title-index/title-index.js';
+import { TITLE_INDEX_FILE_NAME } from '../corpus/title-index/title-index-file.js';
+import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import { appendBatch, batchBytes, materializeArtifact, truncateDurably } from './artifact-writer.js';
 import { stableRead } from './file-revision.js';
@@ -41,23 +46,48 @@ export interface ArtifactInspection {
   readonly events: readonly SessionEvent[];
 }
 
+/** Options of {@link JsonlSessionStore.open}: the store configuration plus the title index (SESSION-LOG.md §9.1, §10.7). */
+export interface JsonlSessionStoreOptions extends JsonlStoreOptions {
+  /** Serve title observations from the persistent title index (default `true`); `false` inspects every log fully. */
+  readonly titleIndex?: boolean;
+  /** Where the index file lives (default `<root>/.sessionctx-title-index.v1`); must be a plain file's path. */
+  readonly titleIndexPath?: string;
+  /** The file-system layer of the title index (tests count and fail its operations through it). */
+  readonly titleIndexFs?: TitleIndexFs;
+}
+
+/**
+ * Where the last listing found session directories: segment → the project directories holding a session
+ * directory of that name. Title observations locate listed artifacts from it instead of re-walking the root.
+ */
+type ListedSegments = ReadonlyMap<string, readonly string[]>;
+
 /** The JSONL directory store over one root and one encoding. */
 export class JsonlSessionStore implements SessionStorage {
   /** The resolved configuration. */
   readonly config: JsonlStoreConfig;
   private encodingCheck: Promise<void> | undefined;
   private readonly writeQueues = new Map<string, Promise<void>>();
+  private readonly titleIndex: TitleIndex | undefined;
+  private listedSegments: ListedSegments | undefined;
 
-  private constructor(config: JsonlStoreConfig) {
+  private constructor(config: JsonlStoreConfig, titleIndex: TitleIndex | undefined) {
     this.config = config;
+    this.titleIndex = titleIndex;
   }
 
   /**
    * Opens a store. The root may be missing (no sessions yet); an existing root must be a
    * directory.
    */
-  static async open(options: JsonlStoreOptions): Promise<JsonlSessionStore> {
+  static async open(options: JsonlSessionStoreOptions): Promise<JsonlSessionStore> {
     const config = resolveJsonlStoreConfig(options);
+    if (options.titleIndex !== undefined && typeof options.titleIndex !== 'boolean') {
+      throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: titleIndex must be a boolean');
+    }
+    if (options.titleIndexPath !== undefined && (typeof options.titleIndexPath !== 'string' || options.titleIndexPath === '')) {
+      throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: titleIndexPath must be a non-empty path');
+    }
     const rootStats = await stat(config.root).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
       throw error;
@@ -66,7 +96,12 @@ export class JsonlSessionStore implements SessionStorage {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: root "${config.root}" is not a directory`);
     }
     if (config.compression === 'zstd') await initZstd();
-    return new JsonlSessionStore(config);
+    const titleIndex = options.titleIndex === false ? undefined : new TitleIndex({
+      indexPath: resolve(config.root, options.titleIndexPath ?? TITLE_INDEX_FILE_NAME),
+      compression: config.compression,
+      ...(options.titleIndexFs === undefined ? {} : { fs: options.titleIndexFs }),
+    });
+    return new JsonlSessionStore(config, titleIndex);
   }
 
   /**
@@ -80,7 +115,14 @@ export class JsonlSessionStore implements SessionStorage {
     signal?.throwIfAborted();
     const headers: SessionHeader[] = [];
     const ids = new DuplicateIdGuard();
-    for (const dir of await walkSessionDirectories(this.config.root, signal)) {
+    const directories = await walkSessionDirectories(this.config.root, signal);
+    const segments = new Map<string, string[]>();
+    for (const dir of directories) {
+      const projects = segments.get(basename(dir.sessionPath));
+      if (projects === undefined) segments.set(basename(dir.sessionPath), [dir.projectPath]);
+      else projects.push(dir.projectPath);
+    }
+    for (const dir of directories) {
       const artifact = join(dir.sessionPath, artifactFileName(this.config.compression));
       await this.assertNoOppositeArtifact(dir.sessionPath);
       const listed = await readListedHeader(artifact, this.config.compression, signal);
@@ -91,6 +133,7 @@ export class JsonlSessionStore implements SessionStorage {
       ids.add(id);
       headers.push({ ...listed.record, id: asSessionId(id) } as unknown as SessionHeader);
     }
+    this.listedSegments = segments;
     return headers;
   }
 
@@ -130,6 +173,65 @@ export class JsonlSessionStore implements SessionStorage {
       path,
     });
     return { path, revision, decoded, meta, events };
+  }
+
+  /**
+   * A title observation of one persisted session (SESSION-LOG.md §10.5 step 5, §10.7): what {@link inspect}
+   * gives, reduced to what the title fold reads — the validated header and the last `session/title` event (or
+   * none) — and failing exactly as {@link inspect} fails. Served by the title index when it is enabled; when
+   * the index cannot answer, or is disabled, this is a full inspection.
+   */
+  async inspectTitle(id: SessionId, signal?: AbortSignal): Promise<SessionInspection> {
+    signal?.throwIfAborted();
+    const index = this.titleIndex;
+    if (index === undefined) return this.inspect(id, signal);
+    // R1 (§9.15): the artifact the last listing found, else a lookup by id.
+    const path = this.listedArtifactPath(id) ?? await locateArtifact(this.config, id, signal);
+    if (path === undefined) throw sessionNotFoundError(id);
+    const observed = await index.observe(path, signal);
+    signal?.throwIfAborted();
+    if (observed === undefined) return this.inspect(id, signal);
+    switch (observed.kind) {
+      case 'read-failed':
+        throw observed.error;
+      case 'checked': {
+        // R4 (§9.5) depends on the requested id and the file system, so it runs here on every observation.
+        const headerId = observed.headerRecord['id'];
+        if (headerId !== id) throw requestedIdMismatchError(path, id, String(headerId));
+        await assertArtifactIdentity(this.config, path, observed.headerRecord);
+        signal?.throwIfAborted();
+        if (observed.failure !== undefined) throw observed.failure;
+        const meta = validateSessionHeader(observed.headerRecord, id);
+        return { meta, events: observed.titleEvent === undefined ? [] : [observed.titleEvent as SessionEvent] };
+      }
+      default: {
+        const unreachable: never = observed;
+        throw new TypeError(`unknown title observation ${JSON.stringify(unreachable)}`);
+      }
+    }
+  }
+
+  /** Counters of the title index (`undefined` when it is disabled). */
+  get titleIndexStats(): TitleIndexStats | undefined {
+    return this.titleIndex?.stats;
+  }
+
+  /** Writes pending title index changes to its file (they are also written on their own, shortly after). */
+  async flushTitleIndex(): Promise<void> {
+    await this.titleIndex?.flush();
+  }
+
+  /**
+   * The artifact path `locateArtifact` finds for `id` when the last listing saw exactly one session directory
+   * of its segment; `undefined` when unsure (no listing yet, no or several such directories), so the caller
+   * looks the id up itself.
+   */
+  private listedArtifactPath(id: SessionId): string | undefined {
+    if (this.listedSegments === undefined || id === '') return undefined;
+    const segment = encodeSegment(id);
+    const projects = this.listedSegments.get(segment);
+    if (projects === undefined || projects.length !== 1) return undefined;
+    return join(projects[0] as string, segment, artifactFileName(this.config.compression));
   }
 
   /**

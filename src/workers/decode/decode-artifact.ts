@@ -38,6 +38,18 @@ export interface DecodedArtifact {
   readonly tornTail?: TornTail;
 }
 
+/** Options of {@link decodeArtifact}. */
+export interface DecodeOptions {
+  /**
+   * Called between chunks of work (about every {@link DECODE_POLL_BYTES} of input, and after each zstd
+   * frame); a worker checks its control port here and throws to stop the decode (SESSION-LOG.md §10.6).
+   */
+  readonly poll?: () => void;
+}
+
+/** Input bytes scanned between two polls. */
+export const DECODE_POLL_BYTES = 256 * 1024;
+
 /** One UTF-8 decoder for header records; keeps a BOM so that it fails JSON parsing as it does for dsh. */
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
@@ -51,13 +63,21 @@ function isOneLine(plaintext: Uint8Array): boolean {
 }
 
 /** Raw framing: header record up to the first LF, then the scanner over the rest. */
-function decodeRawArtifact(bytes: Uint8Array, path: string): DecodedArtifact {
+function decodeRawArtifact(bytes: Uint8Array, path: string, poll: (() => void) | undefined): DecodedArtifact {
   const headerEnd = bytes.indexOf(LF);
   if (headerEnd === -1) throw corrupt('empty or header-less session log');
   const headerBytes = headerEnd + 1;
   const headerRecord = parseHeaderRecord(utf8.decode(bytes.subarray(0, headerBytes)), path);
   const scanner = new JsonlScanner(headerBytes);
-  scanner.write(bytes.subarray(headerBytes));
+  if (poll === undefined) {
+    scanner.write(bytes.subarray(headerBytes));
+  } else {
+    // The scanner accepts chunks of any size, so polling between slices changes nothing in the result.
+    for (let from = headerBytes; from < bytes.length; from += DECODE_POLL_BYTES) {
+      poll();
+      scanner.write(bytes.subarray(from, Math.min(bytes.length, from + DECODE_POLL_BYTES)));
+    }
+  }
   const committedBytes = scanner.committedBytes;
   return {
     headerRecord,
@@ -73,7 +93,7 @@ function decodeRawArtifact(bytes: Uint8Array, path: string): DecodedArtifact {
  * frame 0 decoded and parsed as the header, each later complete frame decoded and scanned, the torn-record
  * check, then recovery of a torn final frame.
  */
-function decodeZstdArtifact(bytes: Uint8Array, path: string): DecodedArtifact {
+function decodeZstdArtifact(bytes: Uint8Array, path: string, poll: (() => void) | undefined): DecodedArtifact {
   const scan = scanZstdFrames(bytes);
   const [headerFrame, ...batchFrames] = scan.frames;
   if (headerFrame === undefined) throw corrupt('empty or header-less Zstandard session log');
@@ -82,6 +102,7 @@ function decodeZstdArtifact(bytes: Uint8Array, path: string): DecodedArtifact {
   const headerRecord = parseHeaderRecord(utf8.decode(headerPlaintext), path);
   const scanner = new JsonlScanner(headerPlaintext.length);
   for (const frame of batchFrames) {
+    poll?.();
     scanner.write(decompressFrame(bytes.subarray(frame.start, frame.end), frame.start, frame));
   }
   if (scanner.committedBytes !== scanner.inputBytes) {
@@ -106,17 +127,18 @@ function decodeZstdArtifact(bytes: Uint8Array, path: string): DecodedArtifact {
 /**
  * Decodes a whole artifact (stage R3 of SESSION-LOG.md §9.15). `path` is the artifact path, used only in
  * the ` (raw log: <path>)` suffix of a format-version refusal. Zstd mode requires `initZstd()` to have resolved.
+ * `options.poll` runs between chunks of work and may throw to stop the decode.
  *
  * @throws SessionLogError `SESSION_LOG_CORRUPT` / `SESSION_LOG_INVALID_HEADER` with the exact texts of
  *   §9.6, §9.9 and §9.11; SessionFormatUnsupportedError for a header version ≠ 0; TypeError for a `null`
  *   event line.
  */
-export function decodeArtifact(bytes: Uint8Array, compression: Compression, path: string): DecodedArtifact {
+export function decodeArtifact(bytes: Uint8Array, compression: Compression, path: string, options: DecodeOptions = {}): DecodedArtifact {
   switch (compression) {
     case 'none':
-      return decodeRawArtifact(bytes, path);
+      return decodeRawArtifact(bytes, path, options.poll);
     case 'zstd':
-      return decodeZstdArtifact(bytes, path);
+      return decodeZstdArtifact(bytes, path, options.poll);
     default: {
       const unreachable: never = compression;
       throw new TypeError(`unknown compression ${String(unreachable)}`);

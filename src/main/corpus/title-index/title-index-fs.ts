@@ -1,0 +1,100 @@
+/**
+ * The file-system operations the title index performs (SESSION-LOG.md §10.7), behind one small interface so
+ * that tests can count and fail them: `stat` of artifacts, ranged and whole reads of artifacts, reading the
+ * index file and replacing it atomically.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { revisionOf, type FileRevision } from '../../store/file-revision.js';
+
+/** One byte range to read. */
+export interface ByteRange {
+  readonly position: number;
+  readonly length: number;
+}
+
+/** What the title index needs from the file system. */
+export interface TitleIndexFs {
+  /** `stat(path, {bigint: true})` as a revision. */
+  statRevision(path: string): Promise<FileRevision>;
+  /** Reads each range through one open handle; a range cut short by EOF comes back shorter. */
+  readRanges(path: string, ranges: readonly ByteRange[]): Promise<Uint8Array[]>;
+  /** Reads a whole file. */
+  readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Replaces `path` atomically with `bytes`: a temp file beside it, written, fsynced, then renamed over it.
+   * Refuses (rejects) when the directory is marked read-only.
+   */
+  replaceFile(path: string, bytes: Uint8Array): Promise<void>;
+}
+
+async function readFully(handle: FileHandle, range: ByteRange): Promise<Uint8Array> {
+  const buffer = Buffer.allocUnsafe(range.length);
+  let filled = 0;
+  while (filled < range.length) {
+    const { bytesRead } = await handle.read(buffer, filled, range.length - filled, range.position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** The title index's operations on the real file system (`node:fs/promises`). */
+export const nodeTitleIndexFs: TitleIndexFs = {
+  async statRevision(path) {
+    return revisionOf(await stat(path, { bigint: true }));
+  },
+
+  async readRanges(path, ranges) {
+    const handle = await open(path, 'r');
+    try {
+      const out: Uint8Array[] = [];
+      for (const range of ranges) out.push(await readFully(handle, range));
+      return out;
+    } finally {
+      await handle.close();
+    }
+  },
+
+  async readFile(path, signal) {
+    return readFile(path, signal === undefined ? {} : { signal });
+  },
+
+  async replaceFile(path, bytes) {
+    const directory = dirname(path);
+    // Mode bits, not access(): a process running as root may write anywhere, but a session root marked
+    // read-only (a shared fixture, a mounted archive) must stay untouched.
+    if (((await stat(directory)).mode & 0o222) === 0) {
+      throw Object.assign(new Error(`title index: directory "${directory}" is read-only`), { code: 'EACCES' });
+    }
+    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+    const handle = await open(temp, 'wx', 0o600);
+    try {
+      await writeFully(handle, bytes);
+      await handle.sync();
+    } catch (error) {
+      await handle.close();
+      // The write error is the one to report; a temp file that cannot be removed is only clutter.
+      await unlink(temp).catch(() => undefined);
+      throw error;
+    }
+    await handle.close();
+    try {
+      await rename(temp, path);
+    } catch (error) {
+      // The rename failed, so nobody will ever read the temp file: remove it and report the rename error.
+      await unlink(temp).catch(() => undefined);
+      throw error;
+    }
+  },
+};

@@ -1,0 +1,384 @@
+/**
+ * The persistent, incremental title index (SESSION-LOG.md §10.7, decision D6): title observations of
+ * persisted artifacts answered from a per-file checkpoint, so an unchanged log costs one `stat` and a grown
+ * one is read only from its last indexed offset, with results equal to a full inspection (§9.15) followed by
+ * the title fold (§6.2).
+ *
+ * One instance keeps the in-memory copy of one index file. Every entry is re-verified against its file before
+ * use (revision, or header and guard digests), so entries written by other processes or left stale can only
+ * cost a rescan. The index is a cache: when it cannot answer (an I/O failure, a damaged entry) `observe`
+ * returns `undefined` and the caller runs the full inspection instead; failing to persist it changes nothing
+ * but speed.
+ */
+import { parseHeaderRecord } from '../../../protocol/header-line.js';
+import type { Compression } from '../../../protocol/storage-paths.js';
+import { rebuildError } from '../../../workers/titles/serialized-error.js';
+import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type TitleScanResult } from '../../../workers/titles/title-scan.js';
+import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
+import { isMissingFile } from '../../store/header-reader.js';
+import { digestRange, guardStart, type FileSlice, type TitleIndexEntry } from './title-index-entry.js';
+import { decodeTitleIndex, encodeTitleIndex, isIndexablePath } from './title-index-file.js';
+import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
+
+/** Construction options of {@link TitleIndex}. */
+export interface TitleIndexOptions {
+  /** The index file (SESSION-LOG.md §9.1 `titleIndexPath`). */
+  readonly indexPath: string;
+  /** The encoding of the artifacts this index observes. */
+  readonly compression: Compression;
+  /** The file-system layer (default: `node:fs`). */
+  readonly fs?: TitleIndexFs;
+}
+
+/**
+ * What the index observed for one artifact, before stage R4 (requested id and identity rule), which the
+ * store applies: a read failure (stage R3, to throw as is), or the header record with either the classified
+ * S1–S6 failure or the last `session/title` event (`undefined` when the log has none).
+ */
+export type IndexedTitleObservation =
+  | { readonly kind: 'read-failed'; readonly error: Error }
+  | {
+    readonly kind: 'checked';
+    readonly headerRecord: Record<string, unknown>;
+    readonly failure: Error | undefined;
+    readonly titleEvent: unknown;
+  };
+
+/** How observations were answered, for tests and diagnostics. */
+export interface TitleIndexStats {
+  /** Answered from the entry after one `stat` (lookup rule 1). */
+  readonly statOnly: number;
+  /** Scanned from the entry's resume offset (rule 2). */
+  readonly incremental: number;
+  /** Scanned from offset 0 (rule 3). */
+  readonly full: number;
+  /** Could not answer; the caller fell back to a full inspection. */
+  readonly unavailable: number;
+}
+
+/** The file changed while it was read: take a new `stat` and try again (§9.10). */
+const CHANGED = Symbol('changed');
+/** The entry's prefix no longer matches its digests: scan from offset 0 (rule 3). */
+const RESCAN = Symbol('rescan');
+
+/** Same decoder as the storage reader: keeps a BOM, replaces invalid UTF-8. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+function yieldTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+function revisionFields(revision: FileRevision): FileRevision {
+  return { dev: revision.dev, ino: revision.ino, size: revision.size, mtimeNs: revision.mtimeNs, ctimeNs: revision.ctimeNs };
+}
+
+/** The observation a stored outcome stands for; throws on a damaged outcome. */
+function presentOutcome(outcome: TitleScanOutcome, artifactPath: string): IndexedTitleObservation {
+  switch (outcome.kind) {
+    case 'read-failed':
+      return { kind: 'read-failed', error: rebuildError(outcome.error) };
+    case 'invalid':
+      return {
+        kind: 'checked',
+        headerRecord: parseHeaderRecord(utf8.decode(outcome.headerLine), artifactPath),
+        failure: rebuildError(outcome.error),
+        titleEvent: undefined,
+      };
+    case 'valid':
+      return {
+        kind: 'checked',
+        headerRecord: parseHeaderRecord(utf8.decode(outcome.headerLine), artifactPath),
+        failure: undefined,
+        titleEvent: outcome.titleLine === null ? undefined : JSON.parse(utf8.decode(outcome.titleLine)) as unknown,
+      };
+    default: {
+      const unreachable: never = outcome;
+      throw new TypeError(`unknown title outcome ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** {@link presentOutcome}, or `undefined` for an entry too damaged to present (it is then rescanned). */
+function present(entry: TitleIndexEntry, artifactPath: string): IndexedTitleObservation | undefined {
+  try {
+    return presentOutcome(entry.outcome, artifactPath);
+  } catch {
+    // A damaged stored outcome (e.g. a corrupt index written by someone else) only costs a rescan.
+    return undefined;
+  }
+}
+
+/** An entry for `revision` from a scan result; `slices` cover the header (unless its digest is given) and the new guard window. */
+function entryOf(revision: FileRevision, result: TitleScanResult, slices: readonly FileSlice[], headerDigest: string | undefined): TitleIndexEntry {
+  const checkpoint = result.checkpoint;
+  if (checkpoint === null) {
+    return { ...revisionFields(revision), headerDigest: null, resumeOffset: 0, guard: null, state: null, outcome: result.outcome };
+  }
+  return {
+    ...revisionFields(revision),
+    headerDigest: headerDigest ?? digestRange(slices, 0, checkpoint.headerLength),
+    resumeOffset: checkpoint.resumeOffset,
+    guard: digestRange(slices, guardStart(checkpoint.resumeOffset), checkpoint.resumeOffset),
+    state: checkpoint,
+    outcome: result.outcome,
+  };
+}
+
+/** The title index over one index file; see the module comment. */
+export class TitleIndex {
+  readonly #indexPath: string;
+  readonly #compression: Compression;
+  readonly #fs: TitleIndexFs;
+  readonly #entries = new Map<string, TitleIndexEntry>();
+  /** Paths whose entry changed (or was removed) since the last write. */
+  #touched = new Set<string>();
+  #loading: Promise<void> | undefined;
+  #flushRun: Promise<void> | undefined;
+  #stats: TitleIndexStats = { statOnly: 0, incremental: 0, full: 0, unavailable: 0 };
+
+  constructor(options: TitleIndexOptions) {
+    this.#indexPath = options.indexPath;
+    this.#compression = options.compression;
+    this.#fs = options.fs ?? nodeTitleIndexFs;
+  }
+
+  /** The index file this instance reads and writes. */
+  get indexPath(): string {
+    return this.#indexPath;
+  }
+
+  /** Counters of how observations were answered since construction. */
+  get stats(): TitleIndexStats {
+    return { ...this.#stats };
+  }
+
+  /**
+   * Observes the artifact at `artifactPath` (lookup rules 1–5 of SESSION-LOG.md §10.7): its outcome as a full
+   * inspection would give it (minus stage R4), or `undefined` when the index cannot answer and the caller must
+   * inspect the file itself. The signal is checked before and after every awaited step.
+   *
+   * @throws only `signal.reason`, once the signal has aborted.
+   */
+  async observe(artifactPath: string, signal?: AbortSignal): Promise<IndexedTitleObservation | undefined> {
+    signal?.throwIfAborted();
+    if (!isIndexablePath(artifactPath)) return this.#unavailable();
+    await this.#load();
+    signal?.throwIfAborted();
+    for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
+      const before = await this.#stat(artifactPath, signal);
+      if (before === undefined) return this.#unavailable();
+      const entry = this.#entries.get(artifactPath);
+      if (entry !== undefined && sameRevision(entry, before)) {
+        const observation = present(entry, artifactPath);
+        if (observation !== undefined) {
+          this.#count('statOnly');
+          return observation;
+        }
+      }
+      const scanned = await this.#scan(artifactPath, before, entry, signal);
+      if (scanned === CHANGED) {
+        await yieldTurn();
+        continue;
+      }
+      if (scanned === undefined) return this.#unavailable();
+      this.#remember(artifactPath, scanned);
+      return present(scanned, artifactPath) ?? this.#unavailable();
+    }
+    // The file kept changing; the full inspection retries on its own and reports what it finds.
+    return this.#unavailable();
+  }
+
+  /** Writes every pending change to the index file and resolves when no write is pending. Never rejects. */
+  async flush(): Promise<void> {
+    while (this.#flushRun !== undefined || this.#touched.size > 0) {
+      if (this.#flushRun === undefined) this.#scheduleFlush();
+      await this.#flushRun;
+    }
+  }
+
+  #count(kind: keyof TitleIndexStats): void {
+    this.#stats = { ...this.#stats, [kind]: this.#stats[kind] + 1 };
+  }
+
+  #unavailable(): undefined {
+    this.#count('unavailable');
+    return undefined;
+  }
+
+  /** The artifact's revision, or `undefined` when it cannot be stat'ed (a vanished file also loses its entry). */
+  async #stat(artifactPath: string, signal: AbortSignal | undefined): Promise<FileRevision | undefined> {
+    let revision: FileRevision;
+    try {
+      revision = await this.#fs.statRevision(artifactPath);
+    } catch (error) {
+      signal?.throwIfAborted();
+      if (isMissingFile(error)) this.#forget(artifactPath);
+      return undefined;
+    }
+    signal?.throwIfAborted();
+    return revision;
+  }
+
+  /** Rules 2 and 3: continue the entry's checkpoint when its prefix is intact, else scan the whole file. */
+  async #scan(
+    artifactPath: string,
+    before: FileRevision,
+    entry: TitleIndexEntry | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<TitleIndexEntry | typeof CHANGED | undefined> {
+    const size = Number(before.size);
+    const state = entry?.state ?? null;
+    if (entry !== undefined && state !== null && state.compression === this.#compression
+      && entry.dev === before.dev && entry.ino === before.ino && size >= state.resumeOffset) {
+      const continued = await this.#continue(artifactPath, before, entry, state, signal);
+      if (continued !== RESCAN) return continued;
+    }
+    return this.#scanWhole(artifactPath, before, signal);
+  }
+
+  /** Rule 2: verify header and guard digests, then scan only `[resumeOffset, size)` from the checkpoint. */
+  async #continue(
+    artifactPath: string,
+    before: FileRevision,
+    entry: TitleIndexEntry,
+    state: TitleScanCheckpoint,
+    signal: AbortSignal | undefined,
+  ): Promise<TitleIndexEntry | typeof CHANGED | typeof RESCAN | undefined> {
+    const size = Number(before.size);
+    const resume = state.resumeOffset;
+    const windowStart = guardStart(resume);
+    const ranges = [
+      { position: 0, length: state.headerLength },
+      { position: windowStart, length: resume - windowStart },
+      { position: resume, length: size - resume },
+    ];
+    let parts: Uint8Array[];
+    try {
+      parts = await this.#fs.readRanges(artifactPath, ranges);
+    } catch (error) {
+      signal?.throwIfAborted();
+      if (isMissingFile(error)) this.#forget(artifactPath);
+      return undefined;
+    }
+    signal?.throwIfAborted();
+    const after = await this.#stat(artifactPath, signal);
+    if (after === undefined) return undefined;
+    if (!sameRevision(before, after) || parts.some((part, index) => part.length !== ranges[index]?.length)) return CHANGED;
+    const [header, guard, appended] = parts as [Uint8Array, Uint8Array, Uint8Array];
+    const slices = [{ offset: windowStart, bytes: guard }, { offset: resume, bytes: appended }];
+    if (digestRange([{ offset: 0, bytes: header }], 0, header.length) !== entry.headerDigest
+      || digestRange(slices, windowStart, resume) !== entry.guard) {
+      return RESCAN;
+    }
+    let result: TitleScanResult;
+    try {
+      result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes: appended, checkpoint: state });
+    } catch {
+      // A checkpoint that cannot be continued (damaged, or from an incompatible writer) is rebuilt from offset 0.
+      return RESCAN;
+    }
+    this.#count('incremental');
+    return entryOf(before, result, slices, entry.headerDigest ?? undefined);
+  }
+
+  /** Rule 3: a stable read of the whole file and a scan from offset 0. */
+  async #scanWhole(
+    artifactPath: string,
+    before: FileRevision,
+    signal: AbortSignal | undefined,
+  ): Promise<TitleIndexEntry | typeof CHANGED | undefined> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.#fs.readFile(artifactPath, signal);
+    } catch (error) {
+      signal?.throwIfAborted();
+      if (isMissingFile(error)) this.#forget(artifactPath);
+      return undefined;
+    }
+    signal?.throwIfAborted();
+    const after = await this.#stat(artifactPath, signal);
+    if (after === undefined) return undefined;
+    if (!sameRevision(before, after) || bytes.length !== Number(before.size)) return CHANGED;
+    let result: TitleScanResult;
+    try {
+      result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes });
+    } catch {
+      // Not a log-content failure (those are outcomes): the caller's full inspection gives the answer.
+      return undefined;
+    }
+    this.#count('full');
+    return entryOf(before, result, [{ offset: 0, bytes }], undefined);
+  }
+
+  #remember(artifactPath: string, entry: TitleIndexEntry): void {
+    this.#entries.set(artifactPath, entry);
+    this.#touched.add(artifactPath);
+    this.#scheduleFlush();
+  }
+
+  #forget(artifactPath: string): void {
+    if (!this.#entries.delete(artifactPath)) return;
+    this.#touched.add(artifactPath);
+    this.#scheduleFlush();
+  }
+
+  /** Loads the index file once; a missing, unreadable, corrupt or other-version file leaves the index empty. */
+  #load(): Promise<void> {
+    this.#loading ??= this.#readIndexFile().then((entries) => {
+      for (const [path, entry] of entries ?? []) {
+        if (!this.#entries.has(path)) this.#entries.set(path, entry);
+      }
+    });
+    return this.#loading;
+  }
+
+  /** The index file's entries, or `undefined` when it is missing, unreadable or must be discarded. */
+  async #readIndexFile(): Promise<Map<string, TitleIndexEntry> | undefined> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.#fs.readFile(this.#indexPath);
+    } catch {
+      // Missing or unreadable: start empty; the next write rebuilds the file.
+      return undefined;
+    }
+    return decodeTitleIndex(bytes);
+  }
+
+  /** Starts a deferred write unless one is running; it loops until no change is pending. */
+  #scheduleFlush(): void {
+    if (this.#flushRun !== undefined) return;
+    this.#flushRun = (async () => {
+      // Coalesce the entries a burst of observations updates into one write.
+      await yieldTurn();
+      while (this.#touched.size > 0) await this.#writeOnce();
+    })().finally(() => {
+      this.#flushRun = undefined;
+    });
+  }
+
+  /**
+   * One atomic replace of the index file: the file's current entries (another process may have written some),
+   * overlaid with the entries this process changed and completed with every other entry it holds. Entries of
+   * paths this process has not seen are adopted into memory. A failed write is dropped: the index is a cache.
+   */
+  async #writeOnce(): Promise<void> {
+    const touched = this.#touched;
+    this.#touched = new Set();
+    const merged = (await this.#readIndexFile()) ?? new Map<string, TitleIndexEntry>();
+    for (const [path, entry] of merged) {
+      if (!this.#entries.has(path) && !touched.has(path)) this.#entries.set(path, entry);
+    }
+    for (const path of touched) {
+      if (!this.#entries.has(path)) merged.delete(path);
+    }
+    for (const [path, entry] of this.#entries) {
+      // An entry another process wrote for a path this process did not change may be the newer one: keep it.
+      if (touched.has(path) || !merged.has(path)) merged.set(path, entry);
+    }
+    try {
+      await this.#fs.replaceFile(this.#indexPath, encodeTitleIndex(merged));
+    } catch {
+      // Not persisted (read-only root, missing directory, full disk): answers are unaffected, later ones may rescan.
+    }
+  }
+}

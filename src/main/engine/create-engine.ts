@@ -1,0 +1,92 @@
+/**
+ * The in-process engine (ARCHITECTURE.md §2, §5): a JSONL store, the query layer, the worker pool and
+ * the reference service wired so that every CPU stage over a log runs on the pool — `prepare` renders
+ * sources with `readSource` tasks, discovery observes titles with `observeTitles` batches, and
+ * `readSurface` inspects with `inspect` tasks — while this thread only orchestrates.
+ */
+import type { SessionId } from '../../protocol/events.js';
+import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
+import type { LiveSession } from '../corpus/live-registry.js';
+import { SessionQuery } from '../corpus/session-query.js';
+import { LiveLogTracker } from '../live/live-log-tracker.js';
+import { InThreadTaskRunner } from '../pool/in-thread-runner.js';
+import { PoolSourceRenderer } from '../pool/pool-source-renderer.js';
+import { PoolTitleSnapshots } from '../pool/pool-title-snapshots.js';
+import { PooledSessionStorage } from '../pool/pooled-storage.js';
+import type { TaskRunner } from '../pool/task-runner.js';
+import { WorkerPool } from '../pool/worker-pool.js';
+import type { ReferenceSessionQuery } from '../reference/reference-types.js';
+import { SessionReferenceService } from '../reference/session-reference-service.js';
+import { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
+
+/** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
+export interface LocalSessionEngine extends SessionEngine {
+  /** The task runner (the pool, or the in-thread fallback). */
+  readonly runner: TaskRunner;
+  /** Attaches a live session; its byte log is kept from now on, so captures stay O(1). */
+  attachLive(session: LiveSession): void;
+  /** Detaches a live session. */
+  detachLive(sessionId: SessionId): boolean;
+}
+
+/**
+ * Builds an engine in this thread. Validates every configuration first (store, pool, query and
+ * reference limits throw their typed `*_INVALID_CONFIG` errors); no worker thread starts before the
+ * first task.
+ */
+export async function createEngine(options: SessionEngineOptions = {}): Promise<LocalSessionEngine> {
+  const poolConfig = { size: options.poolSize ?? null, allowTestTasks: options.allowTestTasks ?? null };
+  const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
+  const store = options.root === undefined ? undefined : await JsonlSessionStore.open({ root: options.root, ...(options.compression === undefined ? {} : { compression: options.compression }) });
+  const registry = new InMemoryLiveRegistry();
+  const liveLogs = new LiveLogTracker();
+  const storage = store === undefined ? undefined : new PooledSessionStorage(store, runner);
+  const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...(options.query === undefined ? {} : { config: options.query }) });
+  const titles = options.titles === 'index'
+    ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...(options.query === undefined ? {} : { config: options.query }) })
+    : new PoolTitleSnapshots({ runner, registry, ...(store === undefined ? {} : { storage: store }), ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }) });
+  const sessionQuery: ReferenceSessionQuery = {
+    listSessions: (signal) => query.listSessions(signal),
+    readSurface: (id, signal) => query.readSurface(id, signal),
+    readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
+  };
+  const renderer = new PoolSourceRenderer({ runner, registry, liveLogs, ...(store === undefined ? {} : { storage: store }) });
+  const service = new SessionReferenceService({ sessionQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
+
+  async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
+    const ids = (await query.listSessions(scan.signal)).map((record) => record.header.id);
+    let titled = 0;
+    let failed = 0;
+    const step = Math.max(1, options.titleBatchSize ?? 16) * 4;
+    for (let done = 0; done < ids.length; done += step) {
+      const observations = await titles.readTitleSnapshots(ids.slice(done, done + step), scan.signal);
+      for (const observation of observations) {
+        if (observation.status === 'rejected') failed += 1;
+        else if (observation.value.title !== undefined) titled += 1;
+      }
+      scan.onProgress?.({ done: Math.min(ids.length, done + step), total: ids.length });
+    }
+    return { sessions: ids.length, titled, failed };
+  }
+
+  return {
+    runner,
+    listSessions: (signal) => query.listSessions(signal),
+    readSurface: (id, signal) => query.readSurface(id, signal),
+    listCandidates: (agent, text, limit, signal) => service.listCandidates(agent, text, limit, signal),
+    candidates: (agent, text, signal, limit) => service.candidates(agent, text, signal, limit),
+    prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
+    observeAllTitles,
+    attachLive(session) {
+      liveLogs.track(session);
+      registry.attach(session);
+    },
+    detachLive(sessionId) {
+      const session = registry.get(sessionId);
+      if (session !== undefined) liveLogs.untrack(session);
+      return registry.detach(sessionId);
+    },
+    close: () => runner.close(),
+  };
+}

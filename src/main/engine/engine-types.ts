@@ -1,0 +1,73 @@
+/**
+ * The engine facade (ARCHITECTURE.md §2 "comlink"): the async API a host or the CLI uses, the same
+ * whether the engine runs in-process (`createEngine`) or on a dedicated thread (`createEngineThread`).
+ */
+import type { ContentBlock, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import type { SessionQueryConfigInput } from '../corpus/query-config.js';
+import type { SessionRecord } from '../corpus/session-query.js';
+import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
+import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
+
+/** How an engine is built. Plain data, so the same options can be sent to an engine thread. */
+export interface SessionEngineOptions {
+  /** The JSONL session root; without it the engine serves live sessions only. */
+  readonly root?: string;
+  /** The root's encoding (default `zstd`, dsh's default). */
+  readonly compression?: Compression;
+  /** `false` runs every stage on the engine's own thread (the `--no-workers` fallback). Default true. */
+  readonly workers?: boolean;
+  /** Worker threads; default `min(3, cores)`. */
+  readonly poolSize?: number;
+  /** Reference limits (SESSION-REFERENCE.md §3). */
+  readonly reference?: SessionReferenceConfigInput;
+  /** Query layer limits (SESSION-LOG.md §10.2). */
+  readonly query?: SessionQueryConfigInput;
+  /**
+   * Where discovery's title observations come from: `'pool'` (default) batches full inspections into
+   * `observeTitles` tasks; `'index'` reads them through the query layer from the store, which answers from
+   * its persistent title index when it has one (SESSION-LOG.md §10.7).
+   */
+  readonly titles?: 'pool' | 'index';
+  /** Files per `observeTitles` task (default 16). */
+  readonly titleBatchSize?: number;
+  /** Allows the test-only worker task (fault tests). */
+  readonly allowTestTasks?: boolean;
+}
+
+/** Progress of a long job, reported through a callback (a `comlink.proxy` across threads). */
+export interface EngineProgress {
+  readonly done: number;
+  readonly total: number;
+}
+
+/** Options of {@link SessionEngine.observeAllTitles}. */
+export interface ObserveAllTitlesOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: EngineProgress) => void;
+}
+
+/** Summary of {@link SessionEngine.observeAllTitles}. */
+export interface TitleScanSummary {
+  readonly sessions: number;
+  readonly titled: number;
+  readonly failed: number;
+}
+
+/** The engine's async API. */
+export interface SessionEngine {
+  /** Every known session (SESSION-LOG.md §10.3). */
+  listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
+  /** The current surface of one session (§10.4). */
+  readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot>;
+  /** Discovery (SESSION-REFERENCE.md §7.3). */
+  listCandidates(agent: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
+  /** The host face of discovery (§7.4). */
+  candidates(agent: ReferenceTarget, query: string, signal?: AbortSignal, limit?: number): Promise<MentionCandidate[]>;
+  /** Prepares the context for one message (§8). */
+  prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences>;
+  /** Observes the title of every listed session in batches, reporting progress (the CLI's `index`). */
+  observeAllTitles(options?: ObserveAllTitlesOptions): Promise<TitleScanSummary>;
+  /** Closes the pool (and the engine thread). Idempotent. */
+  close(): Promise<void>;
+}

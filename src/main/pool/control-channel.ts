@@ -1,0 +1,46 @@
+/**
+ * Message-passing abort on the main side (SESSION-LOG.md §10.6 rule 3, ARCHITECTURE.md §3): every task
+ * gets a `MessageChannel`; the worker end travels with the task, this end stays here. When the caller's
+ * signal aborts, `{type:'abort'}` is posted and the caller's promise rejects at once with the signal's
+ * reason (abort-controller-x `execute`); the task's own settlement is absorbed whenever it comes, and only
+ * then is the channel closed.
+ */
+import { MessageChannel } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
+import { execute } from 'abort-controller-x';
+import { ABORT_MESSAGE } from '../../protocol/wire/task-shapes.js';
+
+/**
+ * Starts a task with a fresh control port and races it against `signal`. `start` receives the port to
+ * send along (and must put it in the transfer list); `finish` turns the raw reply into the result and
+ * runs only for a caller that is still waiting.
+ */
+export function runWithControlPort<T>(
+  start: (control: MessagePort) => Promise<unknown>,
+  finish: (reply: unknown) => T,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (signal?.aborted === true) return Promise.reject(signal.reason);
+  const { port1: local, port2: remote } = new MessageChannel();
+  const release = (): void => {
+    local.close();
+    // A no-op once the port was transferred; closes it when the task never left this thread.
+    remote.close();
+  };
+  let work: Promise<unknown>;
+  try {
+    work = start(remote);
+  } catch (error) {
+    release();
+    return Promise.reject(error);
+  }
+  work.then(release, release);
+  const result = work.then(finish);
+  if (signal === undefined) return result;
+  return execute<T>(signal, (resolve, reject) => {
+    result.then(resolve, reject);
+    return () => {
+      local.postMessage(ABORT_MESSAGE);
+    };
+  });
+}

@@ -1,0 +1,163 @@
+/**
+ * The pool-backed reference source renderer (SESSION-REFERENCE.md §8 "Placement", ARCHITECTURE.md §3):
+ * one `readSource` task per source reads, folds, projects, retains and serialises it in a worker, with
+ * exactly the observation semantics of `readSurface` (SESSION-LOG.md §10.4 steps 1–8), captured at call
+ * start. The main thread only lists headers, looks the artifact up and stats it (async I/O), or captures
+ * a live byte log (O(1)); none of its work grows with the size of a source.
+ */
+import { abortable } from 'abort-controller-x';
+import { stat } from 'node:fs/promises';
+import type { SessionHeader, SessionId } from '../../protocol/events.js';
+import { assertCompatibleHeaders } from '../../protocol/session-header.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import type { ArtifactRef, ReadSourceValue } from '../../protocol/wire/task-shapes.js';
+import { rebuildError } from '../../protocol/wire/wire-error.js';
+import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
+import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
+import { LiveLogTracker } from '../live/live-log-tracker.js';
+import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
+import { sessionNotFoundError } from '../store/layout-errors.js';
+import type { TaskRunner } from './task-runner.js';
+import { TickCoalescer } from './tick-coalescer.js';
+
+/** The persisted side the renderer reads: header listing, lookup by id, and where the store lives. */
+export interface PoolRendererStorage {
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+  locate(id: SessionId, signal?: AbortSignal): Promise<string | undefined>;
+  readonly config: { readonly root: string; readonly compression: Compression };
+}
+
+/** Construction options of {@link PoolSourceRenderer}. */
+export interface PoolSourceRendererOptions {
+  /** The pool (or the in-thread runner) that runs `readSource` tasks. */
+  readonly runner: TaskRunner;
+  /** The host's live sessions; a live session wins over its persisted copy. */
+  readonly registry: LiveRegistry;
+  /** The persisted sessions, if the host mounts a JSONL store. */
+  readonly storage?: PoolRendererStorage;
+  /** The byte logs of live sessions; share one tracker with whoever attaches sessions so appends are encoded as they happen. */
+  readonly liveLogs?: LiveLogTracker;
+}
+
+/** Rejects with `signal.reason` as soon as `signal` aborts, whatever `work` does. */
+function race<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return abortable(signal, work);
+}
+
+/**
+ * The persisted artifact of `id` as it is now: lookup (stage R1) and its identity and size. Shared by
+ * the renders of one job (see TickCoalescer); `signal` aborts once all of them have.
+ */
+async function captureArtifact(storage: PoolRendererStorage, id: SessionId, signal: AbortSignal): Promise<ArtifactRef> {
+  const path = await storage.locate(id, signal);
+  if (path === undefined) throw sessionNotFoundError(id);
+  signal.throwIfAborted();
+  const stats = await stat(path, { bigint: true });
+  return {
+    sessionId: id,
+    path,
+    root: storage.config.root,
+    compression: storage.config.compression,
+    capture: { dev: stats.dev.toString(), ino: stats.ino.toString(), size: stats.size.toString() },
+  };
+}
+
+/** A rendered task value as the service expects it, or the observation's fold failure thrown. */
+function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSource {
+  switch (value.status) {
+    case 'surface-failed':
+      throw rebuildError(value.error);
+    case 'rendered': {
+      const render = value.render;
+      if (!render.fits) return { fits: false };
+      return { fits: true, sessionId: render.sessionId, capturedThroughSeq: render.capturedThroughSeq, json: render.json, stats: render.stats };
+    }
+    default: {
+      const unreachable: never = value;
+      throw new TypeError(`unknown readSource value ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+/** Renders reference sources on the worker pool. */
+export class PoolSourceRenderer implements ReferenceSourceRenderer {
+  readonly #runner: TaskRunner;
+  readonly #registry: LiveRegistry;
+  readonly #storage: PoolRendererStorage | undefined;
+  readonly #liveLogs: LiveLogTracker;
+  /** One header listing per job, shared by the renders that ask for it (see TickCoalescer). */
+  readonly #listings = new TickCoalescer<readonly SessionHeader[]>();
+  /** One lookup and `stat` per id and job. */
+  readonly #captures = new TickCoalescer<ArtifactRef>();
+
+  /** Binds the runner, the live registry, the store (if any) and the live byte logs. */
+  constructor(options: PoolSourceRendererOptions) {
+    this.#runner = options.runner;
+    this.#registry = options.registry;
+    this.#storage = options.storage;
+    this.#liveLogs = options.liveLogs ?? new LiveLogTracker();
+  }
+
+  /**
+   * Reads one source with `readSurface` semantics and renders it within `maxBytes`. Rejects with the
+   * query layer's errors (not found, §10.1 storage mapping, source conflict, invalid surface), or with
+   * `signal.reason` as soon as `signal` aborts — the service turns that into `CANCELLED`.
+   */
+  async render(sessionId: SessionId, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
+    signal.throwIfAborted();
+    const live = this.#registry.get(sessionId);
+    if (live !== undefined) return this.#renderLive(live, label, maxBytes, signal);
+    const storage = this.#storage;
+    if (storage === undefined) throw sessionNotFound(sessionId);
+    // The capture starts with the listing: both are I/O, and the observation is fixed as early as possible.
+    const capture = this.#captures.run(sessionId, (shared) => captureArtifact(storage, sessionId, shared), signal);
+    const listed = (await this.#list(storage, signal)).find((header) => header.id === sessionId);
+    signal.throwIfAborted();
+    if (listed === undefined) throw sessionNotFound(sessionId);
+    const value = await this.#inspect(sessionId, capture, label, maxBytes, signal);
+    // §10.4 step 4: a session attached while storage was read is newer than what storage returned.
+    const attached = this.#registry.get(sessionId);
+    if (attached !== undefined) return this.#renderLive(attached, label, maxBytes, signal);
+    assertCompatibleHeaders(value.header, listed);
+    return renderedSource(value);
+  }
+
+  /** The live branch: capture the byte log's current length now (O(1)), render the prefix in a worker. */
+  async #renderLive(live: LiveSession, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
+    const log = this.#liveLogs.capture(live);
+    const value = await this.#runner.run('readSource', { source: 'live', header: live.header, log, label, maxBytes }, { signal });
+    return renderedSource(value);
+  }
+
+  /**
+   * The header listing with the §10.1 mapping, settling at once on abort. Renders of one job share one
+   * listing that started after all of them, aborted once all of them have aborted.
+   */
+  async #list(storage: PoolRendererStorage, signal: AbortSignal): Promise<readonly SessionHeader[]> {
+    try {
+      return await race(this.#listings.run('', (shared) => storage.list(shared), signal), signal);
+    } catch (error) {
+      signal.throwIfAborted();
+      throw listingFailure(error);
+    }
+  }
+
+  /** Lookup, capture and the whole inspection in a worker, with the §10.1 mapping of inspection failures. */
+  async #inspect(sessionId: SessionId, capture: Promise<ArtifactRef>, label: string, maxBytes: number, signal: AbortSignal): Promise<ReadSourceValue> {
+    const failed = (error: unknown): never => {
+      signal.throwIfAborted();
+      throw inspectionFailure(sessionId, error);
+    };
+    let artifact: ArtifactRef;
+    try {
+      artifact = await race(capture, signal);
+    } catch (error) {
+      return failed(error);
+    }
+    try {
+      return await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal });
+    } catch (error) {
+      return failed(error);
+    }
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The seam between the main-thread actors and the stage pool: run one task kind with a payload, get its
+ * value or its rebuilt failure. The piscina pool and the in-thread fallback both implement it.
+ */
+import type { TaskKind, TaskPayloads, TaskValues } from '../../protocol/wire/task-shapes.js';
+
+/** Per-call options of {@link TaskRunner.run}. */
+export interface TaskRunOptions {
+  /**
+   * The caller's signal. It is never handed to the pool: on abort the runner posts `{type:'abort'}` on
+   * the task's control port and rejects at once with `signal.reason`; a late result is dropped.
+   */
+  readonly signal?: AbortSignal;
+  /** Buffers of the payload to transfer instead of cloning (they become unusable on this side). */
+  readonly transferList?: readonly ArrayBuffer[];
+}
+
+/** Runs stage tasks. */
+export interface TaskRunner {
+  /**
+   * Runs a `kind` task. Resolves with its value; rejects with the task's failure rebuilt with the same
+   * name, message, code and cause (SESSION-LOG.md §10.6 rule 4), `SessionPoolError` for pipeline
+   * failures, or `signal.reason` at once when the signal aborts.
+   */
+  run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options?: TaskRunOptions): Promise<TaskValues[K]>;
+  /** Stops accepting tasks and releases threads. Idempotent. */
+  close(): Promise<void>;
+}

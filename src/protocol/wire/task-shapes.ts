@@ -1,0 +1,178 @@
+/**
+ * The messages of the worker pipeline (ARCHITECTURE.md §2–§3): one payload and one result shape per
+ * task kind, the control message of a task's `MessagePort`, and the outcome envelope every task returns
+ * (tasks never throw across the boundary; failures travel as {@link WireError} data).
+ */
+import type { SessionHeader, SessionTitleSnapshot } from '../events.js';
+import type { Compression } from '../storage-paths.js';
+import type { LiveLogCapture } from './live-log-codec.js';
+import type { WireError } from './wire-error.js';
+
+/** The task kinds, one named export of the worker entry each. */
+export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'testFault'] as const;
+
+/** A task kind. `testFault` exists only for fault tests and is refused unless the pool allows test tasks. */
+export type TaskKind = (typeof TASK_KINDS)[number];
+
+/** The `workerData` key that enables the test-only task (set by a pool created with `allowTestTasks`). */
+export const TEST_TASKS_WORKER_DATA_KEY = 'sessionctxAllowTestTasks';
+
+/** The only control message: the caller gave up; stop at the next poll and return the thread warm. */
+export interface AbortControlMessage {
+  readonly type: 'abort';
+}
+
+/** The abort control message. */
+export const ABORT_MESSAGE: AbortControlMessage = Object.freeze({ type: 'abort' });
+
+/** True for `{type:'abort'}`. */
+export function isAbortControlMessage(value: unknown): value is AbortControlMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort';
+}
+
+/** A persisted artifact's identity and size when it was captured (decimal strings, as file revisions). */
+export interface CapturedRevision {
+  readonly dev: string;
+  readonly ino: string;
+  readonly size: string;
+}
+
+/** A persisted session's artifact as a task reads it itself. */
+export interface ArtifactRef {
+  /** The id the caller asked for (inspection stages R4 and S1 compare the header with it). */
+  readonly sessionId: string;
+  /** The artifact path found by the lookup (SESSION-LOG.md §9.14). */
+  readonly path: string;
+  /** The store root, for the identity rule (§9.5). */
+  readonly root: string;
+  readonly compression: Compression;
+  /** When present, the task reads the prefix of this size if the file is still the same file (append-only logs). */
+  readonly capture?: CapturedRevision;
+}
+
+/** `readSource` of a persisted session. */
+export interface ReadPersistedSourcePayload {
+  readonly source: 'persisted';
+  readonly artifact: ArtifactRef;
+  readonly label: string;
+  readonly maxBytes: number;
+}
+
+/** `readSource` of a live session: its header and a captured prefix of its byte log. */
+export interface ReadLiveSourcePayload {
+  readonly source: 'live';
+  readonly header: SessionHeader;
+  readonly log: LiveLogCapture;
+  readonly label: string;
+  readonly maxBytes: number;
+}
+
+/** The payload of a `readSource` task. */
+export type ReadSourcePayload = ReadPersistedSourcePayload | ReadLiveSourcePayload;
+
+/** Retention statistics (SESSION-REFERENCE.md §10.5), keys in metadata order. */
+export interface SourceStats {
+  readonly compacted: boolean;
+  readonly originalMessages: number;
+  readonly retainedMessages: number;
+  readonly omittedMessages: number;
+  readonly omittedBytes: number;
+  readonly truncated: boolean;
+}
+
+/** A source rendered within its budget, or one that cannot fit. */
+export type SourceRender =
+  | { readonly fits: true; readonly sessionId: string; readonly capturedThroughSeq: number | null; readonly json: string; readonly stats: SourceStats }
+  | { readonly fits: false };
+
+/**
+ * The value of a `readSource` task. `header` is the observation's header (the validated stored header
+ * of a persisted source), which the main thread checks against the listing (SESSION-LOG.md §10.4 step
+ * 5) after deciding whether a live session won (step 4); `surface-failed` is step 6's fold failure,
+ * already mapped to `SESSION_QUERY_INVALID_SURFACE`. Inspection failures (§9.15) are the task's error.
+ */
+export type ReadSourceValue =
+  | { readonly status: 'rendered'; readonly header: SessionHeader; readonly render: SourceRender }
+  | { readonly status: 'surface-failed'; readonly header: SessionHeader; readonly error: WireError };
+
+/** The payload of an `inspect` task (the `foldLog` of ARCHITECTURE.md §2: a whole inspection for heavy reads). */
+export interface InspectPayload {
+  readonly artifact: ArtifactRef;
+}
+
+/**
+ * The value of an `inspect` task: the validated header and the balanced events. The events travel by
+ * structured clone, which bench/transport-codec.ts measured cheaper than msgpackr + transfer on both
+ * sides for this payload kind.
+ */
+export interface InspectValue {
+  readonly header: SessionHeader;
+  readonly events: readonly unknown[];
+  readonly eventCount: number;
+}
+
+/** The payload of an `observeTitles` task: many artifacts, observed one after another. */
+export interface ObserveTitlesPayload {
+  readonly files: readonly ArtifactRef[];
+}
+
+/**
+ * One artifact's title observation (SESSION-LOG.md §10.5 step 5, computed as a full inspection and the
+ * title fold). A rejection says which phase failed: `inspect` (to be mapped per §10.1, before any other
+ * check) or `fold` (thrown as is, but only after the live-wins and compatibility checks, which need `header`).
+ */
+export type TitleFileOutcome =
+  | { readonly status: 'fulfilled'; readonly header: SessionHeader; readonly title?: SessionTitleSnapshot }
+  | { readonly status: 'rejected'; readonly phase: 'inspect'; readonly error: WireError }
+  | { readonly status: 'rejected'; readonly phase: 'fold'; readonly header: SessionHeader; readonly error: WireError };
+
+/** The value of an `observeTitles` task, one outcome per file in order. */
+export interface ObserveTitlesValue {
+  readonly outcomes: readonly TitleFileOutcome[];
+}
+
+/** What the test-only `testFault` task does. */
+export type TestFaultMode =
+  /** Returns `value` after `delayMs` (polling the port meanwhile only if `pollWhileWaiting`). */
+  | 'echo'
+  /** Busy-polls its control port until aborted (proves the abort reaches a running task). */
+  | 'spin'
+  /** Calls `process.exit(7)` inside the worker. */
+  | 'exit'
+  /** Throws from a timer, an uncaught exception that kills the thread. */
+  | 'uncaught'
+  /** Never settles and ignores aborts (a worker stuck in a system call). */
+  | 'stall';
+
+/** The payload of a `testFault` task. */
+export interface TestFaultPayload {
+  readonly mode: TestFaultMode;
+  readonly delayMs?: number;
+  readonly value?: string;
+}
+
+/** The value of a `testFault` task. */
+export interface TestFaultValue {
+  readonly value: string;
+  /** The worker's thread id (0 in-thread), so tests can tell threads apart. */
+  readonly threadId: number;
+}
+
+/** Payload type per task kind. */
+export interface TaskPayloads {
+  readonly readSource: ReadSourcePayload;
+  readonly inspect: InspectPayload;
+  readonly observeTitles: ObserveTitlesPayload;
+  readonly testFault: TestFaultPayload;
+}
+
+/** Result value type per task kind. */
+export interface TaskValues {
+  readonly readSource: ReadSourceValue;
+  readonly inspect: InspectValue;
+  readonly observeTitles: ObserveTitlesValue;
+  readonly testFault: TestFaultValue;
+}
+
+/** What every task returns: its value, or its failure as data. */
+export type TaskOutcome<V> = { readonly ok: true; readonly value: V } | { readonly ok: false; readonly error: WireError };

@@ -1,0 +1,105 @@
+/**
+ * Validation of what a worker sends back (a real trust boundary: a bug or a mismatched worker build must
+ * fail one task with a typed error, never hand malformed data to the reference service). Checks are
+ * structural and O(1) per field; large payloads (JSON text, event buffers) are checked by type only.
+ */
+import type { SessionHeader } from '../events.js';
+import { SessionPoolError } from './pool-errors.js';
+import type {
+  InspectValue,
+  ObserveTitlesValue,
+  ReadSourceValue,
+  SourceRender,
+  TaskKind,
+  TaskOutcome,
+  TaskValues,
+  TestFaultValue,
+  TitleFileOutcome,
+} from './task-shapes.js';
+import { isWireError } from './wire-error.js';
+
+type Check = (value: unknown) => boolean;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A header as a worker returns it: a plain record with a string id (it was validated in the worker). */
+function isHeader(value: unknown): value is SessionHeader {
+  return isObject(value) && typeof value['id'] === 'string' && typeof value['createdAt'] === 'number';
+}
+
+const STAT_BOOLEANS = ['compacted', 'truncated'] as const;
+const STAT_COUNTS = ['originalMessages', 'retainedMessages', 'omittedMessages', 'omittedBytes'] as const;
+
+function isRender(value: unknown): value is SourceRender {
+  if (!isObject(value)) return false;
+  if (value['fits'] === false) return true;
+  if (value['fits'] !== true) return false;
+  const stats = value['stats'];
+  const seq = value['capturedThroughSeq'];
+  return typeof value['sessionId'] === 'string'
+    && typeof value['json'] === 'string'
+    && (seq === null || (typeof seq === 'number' && Number.isSafeInteger(seq)))
+    && isObject(stats)
+    && STAT_BOOLEANS.every((key) => typeof stats[key] === 'boolean')
+    && STAT_COUNTS.every((key) => typeof stats[key] === 'number' && Number.isSafeInteger(stats[key]) && (stats[key] as number) >= 0);
+}
+
+const isReadSourceValue: Check = (value): value is ReadSourceValue => {
+  if (!isObject(value) || !isHeader(value['header'])) return false;
+  switch (value['status']) {
+    case 'rendered':
+      return isRender(value['render']);
+    case 'surface-failed':
+      return isWireError(value['error']);
+    default:
+      return false;
+  }
+};
+
+const isInspectValue: Check = (value): value is InspectValue =>
+  isObject(value) && isHeader(value['header']) && Array.isArray(value['events']) && value['events'].length === value['eventCount'];
+
+function isTitleOutcome(value: unknown): value is TitleFileOutcome {
+  if (!isObject(value)) return false;
+  switch (value['status']) {
+    case 'fulfilled':
+      return isHeader(value['header']) && (value['title'] === undefined || isObject(value['title']));
+    case 'rejected':
+      return (value['phase'] === 'inspect' || (value['phase'] === 'fold' && isHeader(value['header']))) && isWireError(value['error']);
+    default:
+      return false;
+  }
+}
+
+const isObserveTitlesValue: Check = (value): value is ObserveTitlesValue =>
+  isObject(value) && Array.isArray(value['outcomes']) && value['outcomes'].every(isTitleOutcome);
+
+const isTestFaultValue: Check = (value): value is TestFaultValue =>
+  isObject(value) && typeof value['value'] === 'string' && typeof value['threadId'] === 'number';
+
+const VALUE_CHECKS: { readonly [K in TaskKind]: Check } = {
+  readSource: isReadSourceValue,
+  inspect: isInspectValue,
+  observeTitles: isObserveTitlesValue,
+  testFault: isTestFaultValue,
+};
+
+/**
+ * Checks a worker's reply to a `kind` task and returns it typed.
+ *
+ * @throws SessionPoolError `SESSION_POOL_PROTOCOL` when the reply is not a well-formed outcome of that kind.
+ */
+export function validateTaskOutcome<K extends TaskKind>(kind: K, reply: unknown, expectedItems?: number): TaskOutcome<TaskValues[K]> {
+  if (isObject(reply)) {
+    if (reply['ok'] === false && isWireError(reply['error'])) return reply as TaskOutcome<TaskValues[K]>;
+    if (reply['ok'] === true && VALUE_CHECKS[kind](reply['value'])) {
+      const outcomes = kind === 'observeTitles' ? (reply['value'] as ObserveTitlesValue).outcomes : undefined;
+      if (outcomes === undefined || expectedItems === undefined || outcomes.length === expectedItems) {
+        return reply as TaskOutcome<TaskValues[K]>;
+      }
+    }
+  }
+  throw new SessionPoolError('SESSION_POOL_PROTOCOL', `worker sent a malformed ${kind} result`);
+}

@@ -1,0 +1,52 @@
+/**
+ * The piscina worker entry (ARCHITECTURE.md §1–§2): one named export per task kind. Each takes the
+ * posted request (payload and control port) and resolves to the task's outcome envelope; buffers inside
+ * an outcome are moved to the caller with piscina's transfer protocol instead of being cloned.
+ */
+import { workerData } from 'node:worker_threads';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { TEST_TASKS_WORKER_DATA_KEY } from '../protocol/wire/task-shapes.js';
+import type {
+  InspectPayload,
+  InspectValue,
+  ObserveTitlesPayload,
+  ObserveTitlesValue,
+  ReadSourcePayload,
+  ReadSourceValue,
+  TaskOutcome,
+  TestFaultPayload,
+  TestFaultValue,
+} from '../protocol/wire/task-shapes.js';
+import { inspectTask } from './tasks/inspect-log.js';
+import { observeTitlesTask } from './tasks/observe-titles.js';
+import { readSourceTask } from './tasks/read-source.js';
+import type { TaskReply, TaskRequest } from './tasks/task-request.js';
+import { testFaultTask } from './tasks/test-fault.js';
+
+/** Hands a reply to piscina: the bare outcome, or a movable wrapper that transfers its buffers. */
+function reply<V>(answer: TaskReply<V>): TaskOutcome<V> {
+  if (answer.transfer.length === 0) return answer.outcome;
+  const movable = { [transferableSymbol]: [...answer.transfer], [valueSymbol]: answer.outcome };
+  return move(movable as never) as unknown as TaskOutcome<V>;
+}
+
+/** `readSource`: read → fold → project → retain → serialise one reference source. */
+export async function readSource(request: TaskRequest<ReadSourcePayload>): Promise<TaskOutcome<ReadSourceValue>> {
+  return reply(await readSourceTask(request));
+}
+
+/** `inspect` (foldLog): a whole persisted inspection, events returned as transferred log entries. */
+export async function inspect(request: TaskRequest<InspectPayload>): Promise<TaskOutcome<InspectValue>> {
+  return reply(await inspectTask(request));
+}
+
+/** `observeTitles`: a batch of title observations. */
+export async function observeTitles(request: TaskRequest<ObserveTitlesPayload>): Promise<TaskOutcome<ObserveTitlesValue>> {
+  return reply(await observeTitlesTask(request));
+}
+
+/** `testFault`: fault injection for tests; refused unless the pool allows test tasks. */
+export async function testFault(request: TaskRequest<TestFaultPayload>): Promise<TaskOutcome<TestFaultValue>> {
+  const allowed = typeof workerData === 'object' && workerData !== null && (workerData as Record<string, unknown>)[TEST_TASKS_WORKER_DATA_KEY] === true;
+  return reply(await testFaultTask(request, allowed));
+}
