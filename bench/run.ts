@@ -6,6 +6,7 @@ import { machineLine } from './support/measure.js';
 import { runP1 } from './p1-prepare.js';
 import { runP1Pool } from './p3-p1-through-pool.js';
 import { runP3 } from './p3-stall.js';
+import { runP4 } from './p4-discovery.js';
 import { runP5 } from './p5-cancel.js';
 import { runP6 } from './p6-dcp-prestep.js';
 import { runP7 } from './p7-load.js';
@@ -16,6 +17,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
   p1pool: runP1Pool,
   p3: runP3,
+  p4: runP4,
   p5: runP5,
   p6: runP6,
   p7: runP7,
