@@ -46,10 +46,13 @@ describe('sessionctx script run', () => {
     const { stdout } = await run(process.execPath, [BIN, 'script', 'run', join(dir, 'scenario.json'), '--root', root, '--json']);
     const result = JSON.parse(stdout) as {
       sessionId: string;
-      surface: { events: Array<{ type: string }> };
+      surface: { events: Array<{ type: string; data: { source?: { plugin?: string } } }> };
       toolResults: Array<{ name: string; isError: boolean; text: string }>;
       errors: string[];
     };
+    // DCP is mounted: every model step starts with its boundary marker.
+    const markers = result.surface.events.filter((event) => event.data.source?.plugin === 'dsh-dcp');
+    expect(markers).toHaveLength(4);
     expect(result.sessionId).toBe('script-1');
     expect(result.errors).toEqual([]);
     expect(result.toolResults.map((tool) => [tool.name, tool.isError, tool.text])).toEqual([
@@ -61,7 +64,7 @@ describe('sessionctx script run', () => {
     const store = await JsonlSessionStore.open({ root, compression: 'zstd' });
     const inspected = await store.inspect(asSessionId('script-1'));
     expect(inspected.events.filter((event) => event.type === 'turn/end')).toHaveLength(2);
-    expect(result.surface.events.map((event) => event.type)).toEqual([
+    expect(result.surface.events.filter((event) => event.data.source?.plugin !== 'dsh-dcp').map((event) => event.type)).toEqual([
       'user/message',
       'assistant/message',
       'tool/result',
@@ -101,5 +104,27 @@ describe('sessionctx script run', () => {
     expect(JSON.parse((failure as { stdout: string }).stdout).error.code).toBe('SCENARIO_INVALID');
     const usage = await run(process.execPath, [BIN, 'script', 'walk', 'x.json']).catch((error: { code: number }) => error);
     expect((usage as { code: number }).code).toBe(2);
+  });
+
+  it('mounts DCP: the example scenario compresses the first two turns into b1 and the log reloads', async () => {
+    const root = join(dir, 'root');
+    const { stdout } = await run(process.execPath, [BIN, 'script', 'run', join(REPO_ROOT, 'examples', 'compress-scenario.json'), '--root', root, '--json']);
+    const result = JSON.parse(stdout) as { surface: { events: Array<{ type: string; data: { content?: Array<{ text: string }>; source?: { plugin?: string } } }> }; toolResults: Array<{ name: string; isError: boolean; text: string }> };
+    expect(result.toolResults).toHaveLength(1);
+    expect(result.toolResults[0]?.isError).toBe(false);
+    expect(result.toolResults[0]?.text).toMatch(/^Compressed 6 message\(s\) into b1\./);
+    const first = result.surface.events[0];
+    expect(first?.data.source?.plugin).toBe('compact');
+    expect(first?.data.content?.map((block) => block.text).join('')).toContain('<dcp-message-id>b1</dcp-message-id>');
+    const texts = JSON.stringify(result.surface.events);
+    expect(texts).not.toContain('Why does the cache miss after deploys?');
+    expect(texts).toContain('[stored in b1]');
+  });
+
+  it('a bad DCP configuration fails the run with its typed error', async () => {
+    writeFileSync(join(dir, 'bad-dcp.json'), JSON.stringify({ config: { dcp: { compress: { maxRangesPerCall: 0 } } }, steps: [{ prompt: 'x' }] }));
+    const failure = await run(process.execPath, [BIN, 'script', 'run', join(dir, 'bad-dcp.json'), '--root', dir, '--json']).catch((error: { code: number; stdout: string }) => error);
+    expect((failure as { code: number }).code).toBe(1);
+    expect(JSON.parse((failure as { stdout: string }).stdout).error.code).toBe('DCP_CONFIG_INVALID');
   });
 });

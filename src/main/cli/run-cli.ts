@@ -16,6 +16,7 @@ import { runPrepareCommand } from './commands/prepare-command.js';
 import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
 import { runScriptCommand } from './commands/script-command.js';
+import { dcpPlugin } from '../dcp/dcp-plugin.js';
 import { runDemoCommand } from './commands/demo-command.js';
 
 const OPTIONS = {
@@ -179,7 +180,7 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
     case 'script': {
       const [verb, file] = expectPositionals(name, rest, 2);
       if (verb !== 'run') throw new UsageError(`unknown script verb ${JSON.stringify(verb)}; usage: ${COMMANDS.script.usage}`);
-      return runScriptCommand(io, { root: root(), json, file: file as string, plugins: [] });
+      return runScriptCommand(io, { root: root(), json, file: file as string, plugins: [dcpPlugin()] });
     }
     case 'config':
       expectPositionals(name, rest, 0);

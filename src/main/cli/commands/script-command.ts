@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { resolveDcpConfig } from '../../../protocol/dcp/config.js';
 import { parseScenario } from '../../scenario/scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import { runScenario } from '../../scenario/run-scenario.js';
@@ -41,6 +42,9 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
 /** Runs the scenario and prints the session id, the final surface and each tool result. */
 export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions): Promise<void> {
   const scenario = parseScenario(await readScenarioFile(io, options.file));
+  // A bad DCP configuration fails the run loudly instead of silently running without DCP.
+  const { warnings } = resolveDcpConfig(scenario.config.dcp ?? {});
+  for (const warning of warnings) io.stderr.write(`sessionctx: warning: ${warning}\n`);
   const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root) });
   const run = await runScenario(scenario, store, options.plugins);
   if (options.json) {
