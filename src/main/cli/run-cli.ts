@@ -16,6 +16,7 @@ import { runPrepareCommand } from './commands/prepare-command.js';
 import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
 import { runScriptCommand } from './commands/script-command.js';
+import { runIndexCommand } from './commands/index-command.js';
 import { dcpPlugin } from '../dcp/dcp-plugin.js';
 import { runDemoCommand } from './commands/demo-command.js';
 
@@ -59,6 +60,11 @@ const COMMANDS = {
     usage: 'sessionctx prepare --target <id> [--max-bytes N] [--max-references N] [--root DIR] ("<message>" | --message-file F | --message-file -) [--json]',
     summary: 'print what the model would receive for a user message citing other sessions',
     flags: ['root', 'target', 'max-bytes', 'max-references', 'message-file'],
+  },
+  index: {
+    usage: 'sessionctx index build|status|clear [--root DIR] [--json]',
+    summary: 'build, inspect or remove the persistent title index that makes discovery fast (a progress bar on a terminal)',
+    flags: ['root'],
   },
   script: {
     usage: 'sessionctx script run <scenario.json> [--root DIR] [--json]',
@@ -176,6 +182,10 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
         },
         signal,
       );
+    }
+    case 'index': {
+      const [verb] = expectPositionals(name, rest, 1);
+      return runIndexCommand(io, { root: root(), json, verb: verb as string }, signal);
     }
     case 'script': {
       const [verb, file] = expectPositionals(name, rest, 2);
