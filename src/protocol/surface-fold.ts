@@ -3,6 +3,7 @@
  * order, and which were shadowed by a replacement. One incremental class serves live logs (validate a
  * candidate, then apply it) and whole-log folds alike.
  */
+import { jsonEqual } from './json-equal.js';
 import { SessionLogError } from './errors.js';
 import type { Message, SessionEvent } from './events.js';
 import { isSurfaceType } from './events.js';
@@ -93,29 +94,6 @@ function withBlankResultContent(data: unknown): Record<string, unknown> {
   return { ...record, message: { ...message, content: [{ ...(first as object), content: null }] } };
 }
 
-/** Structural equality over JSON values; object key order is irrelevant, array order is not. */
-function jsonEqual(left: unknown, right: unknown): boolean {
-  const pending: Array<readonly [unknown, unknown]> = [[left, right]];
-  for (let pair = pending.pop(); pair !== undefined; pair = pending.pop()) {
-    const [a, b] = pair;
-    if (a === b) continue;
-    if (Array.isArray(a) || Array.isArray(b)) {
-      if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-      for (let index = 0; index < a.length; index++) pending.push([a[index], b[index]]);
-      continue;
-    }
-    if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-    const aRecord = a as Readonly<Record<string, unknown>>;
-    const bRecord = b as Readonly<Record<string, unknown>>;
-    const aKeys = Object.keys(aRecord);
-    if (aKeys.length !== Object.keys(bRecord).length) return false;
-    for (const key of aKeys) {
-      if (!Object.hasOwn(bRecord, key)) return false;
-      pending.push([aRecord[key], bRecord[key]]);
-    }
-  }
-  return true;
-}
 
 /**
  * The validating surface fold (SESSION-LOG.md §5.2) over one log, fed event by event in seq order.

@@ -13,7 +13,7 @@ import { CommandRuntime } from './command-runtime.js';
 import { isDeepFrozen } from './frozen-data.js';
 import type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
 import { HookRegistry } from './hook-registry.js';
-import { jsonEqual } from './json-equal.js';
+import { jsonEqual } from '../../protocol/json-equal.js';
 import type { ModelChunk, ModelClient, ModelFailure, ModelRequest } from './model-client.js';
 import type { PreStepDecision, PreStepPayload, RuntimeContextProvider } from './pre-step-waterfall.js';
 import { runPreStepWaterfall } from './pre-step-waterfall.js';

@@ -6,7 +6,7 @@
 import type { Message, SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import { deriveModelMessages, foldSurface } from '../../protocol/surface-fold.js';
-import { jsonEqual } from './json-equal.js';
+import { jsonEqual } from '../../protocol/json-equal.js';
 import type { ModelRequest } from './model-client.js';
 
 /** A violated request invariant; the turn fails with it. */

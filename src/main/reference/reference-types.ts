@@ -4,6 +4,7 @@
 import type { ContentBlock, Message, SessionHeader, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import type { RetentionStats } from '../../protocol/retention-stats.js';
 
 /** The target agent: the session the referencing message belongs to. */
 export interface ReferenceTarget {
@@ -24,15 +25,7 @@ export interface MentionCandidate extends Candidate {
   readonly mention: string;
 }
 
-/** Per-source statistics of retention (SESSION-REFERENCE.md §10.5), keys in dsh's order. */
-export interface RetentionStats {
-  readonly compacted: boolean;
-  readonly originalMessages: number;
-  readonly retainedMessages: number;
-  readonly omittedMessages: number;
-  readonly omittedBytes: number;
-  readonly truncated: boolean;
-}
+export type { RetentionStats };
 
 /** One entry of the context message's `source.references` (§12), keys in dsh's order. */
 export interface ReferenceMetadata extends RetentionStats {

@@ -3,6 +3,7 @@
  * task kind, the control message of a task's `MessagePort`, and the outcome envelope every task returns
  * (tasks never throw across the boundary; failures travel as {@link WireError} data).
  */
+import type { RetentionStats } from '../retention-stats.js';
 import type { SessionHeader, SessionTitleSnapshot } from '../events.js';
 import type { Compression } from '../storage-paths.js';
 import type { LiveLogCapture } from './live-log-codec.js';
@@ -71,14 +72,7 @@ export interface ReadLiveSourcePayload {
 export type ReadSourcePayload = ReadPersistedSourcePayload | ReadLiveSourcePayload;
 
 /** Retention statistics (SESSION-REFERENCE.md §10.5), keys in metadata order. */
-export interface SourceStats {
-  readonly compacted: boolean;
-  readonly originalMessages: number;
-  readonly retainedMessages: number;
-  readonly omittedMessages: number;
-  readonly omittedBytes: number;
-  readonly truncated: boolean;
-}
+export type SourceStats = RetentionStats;
 
 /** A source rendered within its budget, or one that cannot fit. */
 export type SourceRender =

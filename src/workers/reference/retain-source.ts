@@ -9,6 +9,7 @@ import { stringifyTagSafeJson, tagSafeJsonStringBytes, utf8ByteLength } from '..
 import type { ProjectedItem } from './project-surface.js';
 import type { Utf8Cut } from './utf8-cut.js';
 import { createUtf8Cut, decimalDigits } from './utf8-cut.js';
+import type { RetentionStats } from '../../protocol/retention-stats.js';
 
 /** The source fields of the data object and its projected items (§10.1). */
 export interface RetentionInput {
@@ -20,15 +21,7 @@ export interface RetentionInput {
   readonly items: readonly ProjectedItem[];
 }
 
-/** Per-source retention statistics (§10.5), key order as in the reference metadata (§12). */
-export interface RetentionStats {
-  readonly compacted: boolean;
-  readonly originalMessages: number;
-  readonly retainedMessages: number;
-  readonly omittedMessages: number;
-  readonly omittedBytes: number;
-  readonly truncated: boolean;
-}
+export type { RetentionStats };
 
 /** A source that fits its budget. */
 export interface RetainedSource {
