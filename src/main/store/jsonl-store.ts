@@ -22,6 +22,8 @@ import { appendBatch, batchBytes, materializeArtifact, truncateDurably } from '.
 import { stableRead } from './file-revision.js';
 import type { FileRevision } from './file-revision.js';
 import { readListedHeader } from './header-reader.js';
+import { ListedHeaderCache } from './listed-header-cache.js';
+import { settleInOrder } from './ordered-settle.js';
 import { encodingMismatchError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
@@ -62,6 +64,9 @@ export interface JsonlSessionStoreOptions extends JsonlStoreOptions {
  */
 type ListedSegments = ReadonlyMap<string, readonly string[]>;
 
+/** How many session directories a listing checks at once (header reads of new or changed artifacts overlap). */
+const LISTING_CONCURRENCY = 64;
+
 /** The JSONL directory store over one root and one encoding. */
 export class JsonlSessionStore implements SessionStorage {
   /** The resolved configuration. */
@@ -70,10 +75,13 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly writeQueues = new Map<string, Promise<void>>();
   private readonly titleIndex: TitleIndex | undefined;
   private listedSegments: ListedSegments | undefined;
+  /** Listed headers by revision; kept with the title index (with it disabled every listing reads every header, as dsh). */
+  private readonly headerCache: ListedHeaderCache | undefined;
 
   private constructor(config: JsonlStoreConfig, titleIndex: TitleIndex | undefined) {
     this.config = config;
     this.titleIndex = titleIndex;
+    this.headerCache = titleIndex === undefined ? undefined : new ListedHeaderCache();
   }
 
   /**
@@ -122,16 +130,30 @@ export class JsonlSessionStore implements SessionStorage {
       if (projects === undefined) segments.set(basename(dir.sessionPath), [dir.projectPath]);
       else projects.push(dir.projectPath);
     }
-    for (const dir of directories) {
+    const header = this.headerCache;
+    // The per-directory checks run concurrently; their outcomes are then taken in walk order, so the listing
+    // fails with the error (and the duplicate) a one-by-one walk would meet first.
+    const outcomes = await settleInOrder(directories, LISTING_CONCURRENCY, async (dir) => {
       const artifact = join(dir.sessionPath, artifactFileName(this.config.compression));
       await this.assertNoOppositeArtifact(dir.sessionPath);
-      const listed = await readListedHeader(artifact, this.config.compression, signal);
+      const listed = header === undefined
+        ? await readListedHeader(artifact, this.config.compression, signal)
+        : await header.read(artifact, this.config.compression, signal);
       signal?.throwIfAborted();
-      if (listed === undefined) continue;
+      if (listed === undefined) return undefined;
       await assertArtifactIdentity(this.config, artifact, listed.record);
-      const id = listed.record.id as string;
+      return listed.record;
+    });
+    signal?.throwIfAborted();
+    for (const outcome of outcomes) {
+      // Unreachable: settleInOrder leaves gaps only after the first failure, which is thrown before them.
+      if (outcome === undefined) throw new Error('listing outcome missing before the first failure');
+      if (outcome.status === 'rejected') throw outcome.reason;
+      const record = outcome.value;
+      if (record === undefined) continue;
+      const id = record['id'] as string;
       ids.add(id);
-      headers.push({ ...listed.record, id: asSessionId(id) } as unknown as SessionHeader);
+      headers.push({ ...record, id: asSessionId(id) } as unknown as SessionHeader);
     }
     this.listedSegments = segments;
     return headers;
@@ -140,7 +162,9 @@ export class JsonlSessionStore implements SessionStorage {
   /** An opposite-encoding artifact in a session directory fails the listing (§9.13 step 4). */
   private async assertNoOppositeArtifact(sessionPath: string): Promise<void> {
     const opposite = join(sessionPath, oppositeArtifactName(this.config.compression));
-    if (await pathExists(opposite)) throw encodingMismatchError(opposite, this.config.compression);
+    // With the header cache on, the check is a synchronous `stat` (no thread-pool round trip, no thrown ENOENT).
+    const exists = await pathExists(opposite);
+    if (exists) throw encodingMismatchError(opposite, this.config.compression);
   }
 
   /** The artifact path of an id, or `undefined` when none exists (§9.14). */
@@ -209,6 +233,11 @@ export class JsonlSessionStore implements SessionStorage {
         throw new TypeError(`unknown title observation ${JSON.stringify(unreachable)}`);
       }
     }
+  }
+
+  /** How many listed headers were answered from the header cache (`undefined` when the title index is disabled). */
+  get listedHeaderCacheHits(): number | undefined {
+    return this.headerCache?.hits;
   }
 
   /** Counters of the title index (`undefined` when it is disabled). */

@@ -52,6 +52,7 @@ async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> 
 /** The title index's operations on the real file system (`node:fs/promises`). */
 export const nodeTitleIndexFs: TitleIndexFs = {
   async statRevision(path) {
+    // Asynchronous on purpose: the main thread of a host must never block on the file system.
     return revisionOf(await stat(path, { bigint: true }));
   },
 

@@ -64,6 +64,15 @@ const RESCAN = Symbol('rescan');
 /** Same decoder as the storage reader: keeps a BOM, replaces invalid UTF-8. */
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
+/**
+ * How long the entries must stay unchanged before a pending write starts: a burst of observations (one
+ * `readTitleSnapshots` over thousands of sessions) then costs one read-merge-encode of the index file, not one
+ * per event-loop turn.
+ */
+export const TITLE_INDEX_FLUSH_QUIET_MS = 50;
+/** The longest a change waits for a quiet moment, so a never-ending stream of observations still persists. */
+export const TITLE_INDEX_FLUSH_MAX_DELAY_MS = 2_000;
+
 function yieldTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
@@ -134,6 +143,12 @@ export class TitleIndex {
   #touched = new Set<string>();
   #loading: Promise<void> | undefined;
   #flushRun: Promise<void> | undefined;
+  /** Counts entry changes, so the flush can tell whether the burst is still going on. */
+  #changes = 0;
+  /** `flush()` calls waiting: the pending write starts at once instead of waiting for a quiet moment. */
+  #urgent = 0;
+  /** Ends the current quiet-period wait early (set while one is running). */
+  #wake: (() => void) | undefined;
   #stats: TitleIndexStats = { statOnly: 0, incremental: 0, full: 0, unavailable: 0 };
 
   constructor(options: TitleIndexOptions) {
@@ -188,11 +203,20 @@ export class TitleIndex {
     return this.#unavailable();
   }
 
-  /** Writes every pending change to the index file and resolves when no write is pending. Never rejects. */
+  /**
+   * Writes every pending change to the index file now (without waiting for the quiet period) and resolves
+   * when no write is pending. Never rejects.
+   */
   async flush(): Promise<void> {
-    while (this.#flushRun !== undefined || this.#touched.size > 0) {
-      if (this.#flushRun === undefined) this.#scheduleFlush();
-      await this.#flushRun;
+    this.#urgent += 1;
+    try {
+      while (this.#flushRun !== undefined || this.#touched.size > 0) {
+        if (this.#flushRun === undefined) this.#scheduleFlush();
+        this.#wake?.();
+        await this.#flushRun;
+      }
+    } finally {
+      this.#urgent -= 1;
     }
   }
 
@@ -344,16 +368,44 @@ export class TitleIndex {
     return decodeTitleIndex(bytes);
   }
 
-  /** Starts a deferred write unless one is running; it loops until no change is pending. */
+  /**
+   * Notes a change and starts a deferred write unless one is pending. The write waits until no entry changed
+   * for {@link TITLE_INDEX_FLUSH_QUIET_MS} (at most {@link TITLE_INDEX_FLUSH_MAX_DELAY_MS}), then loops until
+   * nothing is pending. Its timer keeps the process alive, so a command that ends without `flush()` still
+   * persists what it observed.
+   */
   #scheduleFlush(): void {
+    this.#changes += 1;
     if (this.#flushRun !== undefined) return;
     this.#flushRun = (async () => {
-      // Coalesce the entries a burst of observations updates into one write.
-      await yieldTurn();
-      while (this.#touched.size > 0) await this.#writeOnce();
+      while (this.#touched.size > 0) {
+        await this.#quietPeriod();
+        await this.#writeOnce();
+      }
     })().finally(() => {
       this.#flushRun = undefined;
     });
+  }
+
+  /** Resolves once the entries stopped changing for a quiet period, the maximum delay passed, or `flush()` asks. */
+  async #quietPeriod(): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      if (this.#urgent > 0) return;
+      const seen = this.#changes;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.#wake = undefined;
+          resolve();
+        }, TITLE_INDEX_FLUSH_QUIET_MS);
+        this.#wake = () => {
+          clearTimeout(timer);
+          this.#wake = undefined;
+          resolve();
+        };
+      });
+      if (this.#urgent > 0 || this.#changes === seen || Date.now() - started >= TITLE_INDEX_FLUSH_MAX_DELAY_MS) return;
+    }
   }
 
   /**

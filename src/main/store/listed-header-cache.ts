@@ -1,0 +1,69 @@
+/**
+ * The listing's header cache (SESSION-LOG.md §9.13 step 4–5 at the cost of SESSION-REFERENCE.md §7.5): the
+ * result of {@link readListedHeader} per artifact path, kept with the file revision it was read at, so a
+ * listing of an unchanged artifact costs one `stat` instead of an open, a read and a close.
+ *
+ * Equivalence: the listed header is a function of the artifact's bytes. A result is stored only when the
+ * `stat`s taken just before and just after the read agree (no write landed during it), and it is reused only
+ * while a fresh `stat` shows that same revision — device, inode, size, mtime and ctime, all in nanoseconds.
+ * Every append, truncation, in-place rewrite, replacement by rename, or permission change moves at least one
+ * of them, so the artifact is read again exactly when re-reading could give a different answer. The residual
+ * risk (a same-size in-place rewrite within one timestamp tick) is the one the title index's revision check
+ * already accepts (§10.7 lookup rule 1). Failures are never cached: they are read (and thrown) again.
+ */
+import { stat } from 'node:fs/promises';
+import type { Compression } from '../../protocol/storage-paths.js';
+import { revisionOf, sameRevision, type FileRevision } from './file-revision.js';
+import { readListedHeader, type ListedHeader } from './header-reader.js';
+
+interface CachedHeader {
+  readonly revision: FileRevision;
+  /** `undefined` when the listing skips the artifact (EOF before a complete header, not a header line). */
+  readonly listed: ListedHeader | undefined;
+}
+
+/** The artifact's revision, or `undefined` when it cannot be stat'ed. */
+async function revisionOrUndefined(path: string): Promise<FileRevision | undefined> {
+  try {
+    // Asynchronous on purpose: a host's main thread must never block on the file system (a synchronous stat
+    // per session would stall the event loop for the whole listing of a large root).
+    return revisionOf(await stat(path, { bigint: true }));
+  } catch {
+    // Missing or unreachable: the caller reads the header itself, which skips or fails exactly as uncached.
+    return undefined;
+  }
+}
+
+/** Listed headers by artifact path, each valid for one file revision; see the module comment. */
+export class ListedHeaderCache {
+  readonly #entries = new Map<string, CachedHeader>();
+  #hits = 0;
+
+  /** How many reads were answered from the cache since construction (for tests). */
+  get hits(): number {
+    return this.#hits;
+  }
+
+  /** What {@link readListedHeader} returns for `path` now, read again only when the file's revision changed. */
+  async read(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeader | undefined> {
+    signal?.throwIfAborted();
+    const before = await revisionOrUndefined(path);
+    signal?.throwIfAborted();
+    if (before === undefined) {
+      this.#entries.delete(path);
+      return readListedHeader(path, compression, signal);
+    }
+    const cached = this.#entries.get(path);
+    if (cached !== undefined && sameRevision(cached.revision, before)) {
+      this.#hits += 1;
+      return cached.listed;
+    }
+    this.#entries.delete(path);
+    const listed = await readListedHeader(path, compression, signal);
+    const after = await revisionOrUndefined(path);
+    signal?.throwIfAborted();
+    // A read that overlapped a write still answers this listing (as an uncached read would) but is not kept.
+    if (after !== undefined && sameRevision(before, after)) this.#entries.set(path, { revision: after, listed });
+    return listed;
+  }
+}
