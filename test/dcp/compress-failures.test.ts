@@ -3,8 +3,6 @@
 // and the manual gate.
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { triggerMessageInput } from '../../src/protocol/dcp/trigger-message.js';
-import { createUserMessage } from '../../src/protocol/user-message.js';
 import { Agent } from '../../src/main/host/agent.js';
 import type { Plugin } from '../../src/main/host/plugin-context.js';
 import { createPluginContext } from '../../src/main/host/plugin-context.js';
@@ -371,23 +369,9 @@ describe('§18 item 25: host failures during a commit', () => {
 
 describe('§18 item 27: the manual gate', () => {
   /** A stand-in for the `/dcp` command of the next issue: `manual on` succeeds; `compress` queues the trigger. */
-  const commands: Plugin = {
-    name: 'dcp-commands-stub',
-    apply: (context) => context.registerCommand({
-      name: 'dcp',
-      handler: (command, args) => {
-        if (args?.trim() === 'compress') {
-          command.followup(createUserMessage(triggerMessageInput()));
-          return { kind: 'success', text: 'Compression triggered; the model will select closed ranges in the next turn.' };
-        }
-        return { kind: 'success', text: 'Manual mode is now ON.' };
-      },
-    }),
-  };
-
   it('blocks compress in manual mode, opens it in the triggered turn only, and shows the manual line on step-0 markers', async () => {
+    // The real `/dcp` command (DCP.md §11.2): `manual on` is replayed from its success pair, `compress` queues the trigger.
     const harness = createDcpHarness({
-      plugins: [commands],
       script: [...texts(3), compressReply([range('m0001', 'm0002', 'One.')]), { text: 'ok' }, compressReply([range('m0001', 'm0003', 'Two.')]), { text: 'ok' }, compressReply([range('m0003', 'm0004', 'Three.')]), { text: 'ok' }],
     });
     for (let index = 1; index <= 3; index++) await turn(harness, PLAIN(index));

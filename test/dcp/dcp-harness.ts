@@ -243,3 +243,28 @@ export function expectSessionReloads(session: Session): void {
   expect(JSON.stringify(reloaded.deriveMessages())).toBe(JSON.stringify(session.deriveMessages()));
   expectEveryReplacePriced(session.events);
 }
+
+/**
+ * Two plugins that hold the compaction lock across DCP's pre-step in turn `turnNumber`: `inner` (apply after DCP,
+ * so it runs downstream) opens a bracket of that turn, and `outer` (apply before DCP) closes it once DCP returned.
+ */
+export function busyDuringPreStep(turnNumber: number): { readonly outer: Plugin; readonly inner: Plugin } {
+  const compactionId = `native-busy-${turnNumber}`;
+  return {
+    outer: {
+      name: 'busy-outer',
+      apply: (context) => context.on('agent/pre-step', async (payload, next) => {
+        const decision = await next();
+        if (payload.turn === turnNumber && payload.step === 0) payload.session.append('compaction/end', { compactionId, turn: turnNumber, error: { message: 'gave up' } });
+        return decision;
+      }),
+    },
+    inner: {
+      name: 'busy-inner',
+      apply: (context) => context.on('agent/pre-step', async (payload, next) => {
+        if (payload.turn === turnNumber && payload.step === 0) payload.session.append('compaction/start', { compactionId, turn: turnNumber });
+        return next();
+      }),
+    },
+  };
+}

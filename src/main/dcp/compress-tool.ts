@@ -26,6 +26,7 @@ import { commitRangeBracket, compactionIdFor } from './range-commit.js';
 import type { RangeEntry, RangePlanContext } from './range-plan.js';
 import { planRange } from './range-plan.js';
 import { resolveRange } from './ref-resolver.js';
+import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
 
 /** A whole-call failure: the host logs its message as an error tool result. */
 function callError(message: string): Error {
@@ -153,6 +154,9 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
     }
   });
   const cleanup: CleanupOutcome = committed.size > 0 ? runInlineCleanup(index, session, exec.callId, committed) : { ok: true };
+  // §7.3 step 9: with `runAt: 'with-compress'` the strategies run right after a commit, in the same call stack.
+  const selection = committed.size > 0 ? strategiesFor(runtime, index.manualOn, { kind: 'after-compress' }) : undefined;
+  if (selection !== undefined) runStrategyBatch(runtime, index, session, exec.turn, selection);
   const result = buildCompressResultText(statuses, cleanup);
   if (result.isError) throw callError(result.text);
   return result.text;

@@ -28,6 +28,7 @@ import type { PrefixInvalidation } from './prefix-invalidations.js';
 import { PrefixInvalidations } from './prefix-invalidations.js';
 import type { DcpDiagnostic, ReplaceClass } from './replace-class.js';
 import { classifyReplace, isCheckpointClass, isDcpClass, isNativeLike } from './replace-class.js';
+import { DedupGroups, ErrorUnits } from './strategy-candidates.js';
 import { DcpWorkCounters } from './work-counters.js';
 
 /** A DCP boundary marker (§3.1 "markers"). It is active iff its node is on the surface. */
@@ -131,6 +132,8 @@ export class DcpIndex {
   readonly #calls = new Map<string, CallEntry>();
   readonly #results = new Map<number, ResultRecord>();
   readonly #replaceClasses = new Map<number, ReplaceClass>();
+  readonly #dedupGroups = new DedupGroups();
+  readonly #errorUnits = new ErrorUnits();
   /** Snapshot seqs in seq order; the last one is always on the surface (popped eagerly after replaces). */
   readonly #snapshots: number[] = [];
 
@@ -172,6 +175,11 @@ export class DcpIndex {
   /** The marker with this ref (the first one written), or `undefined`. */
   marker(ref: string): MarkerRecord | undefined {
     return this.#markers.get(ref);
+  }
+
+  /** Every marker record (the first one written per ref), in write order. O(markers). */
+  markerRecords(): MarkerRecord[] {
+    return [...this.#markers.values()];
   }
 
   /** The ref of the marker message at `seq`, or `undefined`. */
@@ -241,6 +249,16 @@ export class DcpIndex {
   /** The original tool result appended at `seq`, or `undefined`. */
   result(seq: number): ResultRecord | undefined {
     return this.#results.get(seq);
+  }
+
+  /** The dedup groups and their dirty set (§8.3). */
+  get dedupGroups(): DedupGroups {
+    return this.#dedupGroups;
+  }
+
+  /** The errored originals waiting for the purge age (§8.4). */
+  get errorUnits(): ErrorUnits {
+    return this.#errorUnits;
   }
 
   /** The class of the replacing event `seq`, or `undefined` for any other seq. */
@@ -378,7 +396,11 @@ export class DcpIndex {
         const content = field(message, 'content');
         const first: unknown = Array.isArray(content) ? content[0] : undefined;
         const callId = field(first, 'toolCallId') ?? field(field(message, 'source'), 'callId');
-        this.#results.set(event.seq, { callId: String(callId), isError: field(first, 'isError') === true, turn });
+        const isError = field(first, 'isError') === true;
+        this.#results.set(event.seq, { callId: String(callId), isError, turn });
+        const call = this.#calls.get(String(callId));
+        if (call !== undefined) this.#dedupGroups.add(event.seq, call.key);
+        if (isError) this.#errorUnits.add(event.seq);
         break;
       }
       default:
@@ -450,6 +472,7 @@ export class DcpIndex {
         if (newBlockRef !== undefined) block.successor = newBlockRef;
       }
       this.counters.nodesVisited += this.#pending.shadowTarget(seq, nativeLike ? event.seq : undefined);
+      this.#dedupGroups.remove(seq);
       const markerRef = this.#markerRefBySeq.get(seq);
       if (markerRef !== undefined && nativeLike && !this.#aliases.has(markerRef)) {
         const number = this.#markers.get(markerRef)?.number ?? 0;
@@ -497,6 +520,8 @@ export class DcpIndex {
       calls: sortedEntries(this.#calls).map(([, call]) => call.toJSON()),
       results: sortedEntries(this.#results),
       replaceClasses: sortedEntries(this.#replaceClasses),
+      dedupGroups: this.#dedupGroups.toJSON(),
+      errorUnits: this.#errorUnits.toJSON(),
       snapshots: [...this.#snapshots],
       brackets: this.#brackets.list(),
       openBracket: this.#brackets.open?.startSeq ?? null,

@@ -9,6 +9,7 @@ import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { guidanceSection } from '../../protocol/dcp/guidance.js';
 import type { Plugin, PluginContext } from '../host/plugin-context.js';
 import { createCompressTool } from './compress-tool.js';
+import { createDcpCommands } from './dcp-commands.js';
 import { createDcpPreStepListener } from './dcp-pre-step.js';
 import { DcpRuntime } from './dcp-runtime.js';
 import { DcpWorkCounters } from './work-counters.js';
@@ -60,6 +61,7 @@ export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
         manualDefault: config.manualMode.default,
       }));
       context.on('agent/pre-step', createDcpPreStepListener(mounted, toolRegistered));
+      for (const command of createDcpCommands(mounted)) context.registerCommand(command);
     },
   };
 }

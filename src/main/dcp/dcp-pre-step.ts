@@ -1,22 +1,110 @@
 /**
- * The DCP `agent/pre-step` listener (DCP.md §11.6, the marker part; §4.1). Registered without `prepend`, so the
- * session-reference listener stays outermost. It takes the downstream decision and, when the step will call the
- * model and the `compress` tool is registered, puts the boundary marker first.
+ * The DCP `agent/pre-step` listener (DCP.md §11.6; §4.1, §8.1). Registered without `prepend`, so the
+ * session-reference listener stays outermost. It takes the downstream decision, runs this step's valid controls,
+ * runs the automatic strategies when §8.1 allows, and, when the step will call the model and the `compress` tool
+ * is registered, puts the boundary marker first (measured after the prunes).
  */
-import type { PreStepDecision, PreStepListener } from '../host/pre-step-waterfall.js';
+import type { ControlBody, RecognizedControl } from '../../protocol/dcp/control-message.js';
+import { formatControlBody, recognizeControl } from '../../protocol/dcp/control-message.js';
+import { controlRejectedNotice, expansionNotice, recompressionNotice, sweepNotice } from '../../protocol/dcp/command-texts.js';
+import type { UserMessage } from '../../protocol/user-message.js';
+import type { PreStepDecision, PreStepListener, PreStepPayload } from '../host/pre-step-waterfall.js';
+import { expandBlock, recompressBlock } from './block-expansion.js';
 import { buildBoundaryMarker } from './boundary-marker.js';
-import type { DcpRuntime } from './dcp-runtime.js';
+import type { DcpIndex } from './dcp-index.js';
+import type { DcpRuntime, PendingControl } from './dcp-runtime.js';
+import type { StrategyBatchResult } from './strategy-batch.js';
+import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
+
+/** A valid control of this step with the message that carried it. */
+interface ClaimedControl {
+  readonly message: UserMessage;
+  readonly control: RecognizedControl;
+  readonly pending: PendingControl;
+}
+
+/** §11.6 rule 3: the valid controls among the step's claimed messages, in claim order. */
+function claimedControls(runtime: DcpRuntime, messages: readonly UserMessage[]): ClaimedControl[] {
+  const out: ClaimedControl[] = [];
+  for (const message of messages) {
+    const control = recognizeControl(message, (commandId) => runtime.pendingControls.has(commandId));
+    const pending = control === undefined ? undefined : runtime.pendingControls.get(control.commandId);
+    if (control !== undefined && pending !== undefined) out.push({ message, control, pending });
+  }
+  return out;
+}
+
+/** The notice of a sweep batch (§11.6 rule 6). */
+function sweepOutcomeNotice(result: StrategyBatchResult | undefined): string {
+  if (result === undefined) return sweepNotice({ kind: 'nothing' });
+  if (result.kind === 'busy') return sweepNotice({ kind: 'busy' });
+  return sweepNotice({ kind: 'pruned', deduplicated: result.deduplicated, purged: result.purged, tokensSaved: result.tokensSaved });
+}
+
+/** Logs a batch at debug level (§8.2), and a host refusal as a warning. */
+function logBatch(runtime: DcpRuntime, result: StrategyBatchResult): void {
+  if (result.kind === 'busy') {
+    runtime.logger.debug('DCP strategies skipped: compaction is busy');
+    return;
+  }
+  runtime.logger.debug(`DCP strategies: ${result.deduplicated} deduplicated, ${result.purged} purged, ~${result.tokensSaved} tokens, first position ${result.firstPosition ?? 'none'}`);
+  if (result.hostError !== undefined) runtime.logger.warn(`DCP strategy batch stopped: ${result.hostError}`);
+}
+
+/** Runs one control body synchronously and returns its notice (§11.6 rule 6). */
+function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayload, body: ControlBody): string {
+  switch (body.kind) {
+    case 'sweep': {
+      const selection = strategiesFor(runtime, index.manualOn, { kind: 'sweep' });
+      const result = selection === undefined ? undefined : runStrategyBatch(runtime, index, payload.session, payload.turn, selection);
+      if (result !== undefined) logBatch(runtime, result);
+      return sweepOutcomeNotice(result);
+    }
+    case 'expand':
+      return expansionNotice(body.blockRef, expandBlock(runtime, index, payload.session, body.blockRef, payload.turn));
+    case 'recompress':
+      return recompressionNotice(body.blockRef, recompressBlock(index, payload.session, body.blockRef, payload.turn));
+    default:
+      return assertNever(body);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new TypeError(`unexpected control ${JSON.stringify(value)}`);
+}
 
 /** The listener for `runtime`; `toolRegistered` is `dcp.enabled && compress.enabled` (§4.1 rule 1). */
 export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: boolean): PreStepListener {
   return async (payload, next): Promise<PreStepDecision> => {
     const decision = await next();
-    if (payload.signal.aborted || decision.kind === 'reject') return decision;
-    const messages = decision.messages;
+    if (payload.signal.aborted) return decision;
+    const controls = claimedControls(runtime, payload.messages);
+    if (decision.kind === 'reject') {
+      for (const { control, pending } of controls) {
+        runtime.pendingControls.delete(control.commandId);
+        pending.notify(controlRejectedNotice(formatControlBody(control.body)));
+      }
+      return decision;
+    }
+    const controlIds = new Set(controls.map(({ message }) => message.id));
+    const messages = decision.messages.filter((message) => !controlIds.has(message.id));
+    const index = runtime.indexFor(payload.session);
+    let swept = false;
+    for (const { control, pending } of controls) {
+      runtime.pendingControls.delete(control.commandId);
+      if (control.body.kind === 'sweep') swept = true;
+      pending.notify(runControl(runtime, index, payload, control.body));
+    }
+    // §11.6 rule 7: a control turn ends with no model request; derived extras (a runtime snapshot) are dropped.
+    if (controls.length > 0 && controls.length === payload.messages.length) return { kind: 'enter', messages: [] };
     // §4.1 rule 3: a step-0 `enter([])` is a no-model-call turn and stays one.
     const willCall = payload.step > 0 || messages.length > 0;
-    if (!willCall || !toolRegistered) return decision;
-    const index = runtime.indexFor(payload.session);
+    if (!willCall) return { kind: 'enter', messages };
+    if (!swept) {
+      const selection = strategiesFor(runtime, index.manualOn, { kind: 'pre-step', step: payload.step });
+      if (selection !== undefined) logBatch(runtime, runStrategyBatch(runtime, index, payload.session, payload.turn, selection));
+    }
+    if (!toolRegistered) return { kind: 'enter', messages };
     const marker = buildBoundaryMarker(index, payload.session, runtime.config, payload.turn, payload.step);
     return { kind: 'enter', messages: [marker, ...messages] };
   };

@@ -4,6 +4,7 @@
  * view) and is then kept current by the session's append notifications (DCP.md §3).
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
+import type { ControlBody } from '../../protocol/dcp/control-message.js';
 import { globMatcher } from '../../protocol/dcp/glob.js';
 import type { PluginLogger } from '../host/plugin-context.js';
 import type { ContextWindowLookup, Session } from '../host/session.js';
@@ -23,12 +24,23 @@ export function currentWindowLookup(session: Session): ContextWindowLookup {
   };
 }
 
+/** A queued control (§11.5): its body and the notifier of the command that queued it. */
+export interface PendingControl {
+  readonly body: ControlBody;
+  notify(text: string, level?: 'info' | 'warn' | 'error'): void;
+}
+
 /** Per-plugin DCP state. */
 export class DcpRuntime {
   readonly config: DcpConfig;
   readonly counters: DcpWorkCounters;
   /** The compiled `protectedFilePatterns`. */
   readonly matchesProtectedFile: (path: string) => boolean;
+  /**
+   * Pending controls (§11.5): commandId → body, in memory only. Command ids are unique across sessions, so one
+   * table serves every session of the plugin.
+   */
+  readonly pendingControls = new Map<string, PendingControl>();
   readonly #logger: PluginLogger;
   readonly #indexes = new WeakMap<Session, DcpIndex>();
   readonly #unsubscribers: Array<() => void> = [];
@@ -62,6 +74,11 @@ export class DcpRuntime {
     this.#indexes.set(session, index);
     this.#unsubscribers.push(session.on('event', (event, delta) => index.apply(event, delta, session)));
     return index;
+  }
+
+  /** The plugin logger. */
+  get logger(): PluginLogger {
+    return this.#logger;
   }
 
   /** Stops following every session. */

@@ -1,0 +1,163 @@
+/**
+ * The `/dcp` and `/dcp-compress` commands (DCP.md §11.1–§11.3). Results are shown to the human only; the host
+ * logs `command/run`/`command/done`, and the manual state is replayed from those records (§11.4), so the handler
+ * itself writes nothing. `compress` queues the trigger message and `sweep` a control through the runtime's
+ * `followup`, which stamps the `commandId`.
+ */
+import type { Message } from '../../protocol/events.js';
+import { DCP_COMMAND_HINT } from '../../protocol/dcp/constants.js';
+import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
+import { parseDcpCommand, parseDcpCompressCommand } from '../../protocol/dcp/command-parser.js';
+import {
+  blockDoesNotExistText, COMPRESS_TRIGGERED_TEXT, COMPRESSION_DISABLED_TEXT, expansionScheduledText, HELP_TEXT, manualStatusText, manualSwitchedText,
+  manualUsageText, recompressionScheduledText, SWEEP_SCHEDULED_TEXT,
+} from '../../protocol/dcp/command-texts.js';
+import { formatContextBlock } from '../../protocol/dcp/context-block.js';
+import type { ControlBody } from '../../protocol/dcp/control-message.js';
+import { controlMessageInput } from '../../protocol/dcp/control-message.js';
+import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
+import { formatDecompressShow, formatShowBlock } from '../../protocol/dcp/show-block.js';
+import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
+import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
+import { createUserMessage } from '../../protocol/user-message.js';
+import type { CommandContext, CommandDefinition, CommandResult } from '../host/command-runtime.js';
+import type { Session } from '../host/session.js';
+import { checkExpansion, checkRecompression } from './block-expansion.js';
+import type { DcpIndex } from './dcp-index.js';
+import type { DcpRuntime } from './dcp-runtime.js';
+import { collectLeaves } from './leaf-collector.js';
+import { computeLedger, invalidationLines } from './session-ledger.js';
+
+/** The domain reason shown while the cross-session store (§15.3) is not built. */
+export const DOMAIN_NOT_BUILT_REASON = 'domain store not built';
+
+function success(text: string): CommandResult {
+  return { kind: 'success', text };
+}
+
+function failure(text: string): CommandResult {
+  return { kind: 'error', text };
+}
+
+/** The context block (§11.3) from the meter and the index. O(markers + blocks) for the boundary list. */
+function contextText(index: DcpIndex, session: Session): string {
+  const measure = session.meter.measure();
+  const { surface } = session;
+  const activeBlocks = index.blocks().filter((block) => block.membership === 'active' && surface.has(block.seq));
+  const activeMarkers = index.markerRecords().filter((marker) => surface.has(marker.seq));
+  const boundaries = [...activeMarkers.map((marker) => ({ ref: marker.ref, seq: marker.seq })), ...activeBlocks.map((block) => ({ ref: block.ref, seq: block.seq }))]
+    .sort((a, b) => surface.positionOf(a.seq) - surface.positionOf(b.seq))
+    .map((entry) => entry.ref);
+  const open = session.openBrackets()[0];
+  return formatContextBlock({
+    surfaceTokens: measure.surfaceTokens,
+    messageTokens: measure.messageTokens,
+    systemTokens: measure.systemTokens,
+    toolsTokens: measure.toolsTokens,
+    ratio: measure.ratio,
+    contextWindow: measure.contextWindow,
+    projectedTokens: measure.projectedTokens,
+    activeBlocks: activeBlocks.sort((a, b) => surface.positionOf(a.seq) - surface.positionOf(b.seq)).map((block) => block.ref),
+    boundaries,
+    manualOn: index.manualOn,
+    ...(open === undefined ? {} : { busyCompactionId: open.compactionId }),
+    unreadable: index.diagnostics().map((diagnostic) => ({ seq: diagnostic.seq, code: diagnostic.code })),
+  });
+}
+
+/** The stats output (§11.2): the session block, then the domain block (the store of §15.3 is not built). */
+function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session): string {
+  const all = index.invalidations.list();
+  const counts = { dcp: 0, native: 0, mixed: 0 };
+  for (const record of all) counts[record.cause] += 1;
+  const recent = index.invalidations.recent(runtime.config.stats.invalidationHistory);
+  return formatStatsOutput(
+    {
+      ledger: computeLedger(index, session),
+      activeBlockCount: index.blocks().filter((block) => block.membership === 'active').length,
+      invalidationCounts: counts,
+      recentInvalidations: invalidationLines(recent, session),
+      surfaceTokens: session.meter.measure().surfaceTokens,
+    },
+    { status: 'unavailable', reason: DOMAIN_NOT_BUILT_REASON, invalidRecordsSkipped: 0 },
+  );
+}
+
+/** The show block of `blockRef`, raw when asked; the unknown-block text when there is none. */
+function showText(index: DcpIndex, session: Session, blockRef: string, raw: boolean, note: boolean): string {
+  const block = index.block(blockRef);
+  if (block === undefined) return blockDoesNotExistText(blockRef);
+  const message = session.events[block.seq]?.data as Message;
+  const text = message.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('\n');
+  const input = { meta: block.meta, membership: block.membership, text };
+  if (!raw) return formatShowBlock(input);
+  const leaves = collectLeaves(index, session, block.seq);
+  const withRaw = { ...input, raw: { leafCount: leaves.length, transcript: renderLeafTranscript(leaves) } };
+  return note ? formatDecompressShow(withRaw) : formatShowBlock(withRaw);
+}
+
+/** Queues a control (§11.5): remembered as pending first, so the pre-step can recognise it. */
+function queueControl(runtime: DcpRuntime, context: CommandContext, body: ControlBody): void {
+  runtime.pendingControls.set(context.commandId, { body, notify: (text, level) => context.notify(text, level) });
+  context.followup(createUserMessage(controlMessageInput(body)));
+}
+
+/** Runs one parsed command. */
+function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult {
+  const session = context.session;
+  const index = runtime.indexFor(session);
+  switch (command.kind) {
+    case 'help':
+      return success(HELP_TEXT);
+    case 'context':
+      return success(contextText(index, session));
+    case 'stats':
+      return success(statsText(runtime, index, session));
+    case 'manual-set':
+      // The success pair in the log is the state (§11.4); the index folds it when `command/done` lands.
+      return success(manualSwitchedText(command.on));
+    case 'manual-status':
+      return success(manualStatusText(index.manualOn));
+    case 'manual-usage':
+      return success(manualUsageText(index.manualOn));
+    case 'compress':
+      if (!runtime.config.compress.enabled) return failure(COMPRESSION_DISABLED_TEXT);
+      context.followup(createUserMessage(triggerMessageInput(command.focus)));
+      return success(COMPRESS_TRIGGERED_TEXT);
+    case 'sweep':
+      queueControl(runtime, context, { kind: 'sweep' });
+      return success(SWEEP_SCHEDULED_TEXT);
+    case 'show':
+      return success(showText(index, session, command.blockRef, command.raw, false));
+    case 'decompress': {
+      if (!command.intoContext) return success(showText(index, session, command.blockRef, true, index.block(command.blockRef) !== undefined));
+      const checked = checkExpansion(runtime, index, session, command.blockRef, 'command');
+      if (!checked.ok) return failure(checked.reason);
+      queueControl(runtime, context, { kind: 'expand', blockRef: command.blockRef });
+      return success(expansionScheduledText(command.blockRef));
+    }
+    case 'recompress': {
+      const checked = checkRecompression(index, session, command.blockRef, 'command');
+      if (!checked.ok) return failure(checked.reason);
+      queueControl(runtime, context, { kind: 'recompress', blockRef: command.blockRef });
+      return success(recompressionScheduledText(command.blockRef));
+    }
+    case 'usage-error':
+    case 'unknown-subcommand':
+      return failure(command.text);
+    default:
+      return assertNever(command);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new TypeError(`unexpected /dcp command ${JSON.stringify(value)}`);
+}
+
+/** The two command definitions (§11.1): `dcp` and `dcp-compress`. */
+export function createDcpCommands(runtime: DcpRuntime): CommandDefinition[] {
+  return [
+    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
+    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
+  ];
+}

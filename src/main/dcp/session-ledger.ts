@@ -1,0 +1,71 @@
+/**
+ * The session ledger (DCP.md §15.1), recomputed from the log in one pass, and the token figures of the prefix
+ * invalidations (§14 rule 1). Both are O(log) and run on the main thread when `/dcp stats` is asked; §19 D6 wants
+ * them on the worker pool, which is not wired here.
+ */
+import type { SessionEvent } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/events.js';
+import type { DcpLedger } from '../../protocol/dcp/ledger.js';
+import type { InvalidationLine } from '../../protocol/dcp/stats-block.js';
+import { foldSurface } from '../../protocol/surface-fold.js';
+import type { DcpIndex } from './dcp-index.js';
+import type { PrefixInvalidation } from './prefix-invalidations.js';
+
+/** What the ledger reads; a `Session` satisfies it. */
+export interface LedgerSource {
+  readonly events: readonly SessionEvent[];
+  readonly meter: { estimateOf(seq: number): number | undefined };
+}
+
+function claimOf(event: SessionEvent | undefined): number {
+  const count = isRecord(event?.data) ? event.data['shadowedTokenCount'] : undefined;
+  return typeof count === 'number' ? count : 0;
+}
+
+/** The §15.1 ledger of the whole log, by structure (replace classes from the index). O(log). */
+export function computeLedger(index: DcpIndex, source: LedgerSource): DcpLedger {
+  const ledger = { shadowedTokens: 0, checkpointTokens: 0, blockCount: 0, expansionTokens: 0, pruneTokens: 0, pruneReplacements: 0, cleanupTokens: 0, inlineCleanups: 0, markerTokens: 0 };
+  const { events, meter } = source;
+  for (const event of events) {
+    const estimate = meter.estimateOf(event.seq) ?? 0;
+    if (event.surfaceOp === 'append') {
+      if (event.type === 'user/message' && index.markerRefAt(event.seq) !== undefined) ledger.markerTokens += estimate;
+      continue;
+    }
+    if (typeof event.surfaceOp !== 'object') continue;
+    const previous = events[event.seq - 1];
+    const claim = claimOf(previous);
+    const kind = index.replaceClass(event.seq);
+    if (previous?.type === 'compaction/summary' && kind === 'dcp-summary') {
+      ledger.shadowedTokens += claim;
+      ledger.checkpointTokens += estimate;
+      ledger.blockCount += 1;
+    } else if (previous?.type === 'compaction/summary' && kind === 'dcp-expansion') {
+      ledger.blockCount += 1;
+      ledger.expansionTokens += claim - estimate;
+    } else if (previous?.type === 'compaction/prune' && (kind === 'dcp-dedup' || kind === 'dcp-purge')) {
+      ledger.pruneTokens += claim;
+      ledger.checkpointTokens += estimate;
+      ledger.pruneReplacements += 1;
+    } else if (previous?.type === 'compaction/prune' && kind === 'dcp-cleanup') {
+      ledger.cleanupTokens += claim - estimate;
+      ledger.inlineCleanups += 1;
+    }
+  }
+  return ledger;
+}
+
+/**
+ * The rendered lines of `records` (§14 rule 1): the surface as it stood just before each window is refolded from
+ * the log prefix; `reReadTokens` is its total minus the tokens before `position`. O(log) per record.
+ */
+export function invalidationLines(records: readonly PrefixInvalidation[], source: LedgerSource): InvalidationLine[] {
+  return records.map((record) => {
+    const surface = foldSurface(source.events.slice(0, record.firstSeq)).surfaceSeqs();
+    let reReadTokens = 0;
+    surface.forEach((seq, position) => {
+      if (position >= record.position) reReadTokens += source.meter.estimateOf(seq) ?? 0;
+    });
+    return { firstSeq: record.firstSeq, position: record.position, reReadTokens, cause: record.cause };
+  });
+}
