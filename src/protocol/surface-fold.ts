@@ -4,9 +4,9 @@
  * candidate, then apply it) and whole-log folds alike.
  */
 import { jsonEqual } from './json-equal.js';
-import { SessionLogError } from './errors.js';
 import type { Message, SessionEvent } from './events.js';
 import { isSurfaceType } from './events.js';
+import { checkProvenance, isReplaceOp, surfaceError } from './surface-rules.js';
 
 /** How an event relates to the final surface (SESSION-LOG.md §5.3). */
 export type EventClassification = 'current' | 'shadowed' | 'log-only';
@@ -25,62 +25,6 @@ type SurfacePlan =
 const LOG_ONLY_PLAN: SurfacePlan = { kind: 'log-only' };
 const APPEND_PLAN: SurfacePlan = { kind: 'append' };
 
-/** A record-shaped `surfaceOp` that passed rule 2.6. */
-interface CheckedReplaceOp {
-  readonly start: number;
-  readonly end: number;
-}
-
-function surfaceError(message: string): SessionLogError {
-  return new SessionLogError('SESSION_LOG_INVALID_SURFACE', message);
-}
-
-/** A non-negative safe integer, the only valid event seq. */
-function isEventSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
-
-/** Rule 2.6: exactly the own keys `op`, `start`, `end`, with `op: 'replace'` and seq-valued bounds. */
-function isReplaceOp(value: object): value is CheckedReplaceOp {
-  const op = value as Readonly<Record<string, unknown>>;
-  return Object.keys(op).length === 3
-    && Object.hasOwn(op, 'op') && Object.hasOwn(op, 'start') && Object.hasOwn(op, 'end')
-    && op['op'] === 'replace' && isEventSeq(op['start']) && isEventSeq(op['end']);
-}
-
-/** Rule 5: provenance checks against the shadow set (empty for an append). */
-function checkProvenance(event: SessionEvent, shadowed: readonly number[]): void {
-  const raw: unknown = event.sourceEventSeqs;
-  const cited = new Set<number>();
-  if (raw !== undefined) {
-    if (!Array.isArray(raw)) {
-      throw surfaceError(`sourceEventSeqs on event at seq ${event.seq} must be an array when present`);
-    }
-    if (raw.length === 0 && event.type !== 'assistant/message') {
-      throw surfaceError('sourceEventSeqs must not be empty except on assistant/message');
-    }
-    let firstNotEarlier: number | undefined;
-    // A plain index loop visits holes of a sparse array as `undefined`, which rule 5.3 rejects.
-    for (let index = 0; index < raw.length; index++) {
-      const source: unknown = raw[index];
-      if (!isEventSeq(source)) {
-        throw surfaceError(`session event "${event.type}" sourceEventSeqs must densely contain non-negative safe integers`);
-      }
-      cited.add(source);
-      if (firstNotEarlier === undefined && source >= event.seq) firstNotEarlier = source;
-    }
-    if (cited.size !== raw.length) {
-      throw surfaceError('sourceEventSeqs must not contain duplicates');
-    }
-    if (firstNotEarlier !== undefined) {
-      throw surfaceError(`sourceEventSeqs must reference earlier events: ${firstNotEarlier} >= current seq ${event.seq}`);
-    }
-  }
-  const missing = shadowed.filter((seq) => !cited.has(seq));
-  if (missing.length > 0) {
-    throw surfaceError(`surface replace: sourceEventSeqs must include every shadowed surface node; missing ${missing.join(', ')}`);
-  }
-}
 
 /**
  * A `tool/result` payload with `message.content[0].content` set to `null` (rule 6.3). The reads are plain

@@ -5,9 +5,9 @@
  * over appended events. Rules, their order and their texts are those of `SurfaceFold`; only the state it
  * keeps differs (no reference to applied events).
  */
-import { SessionLogError } from '../../protocol/errors.js';
 import type { SessionEvent } from '../../protocol/events.js';
 import { isSurfaceType } from '../../protocol/events.js';
+import { checkProvenance, isReplaceOp, surfaceError } from '../../protocol/surface-rules.js';
 import { quoteText, unquoteText, type QuotedText } from './json-text.js';
 
 /** What the fold remembers of a current `tool/result` node. */
@@ -33,56 +33,9 @@ export interface SurfaceFoldCheckpoint {
   readonly nodes: readonly SurfaceNodeCheckpoint[];
 }
 
-function surfaceError(message: string): SessionLogError {
-  return new SessionLogError('SESSION_LOG_INVALID_SURFACE', message);
-}
 
-/** A non-negative safe integer, the only valid event seq. */
-function isEventSeq(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-}
 
-/** Rule 2.6: exactly the own keys `op`, `start`, `end`, with `op: 'replace'` and seq-valued bounds. */
-function isReplaceOp(value: object): value is { readonly start: number; readonly end: number } {
-  const op = value as Readonly<Record<string, unknown>>;
-  return Object.keys(op).length === 3
-    && Object.hasOwn(op, 'op') && Object.hasOwn(op, 'start') && Object.hasOwn(op, 'end')
-    && op['op'] === 'replace' && isEventSeq(op['start']) && isEventSeq(op['end']);
-}
 
-/** Rule 5: provenance checks against the shadow set (empty for an append), in the fold's order. */
-function checkProvenance(event: SessionEvent, shadowed: readonly number[]): void {
-  const raw: unknown = event.sourceEventSeqs;
-  const cited = new Set<number>();
-  if (raw !== undefined) {
-    if (!Array.isArray(raw)) {
-      throw surfaceError(`sourceEventSeqs on event at seq ${event.seq} must be an array when present`);
-    }
-    if (raw.length === 0 && event.type !== 'assistant/message') {
-      throw surfaceError('sourceEventSeqs must not be empty except on assistant/message');
-    }
-    let firstNotEarlier: number | undefined;
-    // An index loop visits holes of a sparse array as `undefined`, which rule 5.3 rejects.
-    for (let index = 0; index < raw.length; index++) {
-      const source: unknown = raw[index];
-      if (!isEventSeq(source)) {
-        throw surfaceError(`session event "${event.type}" sourceEventSeqs must densely contain non-negative safe integers`);
-      }
-      cited.add(source);
-      if (firstNotEarlier === undefined && source >= event.seq) firstNotEarlier = source;
-    }
-    if (cited.size !== raw.length) {
-      throw surfaceError('sourceEventSeqs must not contain duplicates');
-    }
-    if (firstNotEarlier !== undefined) {
-      throw surfaceError(`sourceEventSeqs must reference earlier events: ${firstNotEarlier} >= current seq ${event.seq}`);
-    }
-  }
-  const missing = shadowed.filter((seq) => !cited.has(seq));
-  if (missing.length > 0) {
-    throw surfaceError(`surface replace: sourceEventSeqs must include every shadowed surface node; missing ${missing.join(', ')}`);
-  }
-}
 
 /** The message id a current `tool/result` node records: `data.message.id` of an adopted event. */
 function toolResultMessageId(event: SessionEvent): QuotedText {
