@@ -7,6 +7,7 @@ import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery, type SessionRecord } from '../../src/main/corpus/session-query.js';
 import type { SessionInspection, SessionStorage } from '../../src/main/corpus/session-storage.js';
 import { readExpected } from '../support/fixtures.js';
+import { deferred, flush, track } from '../support/async-probes.js';
 
 function header(id: string, createdAt: number, extra: Partial<SessionHeader> = {}): SessionHeader {
   return { version: 0, id: asSessionId(id), createdAt, ...extra };
@@ -34,29 +35,8 @@ function listing(headers: readonly SessionHeader[]): StubStorage {
   return new StubStorage(() => Promise.resolve(headers));
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
-function track(promise: Promise<unknown>): { settled: boolean } {
-  const state = { settled: false };
-  promise.then(
-    () => (state.settled = true),
-    () => (state.settled = true),
-  );
-  return state;
-}
 
-/** Lets every pending microtask and I/O callback run. */
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function summary(records: readonly SessionRecord[]): [string, boolean, boolean][] {
   return records.map((record) => [record.header.id, record.live, record.persisted]);

@@ -11,6 +11,7 @@ import { classifyEvents } from '../../src/protocol/surface-fold.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery, isSessionQueryError } from '../../src/main/corpus/session-query.js';
 import type { SessionInspection, SessionStorage } from '../../src/main/corpus/session-storage.js';
+import { deferred, flush, track } from '../support/async-probes.js';
 
 const id = asSessionId;
 
@@ -126,28 +127,8 @@ function failingStorage(): StubStorage {
   );
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
-function track(promise: Promise<unknown>): { settled: boolean } {
-  const state = { settled: false };
-  promise.then(
-    () => (state.settled = true),
-    () => (state.settled = true),
-  );
-  return state;
-}
 
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 async function failure(promise: Promise<unknown>): Promise<SessionQueryError> {
   const reason = await promise.then(

@@ -6,6 +6,7 @@ import { asSessionId, type SessionEvent, type SessionHeader, type SessionId } fr
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery, type SessionTitleObservation } from '../../src/main/corpus/session-query.js';
 import type { SessionInspection, SessionStorage } from '../../src/main/corpus/session-storage.js';
+import { deferred, flush, track } from '../support/async-probes.js';
 
 const id = asSessionId;
 
@@ -69,28 +70,8 @@ function storageOf(sessions: readonly SessionInspection[]): StubStorage {
   );
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
-function track(promise: Promise<unknown>): { settled: boolean } {
-  const state = { settled: false };
-  promise.then(
-    () => (state.settled = true),
-    () => (state.settled = true),
-  );
-  return state;
-}
 
-function flush(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
