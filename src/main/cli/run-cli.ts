@@ -19,6 +19,7 @@ import { runScriptCommand } from './commands/script-command.js';
 import { runIndexCommand } from './commands/index-command.js';
 import { dcpPlugin } from '../dcp/dcp-plugin.js';
 import { runDemoCommand } from './commands/demo-command.js';
+import { runDcpCommand } from './commands/dcp-command.js';
 
 const OPTIONS = {
   root: { type: 'string' },
@@ -34,6 +35,9 @@ const OPTIONS = {
   'max-bytes': { type: 'string' },
   'max-references': { type: 'string' },
   'message-file': { type: 'string' },
+  session: { type: 'string' },
+  raw: { type: 'boolean' },
+  'into-context': { type: 'boolean' },
 } as const;
 
 type OptionName = keyof typeof OPTIONS;
@@ -70,6 +74,11 @@ const COMMANDS = {
     usage: 'sessionctx script run <scenario.json> [--root DIR] [--json]',
     summary: 'run a scripted scenario (prompts, scripted model replies, tool results, commands) on the real host and write the session into the store',
     flags: ['root'],
+  },
+  dcp: {
+    usage: 'sessionctx dcp <stats|context|show|manual|sweep|compress|decompress|recompress> [args…] [--raw|--into-context] --session <id> [--root DIR] [--json]',
+    summary: 'run one /dcp command on a stored session; commands that change it (manual on|off, sweep, decompress --into-context, recompress, compress) append their events',
+    flags: ['root', 'session', 'raw', 'into-context'],
   },
   config: {
     usage: 'sessionctx config [--config F] [--root DIR] [--json]',
@@ -192,6 +201,15 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
       if (verb !== 'run') throw new UsageError(`unknown script verb ${JSON.stringify(verb)}; usage: ${COMMANDS.script.usage}`);
       return runScriptCommand(io, { root: root(), json, file: file as string, plugins: [dcpPlugin()] });
     }
+    case 'dcp':
+      if (values.session === undefined || rest.length === 0) throw new UsageError(`usage: ${COMMANDS.dcp.usage}`);
+      return runDcpCommand(io, {
+        root: root(),
+        json,
+        sessionId: values.session,
+        args: [...rest, ...(values.raw === true ? ['--raw'] : []), ...(values['into-context'] === true ? ['--into-context'] : [])],
+        dcpConfig: config.dcp,
+      });
     case 'config':
       expectPositionals(name, rest, 0);
       if (json) writeJson(io, { config: resolved.config, sources: resolved.sources, file: resolved.file ?? null });

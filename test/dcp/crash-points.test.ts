@@ -1,0 +1,130 @@
+/**
+ * Crash points (DCP.md §13.3, SESSION-LOG.md §9.12, HOST.md §2.1): a DCP-active log — committed DCP brackets
+ * (compress, expansion, recompression), a committed native bracket and a failed native attempt — is cut at every
+ * event boundary. Each prefix, closed the way inspection closes a crashed log, loads as a seed; its last bracket
+ * classifies as §13.3's table says for the bracket events the prefix holds; and the cold DCP index of the loaded
+ * session holds exactly the blocks whose checkpoints the prefix holds, each once.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { SessionEvent } from '../../src/protocol/events.js';
+import { isRecord } from '../../src/protocol/events.js';
+import { interruptedTurnClosers } from '../../src/protocol/closers.js';
+import type { CompactionClass } from '../../src/protocol/dcp/crash-classification.js';
+import { classifyCompaction } from '../../src/protocol/dcp/crash-classification.js';
+import { isCheckpointSource } from '../../src/protocol/dcp/checkpoint-source.js';
+import { Session } from '../../src/main/host/session.js';
+import type { DcpHarness } from './dcp-harness.js';
+import { coldIndex } from './dcp-harness.js';
+import { dcpActiveSession } from './dcp-active-session.js';
+
+/** Where one bracket's events sit in the full log (indexes; `undefined` when the bracket has none). */
+interface BracketPositions {
+  readonly id: string;
+  readonly start: number;
+  readonly summary?: number;
+  readonly checkpoint?: number;
+  readonly end?: number;
+}
+
+function idOf(event: SessionEvent): unknown {
+  return isRecord(event.data) ? event.data['compactionId'] : undefined;
+}
+
+/** The brackets of a log whose compaction ids are unique (true of this scenario), from their start. */
+function bracketPositions(events: readonly SessionEvent[]): BracketPositions[] {
+  const byId = new Map<string, { id: string; start: number; summary?: number; checkpoint?: number; end?: number }>();
+  events.forEach((event, index) => {
+    const id = event.type === 'user/message' && typeof event.surfaceOp === 'object' && isCheckpointSource((event.data as { source?: unknown }).source)
+      ? (event.data as { source: { compactionId: string } }).source.compactionId
+      : idOf(event);
+    if (typeof id !== 'string') return;
+    if (event.type === 'compaction/start') byId.set(id, { id, start: index });
+    const entry = byId.get(id);
+    if (entry === undefined) return;
+    if (event.type === 'compaction/summary') entry.summary = index;
+    else if (event.type === 'compaction/end') entry.end = index;
+    else if (event.type === 'user/message') entry.checkpoint = index;
+  });
+  return [...byId.values()];
+}
+
+/**
+ * §13.3's table applied to a prefix of `length` events plus closers (which are never bracket events), before the
+ * load appends `session/end-seed`: the last start in the prefix decides.
+ */
+function expectedClass(brackets: readonly BracketPositions[], length: number, afterLoad: boolean): CompactionClass {
+  const last = brackets.filter((bracket) => bracket.start < length).at(-1);
+  if (last === undefined) return 'none';
+  const has = (index: number | undefined): boolean => index !== undefined && index < length;
+  if (has(last.end)) return has(last.checkpoint) ? 'committed' : 'failed-attempt';
+  if (has(last.checkpoint)) return 'recovered-unclosed';
+  if (has(last.summary)) return 'summary-without-replace';
+  // Loading appends `session/end-seed` after the start (HOST.md §2.1), which makes the orphan stale.
+  return afterLoad ? 'stale-orphan-start' : 'live-orphan-start';
+}
+
+describe('DCP.md §13.3: every event boundary of a DCP-active log', () => {
+  let harness: DcpHarness;
+  let events: readonly SessionEvent[];
+  let brackets: BracketPositions[];
+  /** Block ref → checkpoint seq, from the cold index of the whole log. */
+  let blockSeqs: Map<string, number>;
+
+  beforeAll(async () => {
+    harness = await dcpActiveSession();
+    const session = harness.session;
+    // A failed native attempt at the end: start, summary, end with an error and no checkpoint.
+    const surfaceSeq = session.surface.at(session.surface.length - 1)!;
+    session.append('compaction/start', { compactionId: 'native-failed', turn: null });
+    session.append('compaction/summary', {
+      compactionId: 'native-failed', summary: [{ type: 'text', text: 'never applied' }], shadowedRange: { start: surfaceSeq, end: surfaceSeq },
+      shadowedSeqs: [surfaceSeq], shadowedTokenCount: session.meter.estimateOf(surfaceSeq)!, provider: 'p', model: 'm',
+    });
+    session.append('compaction/end', { compactionId: 'native-failed', turn: null, error: { message: 'provider failed' } });
+    events = structuredClone(session.events);
+    brackets = bracketPositions(events);
+    blockSeqs = new Map(coldIndex(harness, events).blocks().map((block) => [block.ref, block.seq]));
+  });
+
+  it('the log holds the bracket shapes the cut must walk through', () => {
+    // Compress b1, expansion b2, recompression b3, the native bracket and the failed native attempt.
+    expect(brackets.length).toBe(5);
+    expect(brackets.filter((bracket) => bracket.checkpoint !== undefined && bracket.end !== undefined)).toHaveLength(4);
+    expect(brackets.at(-1)!.id).toBe('native-failed');
+    expect(brackets.at(-1)!.checkpoint).toBeUndefined();
+    expect([...blockSeqs.keys()].sort()).toEqual(['b1', 'b2', 'b3']);
+    expect(classifyCompaction(events).class).toBe('failed-attempt');
+  });
+
+  it('each prefix loads, classifies per the table and keeps every committed block exactly once', () => {
+    const seen = new Set<CompactionClass>();
+    for (let length = 0; length <= events.length; length += 1) {
+      const prefix = events.slice(0, length);
+      const closed = [...prefix, ...interruptedTurnClosers(prefix)];
+      const before = classifyCompaction(closed);
+      expect(before.class, `prefix ${length} before load`).toBe(expectedClass(brackets, length, false));
+      let session: Session;
+      try {
+        session = Session.create(harness.session.id, { header: harness.session.header, seed: structuredClone(closed) });
+      } catch (error) {
+        throw new Error(`prefix ${length} does not load: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+      const after = classifyCompaction(session.events);
+      expect(after.class, `prefix ${length} after load`).toBe(expectedClass(brackets, length, true));
+      seen.add(before.class);
+      seen.add(after.class);
+      // After the load's end-seed nothing is busy: an orphan left by the crash is stale (§13.2, §13.3).
+      expect(after.busy, `prefix ${length} busy after load`).toBe(false);
+      expect(session.openBrackets(), `prefix ${length} open brackets`).toEqual([]);
+
+      const blocks = coldIndex(harness, session.events).blocks();
+      const refs = blocks.map((block) => block.ref);
+      expect(new Set(refs).size, `prefix ${length} duplicated blocks`).toBe(refs.length);
+      const expected = [...blockSeqs].filter(([, seq]) => seq < length);
+      expect(blocks.map((block) => [block.ref, block.seq]).sort(), `prefix ${length} blocks`).toEqual(expected.sort());
+      const counted = blocks.filter((block) => block.membership === 'active' || block.membership === 'consumed' || block.membership === 'expanded' || block.membership === 'absorbed-native');
+      expect(counted.length).toBe(expected.length);
+    }
+    expect([...seen].sort()).toEqual(['committed', 'failed-attempt', 'live-orphan-start', 'none', 'recovered-unclosed', 'stale-orphan-start', 'summary-without-replace']);
+  });
+});
