@@ -1,5 +1,5 @@
 // DCP.md §18 items 57–59 via `/dcp stats` (the §15.1 ledger recomputed from the log, the §15.2 session block) and
-// the domain block while the §15.3 store is not built.
+// the domain block of a harness with no storage (§15.3).
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { computeLedger } from '../../src/main/dcp/session-ledger.js';
@@ -48,6 +48,6 @@ describe('§18 items 57–59: /dcp stats', () => {
     // §14 rule 1: a window at position 0 re-reads the whole surface as it stood before it.
     expect(line(stats.text, 'recent invalidations:')).toMatch(new RegExp(`^recent invalidations: s${checkpointSeq}@\\d+ ~\\d+ re-read \\(dcp\\), s${nativeSeq}@0 ~${surfaceBeforeNative} re-read \\(native\\)$`));
     expect(line(stats.text, 'current surface:')).toBe(`current surface: ~${session.meter.measure().surfaceTokens}`);
-    expect(stats.text.endsWith('\n\npersistent domain: unavailable (domain store not built)')).toBe(true);
+    expect(stats.text.endsWith('\n\npersistent domain: unavailable (storage not wired)')).toBe(true);
   });
 });

@@ -28,9 +28,6 @@ import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';
 import { computeLedger, invalidationLines } from './session-ledger.js';
 
-/** The domain reason shown while the cross-session store (§15.3) is not built. */
-export const DOMAIN_NOT_BUILT_REASON = 'domain store not built';
-
 function success(text: string): CommandResult {
   return { kind: 'success', text };
 }
@@ -65,22 +62,26 @@ function contextText(index: DcpIndex, session: Session): string {
   });
 }
 
-/** The stats output (§11.2): the session block, then the domain block (the store of §15.3 is not built). */
-function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session): string {
+/**
+ * The stats output (§11.2): the session block, then the domain block after a §15.3 sync. The sync sees
+ * `command/run` but not `command/done` (appended after the handler), so its record lags one event.
+ */
+async function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session): Promise<string> {
   const all = index.invalidations.list();
   const counts = { dcp: 0, native: 0, mixed: 0 };
   for (const record of all) counts[record.cause] += 1;
   const recent = index.invalidations.recent(runtime.config.stats.invalidationHistory);
-  return formatStatsOutput(
-    {
-      ledger: computeLedger(index, session),
-      activeBlockCount: index.blocks().filter((block) => block.membership === 'active').length,
-      invalidationCounts: counts,
-      recentInvalidations: invalidationLines(recent, session),
-      surfaceTokens: session.meter.measure().surfaceTokens,
-    },
-    { status: 'unavailable', reason: DOMAIN_NOT_BUILT_REASON, invalidRecordsSkipped: 0 },
-  );
+  const ledger = computeLedger(index, session);
+  // The session block and the sync's cursor are taken together, before the first await lets a running turn append.
+  const sessionStats = {
+    ledger,
+    activeBlockCount: index.blocks().filter((block) => block.membership === 'active').length,
+    invalidationCounts: counts,
+    recentInvalidations: invalidationLines(recent, session),
+    surfaceTokens: session.meter.measure().surfaceTokens,
+  };
+  const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount: session.events.length, ledger: () => ledger });
+  return formatStatsOutput(sessionStats, domain);
 }
 
 /** The show block of `blockRef`, raw when asked; the unknown-block text when there is none. */
@@ -103,7 +104,7 @@ function queueControl(runtime: DcpRuntime, context: CommandContext, body: Contro
 }
 
 /** Runs one parsed command. */
-function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult {
+function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult | Promise<CommandResult> {
   const session = context.session;
   const index = runtime.indexFor(session);
   switch (command.kind) {
@@ -112,7 +113,7 @@ function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: Dc
     case 'context':
       return success(contextText(index, session));
     case 'stats':
-      return success(statsText(runtime, index, session));
+      return statsText(runtime, index, session).then(success);
     case 'manual-set':
       // The success pair in the log is the state (§11.4); the index folds it when `command/done` lands.
       return success(manualSwitchedText(command.on));

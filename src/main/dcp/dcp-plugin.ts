@@ -5,6 +5,7 @@
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import { errorMessage } from '../../protocol/errors.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { guidanceSection } from '../../protocol/dcp/guidance.js';
 import type { Plugin, PluginContext } from '../host/plugin-context.js';
@@ -50,8 +51,10 @@ export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
     apply(context: PluginContext): void {
       const config = configOf(context);
       if (config === undefined || !config.enabled) return;
-      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters());
+      // The storage getter is read at each sync, so storage wired after this point (`storage/available`) is used.
+      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters(), () => context.storage);
       runtime = mounted;
+      context.dispose(() => mounted.domainStats.close().catch((error: unknown) => context.logger.warn(`DCP could not close its stats domain: ${errorMessage(error)}`, error)));
       context.dispose(() => mounted.dispose());
       const toolRegistered = config.compress.enabled;
       if (toolRegistered) context.registerTool(createCompressTool(mounted));

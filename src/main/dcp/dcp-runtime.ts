@@ -8,8 +8,10 @@ import type { ControlBody } from '../../protocol/dcp/control-message.js';
 import { globMatcher } from '../../protocol/dcp/glob.js';
 import type { PluginLogger } from '../host/plugin-context.js';
 import type { ContextWindowLookup, Session } from '../host/session.js';
+import type { PluginStorage } from '../host/storage/plugin-storage.js';
 import { replayDcpIndex } from './cold-replay.js';
 import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
+import { DomainStatsStore } from './domain-stats-store.js';
 import { DcpWorkCounters } from './work-counters.js';
 
 /**
@@ -41,13 +43,17 @@ export class DcpRuntime {
    * table serves every session of the plugin.
    */
   readonly pendingControls = new Map<string, PendingControl>();
+  /** The cross-session aggregate store of `/dcp stats` (§15.3). */
+  readonly domainStats: DomainStatsStore;
   readonly #logger: PluginLogger;
   readonly #indexes = new WeakMap<Session, DcpIndex>();
   readonly #unsubscribers: Array<() => void> = [];
 
-  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters()) {
+  /** `storage` is read whenever `/dcp stats` syncs: plugin storage may be missing or arrive late (HOST.md §11). */
+  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters(), storage: () => PluginStorage | undefined = () => undefined) {
     this.config = config;
     this.counters = counters;
+    this.domainStats = new DomainStatsStore(storage);
     this.#logger = logger;
     this.matchesProtectedFile = globMatcher(config.protectedFilePatterns);
   }
