@@ -7,61 +7,16 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { isRecord } from '../../src/protocol/events.js';
 import { interruptedTurnClosers } from '../../src/protocol/closers.js';
 import type { CompactionClass } from '../../src/protocol/dcp/crash-classification.js';
 import { classifyCompaction } from '../../src/protocol/dcp/crash-classification.js';
-import { isCheckpointSource } from '../../src/protocol/dcp/checkpoint-source.js';
 import { Session } from '../../src/main/host/session.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { coldIndex } from './dcp-harness.js';
 import { dcpActiveSession } from './dcp-active-session.js';
+import { bracketPositions, expectedClass } from './crash-oracle.js';
+import type { BracketPositions } from './crash-oracle.js';
 
-/** Where one bracket's events sit in the full log (indexes; `undefined` when the bracket has none). */
-interface BracketPositions {
-  readonly id: string;
-  readonly start: number;
-  readonly summary?: number;
-  readonly checkpoint?: number;
-  readonly end?: number;
-}
-
-function idOf(event: SessionEvent): unknown {
-  return isRecord(event.data) ? event.data['compactionId'] : undefined;
-}
-
-/** The brackets of a log whose compaction ids are unique (true of this scenario), from their start. */
-function bracketPositions(events: readonly SessionEvent[]): BracketPositions[] {
-  const byId = new Map<string, { id: string; start: number; summary?: number; checkpoint?: number; end?: number }>();
-  events.forEach((event, index) => {
-    const id = event.type === 'user/message' && typeof event.surfaceOp === 'object' && isCheckpointSource((event.data as { source?: unknown }).source)
-      ? (event.data as { source: { compactionId: string } }).source.compactionId
-      : idOf(event);
-    if (typeof id !== 'string') return;
-    if (event.type === 'compaction/start') byId.set(id, { id, start: index });
-    const entry = byId.get(id);
-    if (entry === undefined) return;
-    if (event.type === 'compaction/summary') entry.summary = index;
-    else if (event.type === 'compaction/end') entry.end = index;
-    else if (event.type === 'user/message') entry.checkpoint = index;
-  });
-  return [...byId.values()];
-}
-
-/**
- * §13.3's table applied to a prefix of `length` events plus closers (which are never bracket events), before the
- * load appends `session/end-seed`: the last start in the prefix decides.
- */
-function expectedClass(brackets: readonly BracketPositions[], length: number, afterLoad: boolean): CompactionClass {
-  const last = brackets.filter((bracket) => bracket.start < length).at(-1);
-  if (last === undefined) return 'none';
-  const has = (index: number | undefined): boolean => index !== undefined && index < length;
-  if (has(last.end)) return has(last.checkpoint) ? 'committed' : 'failed-attempt';
-  if (has(last.checkpoint)) return 'recovered-unclosed';
-  if (has(last.summary)) return 'summary-without-replace';
-  // Loading appends `session/end-seed` after the start (HOST.md §2.1), which makes the orphan stale.
-  return afterLoad ? 'stale-orphan-start' : 'live-orphan-start';
-}
 
 describe('DCP.md §13.3: every event boundary of a DCP-active log', () => {
   let harness: DcpHarness;

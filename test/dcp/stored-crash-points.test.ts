@@ -12,58 +12,17 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { isRecord } from '../../src/protocol/events.js';
 import type { CompactionClass } from '../../src/protocol/dcp/crash-classification.js';
 import { classifyCompaction } from '../../src/protocol/dcp/crash-classification.js';
-import { isCheckpointSource } from '../../src/protocol/dcp/checkpoint-source.js';
 import { Session } from '../../src/main/host/session.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { coldIndex, compressReply, compressResults, createDcpHarness, expectHealthyLog, loggedMarkers, range, texts, turn } from './dcp-harness.js';
 import { compactRange } from '../host/host-builders.js';
 import { dcpActiveSession } from './dcp-active-session.js';
+import { bracketPositions, expectedClass } from './crash-oracle.js';
+import type { BracketPositions } from './crash-oracle.js';
 
-/** Where one bracket's events sit in the full log (indexes; `undefined` when the bracket has none). */
-interface BracketPositions {
-  readonly id: string;
-  readonly start: number;
-  summary?: number;
-  checkpoint?: number;
-  end?: number;
-}
-
-/** The brackets of a log with unique compaction ids (true of this scenario), found from the event shapes of §13.3. */
-function bracketPositions(events: readonly SessionEvent[]): BracketPositions[] {
-  const byId = new Map<string, BracketPositions>();
-  events.forEach((event, index) => {
-    const data = isRecord(event.data) ? event.data : {};
-    const id = event.type === 'user/message' && typeof event.surfaceOp === 'object' && isCheckpointSource(data['source'])
-      ? (data['source'] as { compactionId: unknown }).compactionId
-      : data['compactionId'];
-    if (typeof id !== 'string') return;
-    if (event.type === 'compaction/start') byId.set(id, { id, start: index });
-    const entry = byId.get(id);
-    if (entry === undefined) return;
-    if (event.type === 'compaction/summary') entry.summary = index;
-    else if (event.type === 'compaction/end') entry.end = index;
-    else if (event.type === 'user/message') entry.checkpoint = index;
-  });
-  return [...byId.values()];
-}
-
-/**
- * §13.3's table for a recovered prefix of `length` stored events (closers are never bracket events). `afterLoad`:
- * the host seed load appends `session/end-seed` after every stored event (HOST.md §2.1), so an orphan is stale.
- */
-function expectedClass(brackets: readonly BracketPositions[], length: number, afterLoad: boolean): CompactionClass {
-  const last = brackets.filter((bracket) => bracket.start < length).at(-1);
-  if (last === undefined) return 'none';
-  const has = (index: number | undefined): boolean => index !== undefined && index < length;
-  if (has(last.end)) return has(last.checkpoint) ? 'committed' : 'failed-attempt';
-  if (has(last.checkpoint)) return 'recovered-unclosed';
-  if (has(last.summary)) return 'summary-without-replace';
-  return afterLoad ? 'stale-orphan-start' : 'live-orphan-start';
-}
 
 /** Whether a prefix leaves a turn open (its last `turn/start` has no `turn/end` after it), so closers must follow (§9.12). */
 function leavesTurnOpen(prefix: readonly SessionEvent[]): boolean {

@@ -1,11 +1,11 @@
 /**
  * Builders for the host tests: sessions with a fixed clock, and well-formed payloads for the surface types.
  */
-import { expect } from 'vitest';
 import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionRuntimeOptions } from '../../src/main/host/session.js';
 import { Session } from '../../src/main/host/session.js';
+import { expectError } from '../protocol/event-builders.js';
 
 /** A header for session `id`. */
 export function headerFor(id = 's'): SessionHeader {
@@ -80,18 +80,7 @@ export function openStep(session: Session, turn: number, step: number): void {
 
 /** Runs `run`, expects a throw, checks message / code / name, and returns the error. */
 export function expectThrow(run: () => unknown, expected: { message: string; code?: string; name?: string }): Error & { code?: unknown } {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown, `expected a throw with "${expected.message}"`).toBeInstanceOf(Error);
-  const error = thrown as Error & { code?: unknown };
-  expect(error.message).toBe(expected.message);
-  if (expected.code !== undefined) expect(error.code).toBe(expected.code);
-  if (expected.name !== undefined) expect(error.name).toBe(expected.name);
-  return error;
+  return expectError(run, expected) as Error & { code?: unknown };
 }
 
 /** The `type` of every event, in order. */
