@@ -10,7 +10,7 @@
  * result, so that later cuts stay usable.
  */
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { estimateEvent } from '../../src/main/host/token-estimator.js';
+import { estimateEvent } from '../../src/protocol/token-estimator.js';
 
 /** Text of `length` chars, varied by `seed` so that messages differ. */
 function text(seed: number, length: number): string {

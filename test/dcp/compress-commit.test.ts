@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, SessionEvent } from '../../src/protocol/events.js';
 import { decodeDcpMeta } from '../../src/protocol/dcp/dcp-meta.js';
-import { estimateEvent } from '../../src/main/host/token-estimator.js';
+import { estimateEvent } from '../../src/protocol/token-estimator.js';
 import {
   compactionEvents, compressReply, compressResults, createDcpHarness, expectHealthyLog, loggedMarkers, messageText, range, texts, turn,
 } from './dcp-harness.js';

@@ -11,7 +11,7 @@ import { asSessionId } from '../../src/protocol/events.js';
 import { foldSurface } from '../../src/protocol/surface-fold.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { Session } from '../../src/main/host/session.js';
-import { estimateEvent } from '../../src/main/host/token-estimator.js';
+import { estimateEvent } from '../../src/protocol/token-estimator.js';
 import { DSH_SMALL, RAW_ROOT } from '../support/fixtures.js';
 import { expectThrow } from './host-builders.js';
 

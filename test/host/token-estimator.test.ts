@@ -10,7 +10,7 @@ import {
   estimateSystem,
   estimateTools,
   HEURISTIC_ESTIMATE_LABEL,
-} from '../../src/main/host/token-estimator.js';
+} from '../../src/protocol/token-estimator.js';
 
 /** A user message with `content`. */
 function message(content: unknown[]): Message {

@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { deriveModelMessages, foldSurface } from '../../src/protocol/surface-fold.js';
 import { Session } from '../../src/main/host/session.js';
 import { createTestHarness } from '../../src/main/host/test-harness.js';
-import { estimateEvent, estimateMessage } from '../../src/main/host/token-estimator.js';
+import { estimateEvent, estimateMessage } from '../../src/protocol/token-estimator.js';
 import { assistantData, checkpointData, newSession, toolResultData, userData } from './host-builders.js';
 
 /** The surface total and message total of a cold fold over a clone of `events`. */

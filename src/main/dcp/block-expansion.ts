@@ -12,7 +12,7 @@ import {
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
 import type { Session } from '../host/session.js';
-import { estimateMessage } from '../host/token-estimator.js';
+import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { BlockRecord, DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';

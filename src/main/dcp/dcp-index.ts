@@ -26,8 +26,8 @@ import type { PendingAlias } from './pending-aliases.js';
 import { PendingAliases } from './pending-aliases.js';
 import type { PrefixInvalidation } from './prefix-invalidations.js';
 import { PrefixInvalidations } from './prefix-invalidations.js';
-import type { DcpDiagnostic, ReplaceClass } from './replace-class.js';
-import { classifyReplace, isCheckpointClass, isDcpClass, isNativeLike } from './replace-class.js';
+import type { DcpDiagnostic, ReplaceClass } from '../../protocol/dcp/replace-class.js';
+import { classifyReplace, isCheckpointClass, isDcpClass, isNativeLike } from '../../protocol/dcp/replace-class.js';
 import { DedupGroups, ErrorUnits } from './strategy-candidates.js';
 import { DcpWorkCounters } from './work-counters.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../../protocol/dcp/protection-appendix.js';
 import type { PriorBlock } from '../../protocol/dcp/checkpoint-text.js';
 import { extractCheckpointBody } from '../../protocol/dcp/checkpoint-text.js';
-import { eventMessage } from '../host/event-message.js';
+import { eventMessage } from '../../protocol/event-message.js';
 import type { DcpIndex } from './dcp-index.js';
 
 /** The settings the appendix depends on. */

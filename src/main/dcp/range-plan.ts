@@ -13,7 +13,7 @@ import {
   CURRENT_CALL_ERROR, hardProtectedError, netSavingsError, pairingEndError, pairingStartError, retentionError,
   unreadableMetadataError,
 } from '../../protocol/dcp/range-errors.js';
-import { estimateMessage } from '../host/token-estimator.js';
+import { estimateMessage } from '../../protocol/token-estimator.js';
 import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { AppendixSettings } from './range-appendix.js';
 import { buildRangeAppendix } from './range-appendix.js';

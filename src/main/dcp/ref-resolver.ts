@@ -13,7 +13,7 @@ import type { SurfaceReader } from '../host/surface-view.js';
 import type { PairingSource } from '../host/tool-pairing.js';
 import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
-import { isNativeLike } from './replace-class.js';
+import { isNativeLike } from '../../protocol/dcp/replace-class.js';
 
 /** What resolution reads: the index, and the session's surface and pairing count. */
 export interface ResolverContext {

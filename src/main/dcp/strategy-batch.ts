@@ -12,7 +12,7 @@ import { createUserMessage } from '../../protocol/user-message.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { AppendOptions } from '../host/session.js';
 import type { SurfaceReader } from '../host/surface-view.js';
-import { estimateMessage } from '../host/token-estimator.js';
+import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { ToolPairingReader } from '../host/tool-pairing-index.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';

@@ -12,7 +12,7 @@ import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { LiveSession } from '../corpus/live-registry.js';
 import type { OpenBracket } from './compaction-brackets.js';
 import { CompactionBracketState } from './compaction-brackets.js';
-import { eventMessage, isModelVisible } from './event-message.js';
+import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { ownFrozen } from './frozen-data.js';
 import { SessionAppendError } from './session-append-error.js';
 import { ShadowClaimState } from './shadow-price-claim.js';

@@ -5,11 +5,11 @@
  */
 import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
-import { eventMessage, isModelVisible } from './event-message.js';
+import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { SeqTable } from './seq-table.js';
 import type { ShadowClaim } from './shadow-price-claim.js';
 import type { SurfaceDelta } from './surface-view.js';
-import { estimateEvent, estimateSystem, estimateTools } from './token-estimator.js';
+import { estimateEvent, estimateSystem, estimateTools } from '../../protocol/token-estimator.js';
 
 /** `measure()` (HOST.md §4.2), keys in this order; `contextWindow` and `ratio` only when the window is known. */
 export interface TokenMeasure {

@@ -2,12 +2,12 @@
  * Replace classification (DCP.md §3.2): every replacing surface event gets exactly one class, decided by its
  * structure (source fields, the metering event right before it), never by a text search over the log.
  */
-import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
-import { isCheckpointSource } from '../../protocol/dcp/checkpoint-source.js';
-import { DCP_PLUGIN } from '../../protocol/dcp/constants.js';
-import type { DcpMetaErrorCode, DcpMetaV1 } from '../../protocol/dcp/dcp-meta.js';
-import { decodeDcpMeta } from '../../protocol/dcp/dcp-meta.js';
+import type { SessionEvent } from '../events.js';
+import { isRecord } from '../events.js';
+import { isCheckpointSource } from './checkpoint-source.js';
+import { DCP_PLUGIN } from './constants.js';
+import type { DcpMetaErrorCode, DcpMetaV1 } from './dcp-meta.js';
+import { decodeDcpMeta } from './dcp-meta.js';
 
 /** The eight classes of §3.2. */
 export type ReplaceClass =

@@ -2,7 +2,7 @@
  * The message a surface event carries (SESSION-LOG.md §3.3) and whether it joins the derived model messages
  * (§5.4). Shared by the session's message cache and the token meter so that both read events the same way.
  */
-import type { Message, SessionEvent } from '../../protocol/events.js';
+import type { Message, SessionEvent } from './events.js';
 
 /**
  * `data` for `user/message`, `data.message` for `assistant/message` (including one with empty content) and

@@ -4,8 +4,8 @@
  * heuristic estimates, not provider token counts, and every figure shown to a human says so: the label lives
  * here, in one place.
  */
-import type { Message, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { Message, SessionEvent } from './events.js';
+import { isRecord } from './events.js';
 import { eventMessage } from './event-message.js';
 
 /**
