@@ -5,64 +5,21 @@
  * validation cost against range size, and a 10-node range at 1k against 50k.
  */
 import { resolveDcpConfig } from '../src/protocol/dcp/config.js';
-import { asSessionId } from '../src/protocol/events.js';
-import type { UserMessage } from '../src/protocol/user-message.js';
-import { createUserMessage } from '../src/protocol/user-message.js';
-import type { Agent } from '../src/main/host/agent.js';
-import { silentLogger } from '../src/main/host/plugin-context.js';
-import type { PreStepDecision } from '../src/main/host/pre-step-waterfall.js';
-import { Session } from '../src/main/host/session.js';
 import { buildBoundaryMarker } from '../src/main/dcp/boundary-marker.js';
 import { replayDcpIndex } from '../src/main/dcp/cold-replay.js';
-import type { DcpIndex } from '../src/main/dcp/dcp-index.js';
-import { createDcpPreStepListener } from '../src/main/dcp/dcp-pre-step.js';
-import { DcpRuntime } from '../src/main/dcp/dcp-runtime.js';
 import type { RangePlanContext } from '../src/main/dcp/range-plan.js';
 import { planRange } from '../src/main/dcp/range-plan.js';
-import { generateDcpCorpus } from './support/dcp-corpus.js';
+import type { DcpLoaded } from './support/dcp-steps.js';
+import { loadDcpSession, measureDcpSteps, P6_STEP_PLAN, userPrompt } from './support/dcp-steps.js';
 import { markdownTable, measure, measureSlow } from './support/measure.js';
 import type { MeasuredRow } from './support/measure.js';
 
 const CONFIG = resolveDcpConfig({ compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } }).config;
-const SIGNAL = new AbortController().signal;
 
-/** A seeded session with its DCP runtime (index already built by the cold replay). */
-interface Loaded {
-  readonly session: Session;
-  readonly runtime: DcpRuntime;
-  readonly index: DcpIndex;
-}
+type Loaded = DcpLoaded;
 
 function load(size: number): Loaded {
-  const events = generateDcpCorpus(size);
-  let now = 1_770_000_000_000;
-  const session = Session.create(`p6-${size}`, { header: { version: 0, id: asSessionId(`p6-${size}`), createdAt: now }, seed: events, now: () => now++ });
-  const runtime = new DcpRuntime(CONFIG, silentLogger);
-  const index = runtime.indexFor(session);
-  return { session, runtime, index };
-}
-
-function userPrompt(turn: number): UserMessage {
-  return createUserMessage({ source: { kind: 'user' }, content: [{ type: 'text', text: `prompt ${turn} ${'p'.repeat(180)}` }] });
-}
-
-/**
- * One whole turn around the measured pre-step: `turn/start`, the DCP listener (default decision downstream),
- * `step/start`, the decision messages, an assistant answer, `step/end`, `turn/end`. The index follows every
- * append through its notification, so the step's index update is part of the cost.
- */
-async function step(loaded: Loaded, listener: ReturnType<typeof createDcpPreStepListener>): Promise<void> {
-  const { session } = loaded;
-  const turn = (session.highestTurn() ?? 0) + 1;
-  session.append('turn/start', { turn });
-  const prompt = userPrompt(turn);
-  const payload = { agent: undefined as unknown as Agent, session, messages: [prompt], turn, step: 0, signal: SIGNAL };
-  const decision = (await listener(payload, async () => ({ kind: 'enter', messages: [prompt] }))) as Extract<PreStepDecision, { kind: 'enter' }>;
-  session.append('step/start', { turn, step: 1 });
-  for (const message of decision.messages) session.append('user/message', message, { surfaceOp: 'append' });
-  session.append('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `bench-a-${turn}` } }, { surfaceOp: 'append' });
-  session.append('step/end', { turn, step: 1 });
-  session.append('turn/end', { turn, reason: { kind: 'completed' } });
+  return loadDcpSession(size, CONFIG);
 }
 
 /** The same turn, but the DCP state comes from a full refold of the log (the dsh-dcp shape the contract measures against). */
@@ -119,57 +76,7 @@ function validator(loaded: Loaded, size: number, count: number): { name: string;
   };
 }
 
-const ROUNDS = 8;
-const FIRST_WARM_UP = 100;
-const WARM_STEPS = 10;
-const MEASURED_STEPS = 50;
-
-/** A measured row with its 95th percentile. */
-interface StepRow extends MeasuredRow {
-  readonly p95Ms: number;
-}
-
-function percentile(sorted: readonly number[], fraction: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] as number;
-}
-
-/** A fresh copy of a loaded log: the same events replayed into a new session, with a new runtime and index. */
-function reopen(loaded: Loaded): Loaded {
-  let now = 1_780_000_000_000;
-  const id = `${loaded.session.id}-copy`;
-  const session = Session.create(id, { header: { version: 0, id: asSessionId(id), createdAt: now }, seed: loaded.session.events, now: () => now++ });
-  const runtime = new DcpRuntime(CONFIG, silentLogger);
-  return { session, runtime, index: runtime.indexFor(session) };
-}
-
-/**
- * Times single pre-steps side by side. A log grows by 6 events per step, so every round starts from a fresh copy
- * of the nominal log and measures only a few dozen steps: the sizes stay within a few percent of their labels.
- */
-async function measureSteps(sizes: readonly number[], loadedBySize: ReadonlyMap<number, Loaded>): Promise<StepRow[]> {
-  const samples = new Map<number, number[]>(sizes.map((size) => [size, []]));
-  for (const size of sizes) {
-    const warm = reopen(loadedBySize.get(size)!);
-    const listener = createDcpPreStepListener(warm.runtime, true);
-    for (let index = 0; index < FIRST_WARM_UP; index++) await step(warm, listener);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const size of sizes) {
-      const loaded = reopen(loadedBySize.get(size)!);
-      const listener = createDcpPreStepListener(loaded.runtime, true);
-      for (let index = 0; index < WARM_STEPS; index++) await step(loaded, listener);
-      for (let index = 0; index < MEASURED_STEPS; index++) {
-        const start = performance.now();
-        await step(loaded, listener);
-        samples.get(size)!.push(performance.now() - start);
-      }
-    }
-  }
-  return sizes.map((size) => {
-    const sorted = [...samples.get(size)!].sort((a, b) => a - b);
-    return { name: `pre-step @ ${size}`, medianMs: percentile(sorted, 0.5), p95Ms: percentile(sorted, 0.95), minMs: sorted[0]!, maxMs: sorted.at(-1)!, samples: sorted.length };
-  });
-}
+const { rounds: ROUNDS, firstWarmUp: FIRST_WARM_UP, warmSteps: WARM_STEPS, measuredSteps: MEASURED_STEPS } = P6_STEP_PLAN;
 
 /** Runs P6 and returns its markdown report. */
 export async function runP6(): Promise<string> {
@@ -183,7 +90,7 @@ export async function runP6(): Promise<string> {
     replayDcpIndex(events, loaded.runtime.indexOptions());
     coldRows.push(await measureSlow(`cold index build @ ${size}`, () => replayDcpIndex(events, loaded.runtime.indexOptions()), 9));
   }
-  const steps = await measureSteps(sizes, loadedBySize);
+  const steps = await measureDcpSteps(sizes, loadedBySize, CONFIG);
   const refold: MeasuredRow[] = [];
   for (const size of [1_000, 50_000]) {
     const loaded = load(size);

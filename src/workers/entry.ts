@@ -7,6 +7,8 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { TEST_TASKS_WORKER_DATA_KEY } from '../protocol/wire/task-shapes.js';
 import type {
+  DcpLedgerPayload,
+  DcpLedgerValue,
   InspectPayload,
   InspectValue,
   ObserveTitlesPayload,
@@ -17,6 +19,7 @@ import type {
   TestFaultPayload,
   TestFaultValue,
 } from '../protocol/wire/task-shapes.js';
+import { dcpLedgerTask } from './tasks/dcp-ledger.js';
 import { inspectTask } from './tasks/inspect-log.js';
 import { observeTitlesTask } from './tasks/observe-titles.js';
 import { readSourceTask } from './tasks/read-source.js';
@@ -43,6 +46,11 @@ export async function inspect(request: TaskRequest<InspectPayload>): Promise<Tas
 /** `observeTitles`: a batch of title observations. */
 export async function observeTitles(request: TaskRequest<ObserveTitlesPayload>): Promise<TaskOutcome<ObserveTitlesValue>> {
   return reply(await observeTitlesTask(request));
+}
+
+/** `dcpLedger` (foldLog): the `/dcp stats` ledger of a live session's captured log. */
+export async function dcpLedger(request: TaskRequest<DcpLedgerPayload>): Promise<TaskOutcome<DcpLedgerValue>> {
+  return reply(await dcpLedgerTask(request));
 }
 
 /** `testFault`: fault injection for tests; refused unless the pool allows test tasks. */

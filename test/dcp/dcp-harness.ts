@@ -16,7 +16,7 @@ import { createTestHarness } from '../../src/main/host/test-harness.js';
 import type { ToolDefinition } from '../../src/main/host/tool-definition.js';
 import { replayDcpIndex } from '../../src/main/dcp/cold-replay.js';
 import type { DcpIndex } from '../../src/main/dcp/dcp-index.js';
-import type { DcpPlugin } from '../../src/main/dcp/dcp-plugin.js';
+import type { DcpPlugin, DcpPluginOptions } from '../../src/main/dcp/dcp-plugin.js';
 import { dcpPlugin } from '../../src/main/dcp/dcp-plugin.js';
 import { currentWindowLookup, DcpRuntime } from '../../src/main/dcp/dcp-runtime.js';
 import { resolveDcpConfig } from '../../src/protocol/dcp/config.js';
@@ -55,11 +55,13 @@ export interface DcpHarnessOptions extends Omit<TestHarnessOptions, 'plugins' | 
   readonly plugins?: readonly Plugin[];
   /** Plugins applied after DCP (their pre-step listeners run downstream of DCP's). */
   readonly pluginsAfter?: readonly Plugin[];
+  /** Options of the DCP plugin itself (for example `fullLogTasks`). */
+  readonly pluginOptions?: DcpPluginOptions;
 }
 
 /** Creates the real harness with the DCP plugin (after any extra plugins). */
 export function createDcpHarness(options: DcpHarnessOptions = {}): DcpHarness {
-  const plugin = dcpPlugin();
+  const plugin = dcpPlugin(options.pluginOptions);
   const dcp = options.rawDcp !== undefined ? options.rawDcp : merged(TEST_DCP_CONFIG, options.dcp ?? {});
   const harness = createTestHarness({ ...options, plugins: [...(options.plugins ?? []), plugin, ...(options.pluginsAfter ?? [])], config: { dcp } });
   const runtime = plugin.runtime;

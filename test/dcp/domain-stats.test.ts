@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PluginStorage, StorageDomain, StorageEntry, StorageOpenOptions } from '../../src/main/host/storage/plugin-storage.js';
 import { MemoryStorage } from '../../src/main/host/storage/memory-storage.js';
-import { computeLedger } from '../../src/main/dcp/session-ledger.js';
+import { computeLedger } from './ledger-oracle.js';
 import type { DcpLedger } from '../../src/protocol/dcp/ledger.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { compressReply, createDcpHarness, range, texts, turn } from './dcp-harness.js';

@@ -2,7 +2,7 @@
 // the domain block of a harness with no storage (§15.3).
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { computeLedger } from '../../src/main/dcp/session-ledger.js';
+import { computeLedger } from './ledger-oracle.js';
 import { bracketWithSource, compressReply, createDcpHarness, loggedMarkers, range, texts, turn } from './dcp-harness.js';
 
 function line(text: string, label: string): string {

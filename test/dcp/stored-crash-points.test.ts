@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import type { CompactionClass } from '../../src/protocol/dcp/crash-classification.js';
 import { classifyCompaction } from '../../src/protocol/dcp/crash-classification.js';
+import { estimateEvent } from '../../src/protocol/token-estimator.js';
 import { Session } from '../../src/main/host/session.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { DcpHarness } from './dcp-harness.js';
@@ -256,13 +257,24 @@ describe('DCP issue 7: stored DCP-active logs cut at every crash point', () => {
   });
 });
 
+/** The first line of a command output that starts with `label` (a DCP.md §15.2 label), or `''`. */
+function statLine(text: string, label: string): string {
+  return text.split('\n').find((candidate) => candidate.startsWith(label)) ?? '';
+}
+
 describe('§18 item 49: native compaction absorbs b1 and its markers', () => {
-  it('b1 becomes absorbed-native, no block is active, the markers leave the surface, and a ref to b1 fails with the absorbed reason', async () => {
+  /** Three long turns compressed into b1 by a fourth; the script then answers a compress of `b1..b1` (turn 5). */
+  async function compressedIntoB1(): Promise<DcpHarness> {
     const harness = createDcpHarness({
       script: [...texts(3), compressReply([range('m0001', 'm0003', 'Three turns.')]), { text: 'ok' }, compressReply([range('b1', 'b1')]), { text: 'ok' }],
     });
     for (let index = 1; index <= 3; index += 1) await turn(harness, `turn ${index} ${'t'.repeat(300)}`);
     await turn(harness, 'compress');
+    return harness;
+  }
+
+  it('b1 becomes absorbed-native, no block is active, the markers leave the surface, and a ref to b1 fails with the absorbed reason', async () => {
+    const harness = await compressedIntoB1();
     const b1 = harness.index().block('b1')!;
     expect(b1.membership).toBe('active');
     // A native pass from b1's checkpoint to the newest node covers b1 and every marker still on the surface.
@@ -285,6 +297,48 @@ describe('§18 item 49: native compaction absorbs b1 and its markers', () => {
     expect(result!.text).toContain('1. b1..b1: failed: startRef b1 is not an active boundary (absorbed by native compaction)');
     // A failed ref writes no bracket.
     expect(harness.session.events.filter((event) => event.type === 'compaction/start').length).toBe(before);
+    expectHealthyLog(harness);
+  });
+
+  it('the meter drops and still equals Σ nodes; /dcp stats excludes the native savings', async () => {
+    const harness = await compressedIntoB1();
+    const { session } = harness;
+    /** Σ of the host estimate of every node now on the surface, computed from the events (not the meter). */
+    const surfaceSum = (): number => {
+      let sum = 0;
+      for (let position = 0; position < session.surface.length; position += 1) sum += estimateEvent(session.events[session.surface.at(position)!]!);
+      return sum;
+    };
+    const statsBefore = await harness.runCommand('/dcp stats');
+    expect(statsBefore.kind).toBe('success');
+    expect(statLine(statsBefore.text, 'blocks (hist/act):')).toBe('blocks (hist/act): 1/1');
+    const dcpSummary = session.events.find((event) => event.type === 'compaction/summary')!;
+    expect(statLine(statsBefore.text, 'shadowed tokens:')).toBe(`shadowed tokens: ~${(dcpSummary.data as { shadowedTokenCount: number }).shadowedTokenCount}`);
+    const meterBefore = session.meter.measure().surfaceTokens;
+    expect(meterBefore).toBe(surfaceSum());
+
+    const b1 = harness.index().block('b1')!;
+    const last = session.surface.at(session.surface.length - 1)!;
+    const nativeSeq = compactRange(session, 'native-over-b1', b1.seq, last, 'native summary over b1');
+    const nativeSummary = session.events[nativeSeq - 1]!;
+    expect(nativeSummary.type).toBe('compaction/summary');
+    const nativeClaim = (nativeSummary.data as { shadowedTokenCount: number }).shadowedTokenCount;
+    // The native pass saves tokens, so counting it would move the ledger lines below.
+    expect(nativeClaim).toBeGreaterThan(estimateEvent(session.events[nativeSeq]!));
+
+    const meterAfter = session.meter.measure().surfaceTokens;
+    expect(meterAfter).toBeLessThan(meterBefore);
+    expect(meterAfter).toBe(surfaceSum());
+    expect(meterAfter).toBe(meterBefore - nativeClaim + estimateEvent(session.events[nativeSeq]!));
+
+    const statsAfter = await harness.runCommand('/dcp stats');
+    expect(statsAfter.kind).toBe('success');
+    expect(statLine(statsAfter.text, 'blocks (hist/act):')).toBe('blocks (hist/act): 1/0');
+    for (const label of ['shadowed tokens:', 'checkpoint tokens:', 'prune tokens:', 'cleanup savings:', 'expansion delta:', 'marker tokens:', 'history reduction:']) {
+      expect(statLine(statsAfter.text, label), label).toBe(statLine(statsBefore.text, label));
+      expect(statLine(statsAfter.text, label), label).not.toBe('');
+    }
+    expect(statLine(statsAfter.text, 'current surface:')).toBe(`current surface: ~${surfaceSum()}`);
     expectHealthyLog(harness);
   });
 });

@@ -1,11 +1,12 @@
-// DCP.md §18 items 37–43 and 45–47: deduplication (keys, keeper, outcome rule, retention, idempotence), purge-errors,
+// DCP.md §18 items 37–43 and 45–47: deduplication (keys, keeper, outcome rule, retention, idempotence), purge-errors
+// (including a seeded steering message inside a unit),
 // `strategies.runAt`, batching into one invalidation, and skipping while busy.
 import { describe, expect, it } from 'vitest';
 import type { Message, SessionEvent } from '../../src/protocol/events.js';
 import type { ScriptEntry, ScriptedReply } from '../../src/main/host/scripted-model.js';
 import type { ToolDefinition } from '../../src/main/host/tool-definition.js';
 import type { DcpHarness } from './dcp-harness.js';
-import { busyDuringPreStep, compressReply, createDcpHarness, expectHealthyLog, messageText, range, readTool, turn } from './dcp-harness.js';
+import { busyDuringPreStep, compressReply, createDcpHarness, expectHealthyLog, messageText, range, readTool, turn, userMessage } from './dcp-harness.js';
 
 const DEDUP_READ = '[duplicate read output removed; a newer identical call supersedes it]';
 
@@ -166,12 +167,15 @@ describe('§18 item 41: outcome rule', () => {
   });
 });
 
+/** The model says something long and calls the failing `fetch` once. */
+const FAILING_CALL: ScriptedReply = { text: `Let me fetch it now. ${'narrative '.repeat(30)}`, toolCalls: [{ name: 'fetch', args: { url: 'u' } }] };
+
 /** Turn 1: the model says something long and calls a failing tool; turn 2 is plain. */
 async function failingUnit(dcp: Record<string, unknown>) {
   const harness = createDcpHarness({
     dcp,
     tools: [scriptedTool('fetch', ['error'])],
-    script: [{ text: `Let me fetch it now. ${'narrative '.repeat(30)}`, toolCalls: [{ name: 'fetch', args: { url: 'u' } }] }, { text: 'failed' }, { text: 'two' }],
+    script: [FAILING_CALL, { text: 'failed' }, { text: 'two' }],
   });
   for (const text of ['one', 'two']) await turn(harness, text);
   return harness;
@@ -208,6 +212,83 @@ describe('§18 item 42: purge-errors', () => {
   it('a unit younger than the purge age is kept', async () => {
     const harness = await failingUnit({ strategies: { purgeErrors: { enabled: true, turns: 2 } } });
     expect(harness.session.events.filter((event) => typeof event.surfaceOp === 'object')).toEqual([]);
+  });
+
+  /** Turn 1 of {@link failingUnit} with purge off, so the unit is still on the surface: the events to seed with. */
+  async function unpurgedTurnOne(): Promise<SessionEvent[]> {
+    const harness = createDcpHarness({ tools: [scriptedTool('fetch', ['error'])], script: [FAILING_CALL, { text: 'failed' }] });
+    await turn(harness, 'one');
+    expect(harness.session.events.filter((event) => typeof event.surfaceOp === 'object')).toEqual([]);
+    return structuredClone(harness.session.events) as SessionEvent[];
+  }
+
+  /**
+   * `events` with a surface-appended user message inserted at `at`: every later event's `seq` and every
+   * `sourceEventSeqs` entry that points at or past `at` move up by one (the only seq references a turn of this
+   * shape holds, checked below), so the seed stays dense and self-consistent.
+   */
+  function withUserMessageAt(events: readonly SessionEvent[], at: number, text: string): SessionEvent[] {
+    const shift = (seq: number): number => (seq >= at ? seq + 1 : seq);
+    const moved = events.map((event) => {
+      const copy: Record<string, unknown> = { ...event, seq: shift(event.seq) };
+      if (event.sourceEventSeqs !== undefined) copy['sourceEventSeqs'] = event.sourceEventSeqs.map(shift);
+      return copy as unknown as SessionEvent;
+    });
+    const inserted = { type: 'user/message', seq: at, time: events[at - 1]!.time, data: userMessage(text), surfaceOp: 'append' } as unknown as SessionEvent;
+    return [...moved.slice(0, at), inserted, ...moved.slice(at)];
+  }
+
+  /** Seeds a purge-enabled (`turns=1`) DCP harness with `seed` and runs turn 2. */
+  async function nextTurnOver(seed: readonly SessionEvent[]): Promise<DcpHarness> {
+    const harness = createDcpHarness({
+      seed, dcp: { strategies: { purgeErrors: { enabled: true, turns: 1 } } }, tools: [scriptedTool('fetch', [])], script: [{ text: 'two' }],
+    });
+    await turn(harness, 'two');
+    expect(harness.errors).toEqual([]);
+    return harness;
+  }
+
+  it('a unit with a steering message between call and result is not purged (control: the same unit without it is)', async () => {
+    const events = await unpurgedTurnOne();
+    // The only seq references in this log are `sourceEventSeqs`, so renumbering `seq` and those keeps it consistent.
+    const referenceKeys = new Set<string>();
+    const collect = (value: unknown): void => {
+      if (Array.isArray(value)) value.forEach(collect);
+      else if (value !== null && typeof value === 'object') for (const [key, inner] of Object.entries(value)) { if (/seq/i.test(key)) referenceKeys.add(key); collect(inner); }
+    };
+    for (const { seq: _own, ...rest } of events) collect(rest);
+    expect([...referenceKeys]).toEqual(['sourceEventSeqs']);
+    const assistant = events.find((event) => event.type === 'assistant/message'
+      && (event.data as { message: Message }).message.content.some((block) => block.type === 'tool-call' && (block as { name?: string }).name === 'fetch'))!;
+    const errorText = `fetch failed: file was not observed ${'e'.repeat(40)}`;
+
+    // Control: the unchanged turn-1 log, seeded the same way, is purged at step 0 of turn 2.
+    const control = await nextTurnOver(events);
+    const controlResult = control.session.events.find((event) => event.type === 'tool/result' && event.surfaceOp === 'append')!;
+    const purges = control.session.events.filter((event) => typeof event.surfaceOp === 'object');
+    expect(purges.map((event) => [event.type, event.surfaceOp])).toEqual([['user/message', { op: 'replace', start: assistant.seq, end: controlResult.seq }]]);
+    expect(messageText(purges[0]!.data as Message)).toBe(`[errored tool unit removed]\ntool: fetch\nerror: ${errorText}`);
+    expect(control.session.deriveMessages().map(messageText).join('\n')).not.toContain('Let me fetch it now.');
+    expectHealthyLog(control);
+
+    // The steering message sits on the surface between the assistant's call and its result.
+    const steer = 'steer: look at b.txt instead';
+    const seeded = await nextTurnOver(withUserMessageAt(events, assistant.seq + 1, steer));
+    const { session } = seeded;
+    const result = session.events.find((event) => event.type === 'tool/result' && event.surfaceOp === 'append')!;
+    expect(result.seq).toBe(controlResult.seq + 1);
+    expect(session.surface.positionOf(result.seq)).toBe(session.surface.positionOf(assistant.seq) + 2);
+    expect(session.events[assistant.seq + 1]!.type).toBe('user/message');
+    expect(messageText(session.events[assistant.seq + 1]!.data as Message)).toBe(steer);
+    expect(session.events.filter((event) => typeof event.surfaceOp === 'object')).toEqual([]);
+    expect(session.events.filter((event) => event.type === 'compaction/prune')).toEqual([]);
+    const derived = session.deriveMessages();
+    const texts = derived.map(messageText).join('\n');
+    expect(texts).toContain('Let me fetch it now.');
+    expect(texts).toContain(steer);
+    const errored = derived.flatMap((message) => message.content).find((block) => block.type === 'tool-result') as unknown as { content: Array<{ text: string }>; isError: boolean };
+    expect(errored).toMatchObject({ isError: true, content: [{ type: 'text', text: errorText }] });
+    expectHealthyLog(seeded);
   });
 });
 

@@ -18,6 +18,7 @@ import { runShowCommand } from './commands/show-command.js';
 import { runScriptCommand } from './commands/script-command.js';
 import { runIndexCommand } from './commands/index-command.js';
 import { dcpPlugin } from '../dcp/dcp-plugin.js';
+import { WorkerPool } from '../pool/worker-pool.js';
 import { runDemoCommand } from './commands/demo-command.js';
 import { runDcpCommand } from './commands/dcp-command.js';
 
@@ -199,7 +200,13 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
     case 'script': {
       const [verb, file] = expectPositionals(name, rest, 2);
       if (verb !== 'run') throw new UsageError(`unknown script verb ${JSON.stringify(verb)}; usage: ${COMMANDS.script.usage}`);
-      return runScriptCommand(io, { root: root(), json, file: file as string, plugins: [dcpPlugin()] });
+      // Full-log folds of long scenario sessions run on worker threads, started only if one is needed.
+      const pool = new WorkerPool({ size: config.poolSize });
+      try {
+        return await runScriptCommand(io, { root: root(), json, file: file as string, plugins: [dcpPlugin({ fullLogTasks: { runner: pool } })] });
+      } finally {
+        await pool.close();
+      }
     }
     case 'dcp':
       if (values.session === undefined || rest.length === 0) throw new UsageError(`usage: ${COMMANDS.dcp.usage}`);
@@ -209,6 +216,7 @@ async function runCommand(name: CommandName, rest: readonly string[], values: Pa
         sessionId: values.session,
         args: [...rest, ...(values.raw === true ? ['--raw'] : []), ...(values['into-context'] === true ? ['--into-context'] : [])],
         dcpConfig: config.dcp,
+        poolSize: config.poolSize,
       });
     case 'config':
       expectPositionals(name, rest, 0);

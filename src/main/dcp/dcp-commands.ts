@@ -26,7 +26,6 @@ import { checkExpansion, checkRecompression } from './block-expansion.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';
-import { computeLedger, invalidationLines } from './session-ledger.js';
 
 function success(text: string): CommandResult {
   return { kind: 'success', text };
@@ -71,16 +70,20 @@ async function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session)
   const counts = { dcp: 0, native: 0, mixed: 0 };
   for (const record of all) counts[record.cause] += 1;
   const recent = index.invalidations.recent(runtime.config.stats.invalidationHistory);
-  const ledger = computeLedger(index, session);
-  // The session block and the sync's cursor are taken together, before the first await lets a running turn append.
+  // Every figure, the fold's capture and the sync's cursor are taken together, before the first await lets a running
+  // turn append (the fold captures the log synchronously).
+  const activeBlockCount = index.blocks().filter((block) => block.membership === 'active').length;
+  const surfaceTokens = session.meter.measure().surfaceTokens;
+  const eventCount = session.events.length;
+  const { ledger, reReadTokens } = await runtime.ledgers.fold(session, recent);
   const sessionStats = {
     ledger,
-    activeBlockCount: index.blocks().filter((block) => block.membership === 'active').length,
+    activeBlockCount,
     invalidationCounts: counts,
-    recentInvalidations: invalidationLines(recent, session),
-    surfaceTokens: session.meter.measure().surfaceTokens,
+    recentInvalidations: recent.map((record, at) => ({ firstSeq: record.firstSeq, position: record.position, reReadTokens: reReadTokens[at]!, cause: record.cause })),
+    surfaceTokens,
   };
-  const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount: session.events.length, ledger: () => ledger });
+  const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount, ledger: () => ledger });
   return formatStatsOutput(sessionStats, domain);
 }
 

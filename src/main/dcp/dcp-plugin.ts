@@ -13,12 +13,19 @@ import { createCompressTool } from './compress-tool.js';
 import { createDcpCommands } from './dcp-commands.js';
 import { createDcpPreStepListener } from './dcp-pre-step.js';
 import { DcpRuntime } from './dcp-runtime.js';
+import type { FullLogTasks, FullLogTasksOptions } from './ledger-service.js';
+import { resolveFullLogTasks } from './ledger-service.js';
 import { DcpWorkCounters } from './work-counters.js';
 
 /** `dcpPlugin` options. */
 export interface DcpPluginOptions {
   /** Counters to share (benchmarks and work-counter tests); a fresh set otherwise. */
   readonly counters?: DcpWorkCounters;
+  /**
+   * Run full-log recomputations (the `/dcp stats` ledger, DCP.md §19 D6) as `dcpLedger` tasks on this runner for logs
+   * of at least `minEvents` events. Without it they run on the host's thread. Validated when the plugin is created.
+   */
+  readonly fullLogTasks?: FullLogTasksOptions;
 }
 
 /** The DCP plugin; `runtime` is set once it was applied with a valid, enabled configuration. */
@@ -40,8 +47,13 @@ function configOf(context: PluginContext): DcpConfig | undefined {
   return resolved.config;
 }
 
-/** Creates the DCP plugin. */
+/**
+ * Creates the DCP plugin.
+ *
+ * @throws DcpConfigError `DCP_CONFIG_INVALID` when `options.fullLogTasks` is invalid (a host wiring error, not user config).
+ */
 export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
+  const fullLogTasks: FullLogTasks | undefined = options.fullLogTasks === undefined ? undefined : resolveFullLogTasks(options.fullLogTasks);
   let runtime: DcpRuntime | undefined;
   return {
     name: 'dcp',
@@ -52,7 +64,7 @@ export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
       const config = configOf(context);
       if (config === undefined || !config.enabled) return;
       // The storage getter is read at each sync, so storage wired after this point (`storage/available`) is used.
-      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters(), () => context.storage);
+      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters(), () => context.storage, fullLogTasks);
       runtime = mounted;
       context.dispose(() => mounted.domainStats.close().catch((error: unknown) => context.logger.warn(`DCP could not close its stats domain: ${errorMessage(error)}`, error)));
       context.dispose(() => mounted.dispose());

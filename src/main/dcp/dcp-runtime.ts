@@ -12,6 +12,8 @@ import type { PluginStorage } from '../host/storage/plugin-storage.js';
 import { replayDcpIndex } from './cold-replay.js';
 import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
 import { DomainStatsStore } from './domain-stats-store.js';
+import type { FullLogTasks } from './ledger-service.js';
+import { LedgerService } from './ledger-service.js';
 import { DcpWorkCounters } from './work-counters.js';
 
 /**
@@ -45,15 +47,21 @@ export class DcpRuntime {
   readonly pendingControls = new Map<string, PendingControl>();
   /** The cross-session aggregate store of `/dcp stats` (§15.3). */
   readonly domainStats: DomainStatsStore;
+  /** The full-log folds behind `/dcp stats` (§19 D6: on the pool for large logs when tasks are wired). */
+  readonly ledgers: LedgerService;
   readonly #logger: PluginLogger;
   readonly #indexes = new WeakMap<Session, DcpIndex>();
   readonly #unsubscribers: Array<() => void> = [];
 
-  /** `storage` is read whenever `/dcp stats` syncs: plugin storage may be missing or arrive late (HOST.md §11). */
-  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters(), storage: () => PluginStorage | undefined = () => undefined) {
+  /**
+   * `storage` is read whenever `/dcp stats` syncs: plugin storage may be missing or arrive late (HOST.md §11).
+   * `fullLogTasks` moves large full-log folds to a task runner; without it they run on the calling thread.
+   */
+  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters(), storage: () => PluginStorage | undefined = () => undefined, fullLogTasks?: FullLogTasks) {
     this.config = config;
     this.counters = counters;
     this.domainStats = new DomainStatsStore(storage);
+    this.ledgers = new LedgerService(fullLogTasks, logger);
     this.#logger = logger;
     this.matchesProtectedFile = globMatcher(config.protectedFilePatterns);
   }
@@ -78,7 +86,11 @@ export class DcpRuntime {
     if (known !== undefined) return known;
     const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
     this.#indexes.set(session, index);
-    this.#unsubscribers.push(session.on('event', (event, delta) => index.apply(event, delta, session)));
+    this.ledgers.follow(session);
+    this.#unsubscribers.push(session.on('event', (event, delta) => {
+      index.apply(event, delta, session);
+      this.ledgers.follow(session);
+    }));
     return index;
   }
 

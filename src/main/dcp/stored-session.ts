@@ -15,6 +15,7 @@ import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
 import { dcpPlugin } from './dcp-plugin.js';
+import type { FullLogTasksOptions } from './ledger-service.js';
 
 /** Shown after `/dcp compress`: the CLI runs no model, so the trigger does not reach a model turn here. */
 export const STORED_COMPRESS_NOTE =
@@ -39,6 +40,8 @@ export interface StoredDcpCommandOptions {
   readonly args: string;
   /** The `dcp` configuration namespace (DCP.md §16). */
   readonly dcpConfig: Readonly<Record<string, unknown>>;
+  /** Where large full-log folds run (`/dcp stats` on a long log, DCP.md §19 D6); the calling thread otherwise. */
+  readonly fullLogTasks?: FullLogTasksOptions;
 }
 
 /**
@@ -97,7 +100,7 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   const seedLength = inspection.events.length;
   const session = Session.create(sessionId, { header: inspection.meta, seed: [...inspection.events] });
   const agent = new Agent({ session, model: new ScriptedModel({ script: [] }) });
-  const plugin = dcpPlugin();
+  const plugin = dcpPlugin(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks });
   plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig } }), parsed));
   if (plugin.runtime === undefined) {
     await agent.dispose();

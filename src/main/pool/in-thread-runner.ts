@@ -6,6 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
 import type { TaskKind, TaskPayloads, TaskValues } from '../../protocol/wire/task-shapes.js';
+import { dcpLedgerTask } from '../../workers/tasks/dcp-ledger.js';
 import { inspectTask } from '../../workers/tasks/inspect-log.js';
 import { observeTitlesTask } from '../../workers/tasks/observe-titles.js';
 import { readSourceTask } from '../../workers/tasks/read-source.js';
@@ -53,6 +54,8 @@ export class InThreadTaskRunner implements TaskRunner {
         return inspectTask({ payload: payload as TaskPayloads['inspect'], control });
       case 'observeTitles':
         return observeTitlesTask({ payload: payload as TaskPayloads['observeTitles'], control });
+      case 'dcpLedger':
+        return dcpLedgerTask({ payload: payload as TaskPayloads['dcpLedger'], control });
       case 'testFault':
         return testFaultTask({ payload: payload as TaskPayloads['testFault'], control }, this.#allowTestTasks);
       default: {

@@ -24,7 +24,9 @@ const CLOSE_GRACE_MS = 2000;
 
 /** The number of items a task kind must answer for, when it answers per item. */
 function expectedItems<K extends TaskKind>(kind: K, payload: TaskPayloads[K]): number | undefined {
-  return kind === 'observeTitles' ? (payload as TaskPayloads['observeTitles']).files.length : undefined;
+  if (kind === 'observeTitles') return (payload as TaskPayloads['observeTitles']).files.length;
+  if (kind === 'dcpLedger') return (payload as TaskPayloads['dcpLedger']).windows.length;
+  return undefined;
 }
 
 /** Turns a validated worker reply into the task's value, or throws its rebuilt failure. */

@@ -3,6 +3,7 @@
  * task kind, the control message of a task's `MessagePort`, and the outcome envelope every task returns
  * (tasks never throw across the boundary; failures travel as {@link WireError} data).
  */
+import type { LedgerFold, LedgerWindow } from '../dcp/ledger-fold.js';
 import type { RetentionStats } from '../retention-stats.js';
 import type { SessionHeader, SessionTitleSnapshot } from '../events.js';
 import type { Compression } from '../storage-paths.js';
@@ -10,7 +11,7 @@ import type { LiveLogCapture } from './live-log-codec.js';
 import type { WireError } from './wire-error.js';
 
 /** The task kinds, one named export of the worker entry each. */
-export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'testFault'] as const;
+export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'dcpLedger', 'testFault'] as const;
 
 /** A task kind. `testFault` exists only for fault tests and is refused unless the pool allows test tasks. */
 export type TaskKind = (typeof TASK_KINDS)[number];
@@ -125,6 +126,18 @@ export interface ObserveTitlesValue {
   readonly outcomes: readonly TitleFileOutcome[];
 }
 
+/**
+ * The payload of a `dcpLedger` task (a `foldLog` of DCP.md §19 D6): a captured prefix of a live session's byte log
+ * and the prefix invalidations whose re-read tokens `/dcp stats` shows.
+ */
+export interface DcpLedgerPayload {
+  readonly log: LiveLogCapture;
+  readonly windows: readonly LedgerWindow[];
+}
+
+/** The value of a `dcpLedger` task: the §15.1 ledger of the captured prefix and one re-read figure per window. */
+export type DcpLedgerValue = LedgerFold;
+
 /** What the test-only `testFault` task does. */
 export type TestFaultMode =
   /** Returns `value` after `delayMs` (polling the port meanwhile only if `pollWhileWaiting`). */
@@ -157,6 +170,7 @@ export interface TaskPayloads {
   readonly readSource: ReadSourcePayload;
   readonly inspect: InspectPayload;
   readonly observeTitles: ObserveTitlesPayload;
+  readonly dcpLedger: DcpLedgerPayload;
   readonly testFault: TestFaultPayload;
 }
 
@@ -165,6 +179,7 @@ export interface TaskValues {
   readonly readSource: ReadSourceValue;
   readonly inspect: InspectValue;
   readonly observeTitles: ObserveTitlesValue;
+  readonly dcpLedger: DcpLedgerValue;
   readonly testFault: TestFaultValue;
 }
 

@@ -6,6 +6,7 @@
 import type { SessionHeader } from '../events.js';
 import { SessionPoolError } from './pool-errors.js';
 import type {
+  DcpLedgerValue,
   InspectValue,
   ObserveTitlesValue,
   ReadSourceValue,
@@ -79,12 +80,40 @@ const isObserveTitlesValue: Check = (value): value is ObserveTitlesValue =>
 const isTestFaultValue: Check = (value): value is TestFaultValue =>
   isObject(value) && typeof value['value'] === 'string' && typeof value['threadId'] === 'number';
 
+/** The ledger fields a `dcpLedger` value must carry as finite numbers (DCP.md §15.1). */
+const LEDGER_FIELDS = ['shadowedTokens', 'checkpointTokens', 'blockCount', 'expansionTokens', 'pruneTokens', 'pruneReplacements', 'cleanupTokens', 'inlineCleanups', 'markerTokens'] as const;
+
+const isDcpLedgerValue: Check = (value): value is DcpLedgerValue => {
+  if (!isObject(value) || !isObject(value['ledger']) || !Array.isArray(value['reReadTokens']) || !Number.isSafeInteger(value['eventCount'])) return false;
+  const ledger = value['ledger'];
+  return LEDGER_FIELDS.every((field) => Number.isFinite(ledger[field])) && value['reReadTokens'].every((tokens) => Number.isFinite(tokens));
+};
+
 const VALUE_CHECKS: { readonly [K in TaskKind]: Check } = {
   readSource: isReadSourceValue,
   inspect: isInspectValue,
   observeTitles: isObserveTitlesValue,
+  dcpLedger: isDcpLedgerValue,
   testFault: isTestFaultValue,
 };
+
+/** The per-item list of a value whose length must match the request, for the kinds that answer per item. */
+function itemsOf(kind: TaskKind, value: unknown): readonly unknown[] | undefined {
+  switch (kind) {
+    case 'observeTitles':
+      return (value as ObserveTitlesValue).outcomes;
+    case 'dcpLedger':
+      return (value as DcpLedgerValue).reReadTokens;
+    case 'readSource':
+    case 'inspect':
+    case 'testFault':
+      return undefined;
+    default: {
+      const unreachable: never = kind;
+      throw new TypeError(`unknown task kind ${String(unreachable)}`);
+    }
+  }
+}
 
 /**
  * Checks a worker's reply to a `kind` task and returns it typed.
@@ -95,8 +124,8 @@ export function validateTaskOutcome<K extends TaskKind>(kind: K, reply: unknown,
   if (isObject(reply)) {
     if (reply['ok'] === false && isWireError(reply['error'])) return reply as TaskOutcome<TaskValues[K]>;
     if (reply['ok'] === true && VALUE_CHECKS[kind](reply['value'])) {
-      const outcomes = kind === 'observeTitles' ? (reply['value'] as ObserveTitlesValue).outcomes : undefined;
-      if (outcomes === undefined || expectedItems === undefined || outcomes.length === expectedItems) {
+      const items = itemsOf(kind, reply['value']);
+      if (items === undefined || expectedItems === undefined || items.length === expectedItems) {
         return reply as TaskOutcome<TaskValues[K]>;
       }
     }

@@ -4,6 +4,7 @@
  */
 import { asSessionId } from '../../../protocol/events.js';
 import { runStoredDcpCommand } from '../../dcp/stored-session.js';
+import { WorkerPool } from '../../pool/worker-pool.js';
 import type { CliIo } from '../cli-io.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { openCorpus } from '../open-corpus.js';
@@ -17,6 +18,8 @@ export interface DcpCommandOptions {
   readonly args: readonly string[];
   /** The resolved `dcp` configuration namespace. */
   readonly dcpConfig: Readonly<Record<string, unknown>>;
+  /** Worker threads for full-log folds (`/dcp stats` on a long log); started only if one is needed. */
+  readonly poolSize: number;
 }
 
 /**
@@ -25,7 +28,16 @@ export interface DcpCommandOptions {
  */
 export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Promise<void> {
   const { store } = await openCorpus(options.root);
-  const result = await runStoredDcpCommand({ store, sessionId: asSessionId(options.sessionId), args: options.args.join(' '), dcpConfig: options.dcpConfig });
+  // The pool starts its threads lazily: a short log never starts one.
+  const pool = new WorkerPool({ size: options.poolSize });
+  let result;
+  try {
+    result = await runStoredDcpCommand({
+      store, sessionId: asSessionId(options.sessionId), args: options.args.join(' '), dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool },
+    });
+  } finally {
+    await pool.close();
+  }
   if (options.json) {
     writeJson(io, result);
     return;

@@ -1,15 +1,15 @@
 /**
- * The session ledger (DCP.md §15.1), recomputed from the log in one pass, and the token figures of the prefix
- * invalidations (§14 rule 1). Both are O(log) and run on the main thread when `/dcp stats` is asked; §19 D6 wants
- * them on the worker pool, which is not wired here.
+ * A test oracle for the `/dcp stats` figures (DCP.md §15.1, §14 rule 1), computed differently from production's
+ * `foldLedger`: replace classes come from the live DCP index, estimates from the session's meter cache, and each
+ * invalidation's surface is refolded from its own log prefix.
  */
-import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
-import type { DcpLedger } from '../../protocol/dcp/ledger.js';
-import type { InvalidationLine } from '../../protocol/dcp/stats-block.js';
-import { foldSurface } from '../../protocol/surface-fold.js';
-import type { DcpIndex } from './dcp-index.js';
-import type { PrefixInvalidation } from './prefix-invalidations.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
+import { isRecord } from '../../src/protocol/events.js';
+import type { DcpLedger } from '../../src/protocol/dcp/ledger.js';
+import type { InvalidationLine } from '../../src/protocol/dcp/stats-block.js';
+import { foldSurface } from '../../src/protocol/surface-fold.js';
+import type { DcpIndex } from '../../src/main/dcp/dcp-index.js';
+import type { PrefixInvalidation } from '../../src/main/dcp/prefix-invalidations.js';
 
 /** What the ledger reads; a `Session` satisfies it. */
 export interface LedgerSource {

@@ -1,0 +1,23 @@
+/**
+ * The `dcpLedger` task (DCP.md §19 D6): the `/dcp stats` ledger and the re-read tokens of the recent prefix
+ * invalidations, recomputed from a live session's captured byte log off the host's main thread. The prefix is
+ * decoded in place and folded once; only the small ledger comes back.
+ */
+import type { SessionEvent } from '../../protocol/events.js';
+import { foldLedger } from '../../protocol/dcp/ledger-fold.js';
+import { decodeLiveLogCapture } from '../../protocol/wire/live-log-codec.js';
+import type { DcpLedgerPayload, DcpLedgerValue } from '../../protocol/wire/task-shapes.js';
+import type { TaskControl } from './task-control.js';
+import { runTask } from './task-request.js';
+import type { TaskReply, TaskRequest } from './task-request.js';
+
+async function dcpLedgerWork(payload: DcpLedgerPayload, control: TaskControl): Promise<{ value: DcpLedgerValue }> {
+  // The byte log holds the session's own stored events, which the host validated when they were appended.
+  const events = decodeLiveLogCapture(payload.log, control.pollFn) as SessionEvent[];
+  return Promise.resolve({ value: foldLedger(events, payload.windows, control.pollFn) });
+}
+
+/** Runs one `dcpLedger` task. The abort and any failure come back as the outcome's error. */
+export function dcpLedgerTask(request: TaskRequest<DcpLedgerPayload>): Promise<TaskReply<DcpLedgerValue>> {
+  return runTask(request, dcpLedgerWork);
+}
