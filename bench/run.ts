@@ -9,6 +9,7 @@ import { runP3 } from './p3-stall.js';
 import { runP4 } from './p4-discovery.js';
 import { runP5 } from './p5-cancel.js';
 import { runP6 } from './p6-dcp-prestep.js';
+import { runP6Stats } from './p6-dcp-stats.js';
 import { runP6Strategies } from './p6-dcp-strategies.js';
 import { runP7 } from './p7-load.js';
 import { runP8 } from './p8-decode.js';
@@ -22,6 +23,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p5: runP5,
   p6: runP6,
   p6s: runP6Strategies,
+  d6: runP6Stats,
   p7: runP7,
   p8: runP8,
   transport: runTransport,

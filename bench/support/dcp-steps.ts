@@ -7,12 +7,15 @@ import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import type { UserMessage } from '../../src/protocol/user-message.js';
 import { createUserMessage } from '../../src/protocol/user-message.js';
-import type { Agent } from '../../src/main/host/agent.js';
-import { silentLogger } from '../../src/main/host/plugin-context.js';
+import { Agent } from '../../src/main/host/agent.js';
+import { createPluginContext, silentLogger } from '../../src/main/host/plugin-context.js';
 import type { PreStepDecision } from '../../src/main/host/pre-step-waterfall.js';
+import { ScriptedModel } from '../../src/main/host/scripted-model.js';
 import { Session } from '../../src/main/host/session.js';
 import type { DcpIndex } from '../../src/main/dcp/dcp-index.js';
 import { createDcpPreStepListener } from '../../src/main/dcp/dcp-pre-step.js';
+import type { DcpPluginOptions } from '../../src/main/dcp/dcp-plugin.js';
+import { dcpPlugin } from '../../src/main/dcp/dcp-plugin.js';
 import { DcpRuntime } from '../../src/main/dcp/dcp-runtime.js';
 import { generateDcpCorpus } from './dcp-corpus.js';
 import type { MeasuredRow } from './measure.js';
@@ -22,6 +25,16 @@ export interface DcpLoaded {
   readonly session: Session;
   readonly runtime: DcpRuntime;
   readonly index: DcpIndex;
+  /** The agent the DCP plugin is mounted on; only for a session loaded with {@link DcpMount}. */
+  readonly agent?: Agent;
+}
+
+/**
+ * Mount DCP as a host does: an agent over the session with `dcpPlugin(pluginOptions)` applied, so that commands
+ * such as `/dcp stats` run end to end through `agent.runCommand`.
+ */
+export interface DcpMount {
+  readonly pluginOptions: DcpPluginOptions;
 }
 
 /** The DCP pre-step listener type the step driver calls. */
@@ -29,16 +42,28 @@ export type DcpListener = ReturnType<typeof createDcpPreStepListener>;
 
 const SIGNAL = new AbortController().signal;
 
-function open(id: string, seed: readonly SessionEvent[], config: DcpConfig, clockStart: number): DcpLoaded {
+function open(id: string, seed: readonly SessionEvent[], config: DcpConfig, clockStart: number, mount?: DcpMount): DcpLoaded {
   let now = clockStart;
   const session = Session.create(id, { header: { version: 0, id: asSessionId(id), createdAt: now }, seed, now: () => now++ });
-  const runtime = new DcpRuntime(config, silentLogger);
-  return { session, runtime, index: runtime.indexFor(session) };
+  if (mount === undefined) {
+    const runtime = new DcpRuntime(config, silentLogger);
+    return { session, runtime, index: runtime.indexFor(session) };
+  }
+  // A resolved configuration is itself a complete valid `dcp` namespace, so the plugin resolves it to the same values.
+  const agent = new Agent({ session, model: new ScriptedModel({ script: [] }) });
+  const plugin = dcpPlugin(mount.pluginOptions);
+  plugin.apply(createPluginContext(agent, { config: { dcp: config }, logger: silentLogger }));
+  const runtime = plugin.runtime;
+  if (runtime === undefined) throw new Error('DCP was not mounted');
+  return { session, runtime, index: runtime.indexFor(session), agent };
 }
 
-/** A session seeded with the §19 corpus of `size` events, named `<prefix>-<size>`. */
-export function loadDcpSession(size: number, config: DcpConfig, prefix = 'p6'): DcpLoaded {
-  return open(`${prefix}-${size}`, generateDcpCorpus(size), config, 1_770_000_000_000);
+/**
+ * A session seeded with the §19 corpus of `size` events, named `<prefix>-<size>`; with `mount`, DCP is mounted
+ * through its plugin on an agent, else a bare runtime follows the session. `seed` reuses an already generated corpus.
+ */
+export function loadDcpSession(size: number, config: DcpConfig, prefix = 'p6', mount?: DcpMount, seed?: readonly SessionEvent[]): DcpLoaded {
+  return open(`${prefix}-${size}`, seed ?? generateDcpCorpus(size), config, 1_770_000_000_000, mount);
 }
 
 /** A fresh copy of a loaded log: the same events replayed into a new session, with a new runtime and index. */
