@@ -55,6 +55,16 @@ describe('the ledger fold (DCP.md §15.1, §14 rule 1)', () => {
     expect(fold.eventCount).toBe(session.events.length);
   });
 
+  it('refuses a log with a seq gap or a replace of nodes that are not on the surface (RangeError)', async () => {
+    const events = await activeEvents;
+    const gap = [...events.slice(0, 3), ...events.slice(4)];
+    expect(() => foldLedger(gap, [])).toThrow(new RangeError('ledger fold: event seq 4 is not contiguous; expected 3'));
+    const replaceAt = events.findIndex((event) => typeof event.surfaceOp === 'object');
+    // The same replace folded without its earlier history: the nodes it names were never appended.
+    const orphan = { ...events[replaceAt]!, seq: 0 };
+    expect(() => foldLedger([orphan], [])).toThrow(new RangeError('ledger fold: the replace at seq 0 names a range that is not on the surface'));
+  });
+
   it('calls the abort poll while it folds and stops when it throws', async () => {
     const events = await activeEvents;
     let polls = 0;
@@ -86,15 +96,37 @@ describe('/dcp stats through the worker pool (§19 D6)', () => {
     expect(harness.runtime.ledgers.runs).toEqual({ pool: 0, inThread: 1, poolFailures: 0 });
   });
 
-  it('captures the log synchronously: events appended while the task runs are not folded', async () => {
+  it('captures the log synchronously once its byte log is current: events appended while the task runs are not folded', async () => {
     const harness = await seeded({ runner: new InThreadTaskRunner(), minEvents: 0 });
     const { session } = harness;
+    await harness.runtime.ledgers.fold(session, []);
     const before = session.events.length;
     const folding = harness.runtime.ledgers.fold(session, []);
     session.append('user/message', createUserMessage({ source: { kind: 'user' }, content: [{ type: 'text', text: 'late' }] }), { surfaceOp: 'append' });
     const fold = await folding;
     expect(fold.eventCount).toBe(before);
     expect(session.events.length).toBe(before + 1);
+  });
+
+  it('encodes a reopened long log in slices that yield to the event loop, and stats taken meanwhile are still exact', async () => {
+    const liveLogs = new LiveLogTracker();
+    const local = await seeded();
+    const harness = await seeded({ runner: pool, minEvents: 0, liveLogs, catchUpSliceMs: 0.001 });
+    const { session } = harness;
+    harness.index();
+    // The first slice ran synchronously and stopped at its tiny budget: most of the log is still to be encoded.
+    const encodedAtOnce = liveLogs.encodedEvents(session)!;
+    expect(encodedAtOnce).toBeGreaterThan(0);
+    expect(encodedAtOnce).toBeLessThan(session.events.length);
+    let yielded = false;
+    setImmediate(() => {
+      yielded = true;
+    });
+    const stats = await harness.runCommand('/dcp stats');
+    expect(yielded).toBe(true);
+    expect(stats).toEqual(await local.runCommand('/dcp stats'));
+    expect(harness.runtime.ledgers.runs.pool).toBe(1);
+    expect(liveLogs.encodedEvents(session)).toBe(session.events.length);
   });
 
   it('falls back to the calling thread when the pool fails, logs a warning, and the output is unchanged', async () => {
@@ -122,6 +154,8 @@ describe('/dcp stats through the worker pool (§19 D6)', () => {
     expect(liveLogs.encodedEvents(session)).toBeUndefined();
     let turns = 1;
     while (session.events.length < minEvents) await turn(harness, `turn ${++turns}`);
+    // Crossing minEvents starts a sliced catch-up of the events so far; once it is done, every append is encoded as it lands.
+    await liveLogs.trackGradually(session, 2);
     expect(liveLogs.encodedEvents(session)).toBe(session.events.length);
     await turn(harness, 'one more');
     expect(liveLogs.encodedEvents(session)).toBe(session.events.length);
@@ -129,6 +163,10 @@ describe('/dcp stats through the worker pool (§19 D6)', () => {
 });
 
 describe('fullLogTasks validation and the dcpLedger wire check', () => {
+  it.each([0, -1, Number.POSITIVE_INFINITY, Number.NaN])('refuses catchUpSliceMs %s with DCP_CONFIG_INVALID', (catchUpSliceMs) => {
+    expect(() => resolveFullLogTasks({ runner: pool, catchUpSliceMs })).toThrow(expect.objectContaining({ code: 'DCP_CONFIG_INVALID', key: 'fullLogTasks.catchUpSliceMs' }));
+  });
+
   it.each([-1, 1.5, Number.NaN, Number.MAX_SAFE_INTEGER + 1])('refuses minEvents %s with DCP_CONFIG_INVALID', (minEvents) => {
     let caught: unknown;
     try {

@@ -1,7 +1,7 @@
 // HOST.md §2.3 append notifications and the re-entrancy rule of SESSION-LOG.md §2.4 rule 5.
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import type { SurfaceDelta } from '../../src/main/host/surface-view.js';
+import type { SurfaceDelta } from '../../src/protocol/surface-view.js';
 import { expectThrow, newSession, userData } from './host-builders.js';
 
 const REENTRY = 'session append cannot reenter while another append is being published';

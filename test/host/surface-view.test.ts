@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldSurface } from '../../src/protocol/surface-fold.js';
-import { SurfaceView } from '../../src/main/host/surface-view.js';
+import { SurfaceView } from '../../src/protocol/surface-view.js';
 import { newSession, userData } from './host-builders.js';
 
 describe('SurfaceView members', () => {

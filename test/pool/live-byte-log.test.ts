@@ -107,4 +107,34 @@ describe('LiveLogTracker', () => {
     session.append('user/message', userData('unseen'), { surfaceOp: 'append' });
     expect(tracker.encodedEvents(session)).toBeUndefined();
   });
+
+  it('trackGradually encodes in slices between macrotasks, picks up appends made meanwhile, and ends current', async () => {
+    const session = newSession('gradual');
+    for (let index = 0; index < 400; index += 1) session.append('user/message', userData(`early ${index}`), { surfaceOp: 'append' });
+    const tracker = new LiveLogTracker();
+    const pending = tracker.trackGradually(session, 0.001);
+    expect(pending).toBeInstanceOf(Promise);
+    const atOnce = tracker.encodedEvents(session)!;
+    expect(atOnce).toBeLessThan(session.events.length);
+    // An append during the catch-up is not encoded by the append notification (that would undo the slicing)...
+    session.append('user/message', userData('during'), { surfaceOp: 'append' });
+    expect(tracker.encodedEvents(session)).toBe(atOnce);
+    await pending;
+    // ...but the slices reach it, and afterwards appends are encoded as they land.
+    expect(tracker.encodedEvents(session)).toBe(session.events.length);
+    expect(tracker.trackGradually(session, 0.001)).toBeUndefined();
+    session.append('user/message', userData('after'), { surfaceOp: 'append' });
+    expect(tracker.encodedEvents(session)).toBe(session.events.length);
+    expect(decodeLiveLogCapture(tracker.capture(session))).toEqual(structuredClone(session.events));
+  });
+
+  it('a capture during a gradual catch-up finishes it synchronously', async () => {
+    const session = newSession('hurried');
+    for (let index = 0; index < 400; index += 1) session.append('user/message', userData(`early ${index}`), { surfaceOp: 'append' });
+    const tracker = new LiveLogTracker();
+    const pending = tracker.trackGradually(session, 0.001);
+    expect(decodeLiveLogCapture(tracker.capture(session))).toEqual(structuredClone(session.events));
+    await pending;
+    expect(tracker.encodedEvents(session)).toBe(session.events.length);
+  });
 });

@@ -10,7 +10,7 @@ import { decideNudge, nudgesAllowed } from '../../protocol/dcp/nudge.js';
 import { formatMarkerRef } from '../../protocol/dcp/refs.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { TokenMeasure } from '../host/token-meter.js';
 import type { DcpIndex } from './dcp-index.js';
 

@@ -70,12 +70,11 @@ async function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session)
   const counts = { dcp: 0, native: 0, mixed: 0 };
   for (const record of all) counts[record.cause] += 1;
   const recent = index.invalidations.recent(runtime.config.stats.invalidationHistory);
-  // Every figure, the fold's capture and the sync's cursor are taken together, before the first await lets a running
-  // turn append (the fold captures the log synchronously).
+  // Every figure and the fold's capture are taken together, before the first await lets a running turn append (the
+  // fold captures the log synchronously once its byte log is current); the sync's cursor is the fold's event count.
   const activeBlockCount = index.blocks().filter((block) => block.membership === 'active').length;
   const surfaceTokens = session.meter.measure().surfaceTokens;
-  const eventCount = session.events.length;
-  const { ledger, reReadTokens } = await runtime.ledgers.fold(session, recent);
+  const { ledger, reReadTokens, eventCount } = await runtime.ledgers.fold(session, recent);
   const sessionStats = {
     ledger,
     activeBlockCount,

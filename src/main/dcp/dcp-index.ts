@@ -15,7 +15,7 @@ import { foldNudgeCheckpoint, foldNudgeMarker, INITIAL_NUDGE_STATE } from '../..
 import { blockNumber } from '../../protocol/dcp/refs.js';
 import { isManualTriggerMessage } from '../../protocol/dcp/trigger-message.js';
 import type { CompactionClassification } from '../../protocol/dcp/crash-classification.js';
-import type { SurfaceDelta } from '../host/surface-view.js';
+import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { SeqTable } from '../host/seq-table.js';
 import type { BracketRecord } from './bracket-records.js';
 import type { CallRecord } from './call-record.js';

@@ -3,7 +3,7 @@
  * stand right after that event. A live session provides this directly; a cold replay provides it from a fresh
  * host fold (`ReplayHost`), so both paths fold the same facts.
  */
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { TokenMeasure } from '../host/token-meter.js';
 
 /** The meter figures the index needs. */

@@ -9,7 +9,7 @@ import { isRecord } from '../../protocol/events.js';
 import type { CleanupOutcome } from '../../protocol/dcp/result-text.js';
 import { AUTHOR_NOT_FOUND_WARNING, cleanCompressArguments, cleanedAuthorMessage } from '../../protocol/dcp/inline-cleanup.js';
 import type { AppendOptions } from '../host/session.js';
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
 
 /** What the cleanup reads and writes; a `Session` satisfies it. */

@@ -6,7 +6,7 @@
 import type { ContentBlock, SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import type { TranscriptLeaf } from '../../protocol/dcp/leaf-transcript.js';
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
 
 /** What the collector reads; a `Session` satisfies it. */

@@ -9,7 +9,7 @@ import {
 } from '../../protocol/dcp/range-errors.js';
 import { nearestValidCuts } from '../../protocol/dcp/nearest-cuts.js';
 import { parseBoundaryRef } from '../../protocol/dcp/refs.js';
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { PairingSource } from '../host/tool-pairing.js';
 import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';

@@ -6,8 +6,8 @@
 import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord, isSurfaceType } from '../../protocol/events.js';
 import type { ContextWindowLookup } from '../host/session.js';
-import type { SurfaceDelta } from '../host/surface-view.js';
-import { SurfaceView } from '../host/surface-view.js';
+import type { SurfaceDelta } from '../../protocol/surface-view.js';
+import { SurfaceView } from '../../protocol/surface-view.js';
 import { TokenMeter } from '../host/token-meter.js';
 import type { IndexHost } from './index-host.js';
 

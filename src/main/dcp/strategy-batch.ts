@@ -11,7 +11,7 @@ import { dedupReplacementMessage, purgeText } from '../../protocol/dcp/strategy-
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { AppendOptions } from '../host/session.js';
-import type { SurfaceReader } from '../host/surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { ToolPairingReader } from '../host/tool-pairing-index.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';

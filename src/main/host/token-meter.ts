@@ -8,7 +8,7 @@ import { isRecord } from '../../protocol/events.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { SeqTable } from './seq-table.js';
 import type { ShadowClaim } from './shadow-price-claim.js';
-import type { SurfaceDelta } from './surface-view.js';
+import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { estimateEvent, estimateSystem, estimateTools } from '../../protocol/token-estimator.js';
 
 /** `measure()` (HOST.md §4.2), keys in this order; `contextWindow` and `ratio` only when the window is known. */

@@ -6,7 +6,7 @@
 import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import { SeqTable } from './seq-table.js';
-import type { SurfaceDelta, SurfaceReader } from './surface-view.js';
+import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
 
 /** Read access to the running count. */
 export interface ToolPairingReader {

@@ -2,7 +2,7 @@
  * The tool-pairing balance functions (HOST.md §5): whether a cut just before or just after a surface node
  * separates no tool call from its result. DCP uses them to choose safe compression boundaries.
  */
-import type { SurfaceReader } from './surface-view.js';
+import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { ToolPairingReader } from './tool-pairing-index.js';
 
 /** What the balance functions read from a session. */

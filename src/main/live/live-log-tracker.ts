@@ -26,7 +26,12 @@ interface TrackedLog {
   /** Set when encoding inside an append notification failed; the next capture rebuilds and reports. */
   stale: boolean;
   unsubscribe: (() => void) | undefined;
+  /** Set while {@link LiveLogTracker.trackGradually} is still encoding the events the session had; appends wait for it. */
+  gradual: Promise<void> | undefined;
 }
+
+/** Events encoded between two looks at the clock during a gradual catch-up. */
+const GRADUAL_BATCH_EVENTS = 64;
 
 /** The byte logs of live sessions, keyed by the session object. */
 export class LiveLogTracker {
@@ -38,19 +43,25 @@ export class LiveLogTracker {
    */
   track(session: LiveSession): void {
     if (this.#logs.has(session)) return;
-    const tracked: TrackedLog = { log: new LiveByteLog(), last: undefined, stale: false, unsubscribe: undefined };
-    this.#logs.set(session, tracked);
+    const tracked = this.#start(session);
     this.#catchUp(session, tracked);
-    if (notifiesAppends(session)) {
-      tracked.unsubscribe = session.on('event', () => {
-        try {
-          this.#catchUp(session, tracked);
-        } catch {
-          // An append listener must not fail the host's append; the next capture rebuilds and throws there.
-          tracked.stale = true;
-        }
-      });
-    }
+  }
+
+  /**
+   * Like {@link track}, but encodes the events the session already has in slices of about `sliceMs` milliseconds,
+   * yielding to the event loop between slices, so that starting to track a long session does not stall the thread.
+   * Returns `undefined` when the log is already current (a capture now is O(1)), else a promise that resolves once
+   * it is. A {@link capture} taken meanwhile finishes the catch-up synchronously.
+   */
+  trackGradually(session: LiveSession, sliceMs: number): Promise<void> | undefined {
+    const known = this.#logs.get(session);
+    if (known !== undefined) return known.gradual;
+    const tracked = this.#start(session);
+    if (tracked.log.events === session.events.length) return undefined;
+    tracked.gradual = this.#catchUpInSlices(session, tracked, sliceMs).finally(() => {
+      tracked.gradual = undefined;
+    });
+    return tracked.gradual;
   }
 
   /** How many events of `session` are encoded so far (`undefined` when untracked); for diagnostics and tests. */
@@ -76,8 +87,32 @@ export class LiveLogTracker {
     return tracked.log.capture();
   }
 
+  /** Registers `session` with an empty log and, for a session that notifies appends, follows its appends. */
+  #start(session: LiveSession): TrackedLog {
+    const tracked: TrackedLog = { log: new LiveByteLog(), last: undefined, stale: false, unsubscribe: undefined, gradual: undefined };
+    this.#logs.set(session, tracked);
+    if (notifiesAppends(session)) {
+      tracked.unsubscribe = session.on('event', () => {
+        // During a gradual catch-up the slices reach new events too; encoding here would undo the slicing.
+        if (tracked.gradual !== undefined) return;
+        try {
+          this.#catchUp(session, tracked);
+        } catch {
+          // An append listener must not fail the host's append; the next capture rebuilds and throws there.
+          tracked.stale = true;
+        }
+      });
+    }
+    return tracked;
+  }
+
   /** Encodes the events `session.events` gained since the log last caught up (rebuilding after a rewrite). */
   #catchUp(session: LiveSession, tracked: TrackedLog): void {
+    this.#encodeUpTo(session, tracked, session.events.length);
+  }
+
+  /** Encodes events up to index `limit` (exclusive), first rebuilding a log that no longer matches the session. */
+  #encodeUpTo(session: LiveSession, tracked: TrackedLog, limit: number): void {
     const events = session.events;
     const encoded = tracked.log.events;
     if (tracked.stale || events.length < encoded || (encoded > 0 && events[encoded - 1] !== tracked.last)) {
@@ -85,10 +120,20 @@ export class LiveLogTracker {
       tracked.last = undefined;
       tracked.stale = false;
     }
-    for (let index = tracked.log.events; index < events.length; index++) {
+    for (let index = tracked.log.events; index < Math.min(limit, events.length); index++) {
       const event = events[index] as SessionEvent;
       tracked.log.append(event);
       tracked.last = event;
+    }
+  }
+
+  /** The gradual catch-up: slices of about `sliceMs`, a macrotask hop between them, until the log is current. */
+  async #catchUpInSlices(session: LiveSession, tracked: TrackedLog, sliceMs: number): Promise<void> {
+    while (this.#logs.get(session) === tracked && tracked.log.events < session.events.length) {
+      const deadline = performance.now() + sliceMs;
+      do this.#encodeUpTo(session, tracked, tracked.log.events + GRADUAL_BATCH_EVENTS);
+      while (tracked.log.events < session.events.length && performance.now() < deadline);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 }

@@ -7,7 +7,7 @@
  */
 import type { SessionEvent } from '../events.js';
 import { isRecord } from '../events.js';
-import { SurfaceFold } from '../surface-fold.js';
+import { SurfaceView } from '../surface-view.js';
 import { estimateEvent } from '../token-estimator.js';
 import type { DcpLedger } from './ledger.js';
 import { recognizeMarker } from './marker-recognition.js';
@@ -63,43 +63,94 @@ function foldReplace(ledger: MutableLedger, event: SessionEvent, previous: Sessi
 }
 
 /**
+ * The incremental form of {@link foldLedger}: feed the events of one log in seq order with `add`, then read `result`.
+ * It keeps only numbers (the surface order, one estimate per seq) and the previous event, so a caller that decodes
+ * events one by one lets each of them be collected right after it was folded.
+ */
+export class LedgerFolder {
+  readonly #ledger: MutableLedger = { shadowedTokens: 0, checkpointTokens: 0, blockCount: 0, expansionTokens: 0, pruneTokens: 0, pruneReplacements: 0, cleanupTokens: 0, inlineCleanups: 0, markerTokens: 0 };
+  readonly #surface = new SurfaceView();
+  /** The estimate of every event that joined the surface, by seq (shadowed nodes keep theirs, as in the meter). */
+  #estimates = new Float64Array(1024);
+  readonly #windows: readonly LedgerWindow[];
+  readonly #windowsBySeq = new Map<number, number[]>();
+  readonly #reReadTokens: number[];
+  #previous: SessionEvent | undefined;
+  #count = 0;
+
+  /** A folder that prices `windows` as it passes their first replace. */
+  constructor(windows: readonly LedgerWindow[]) {
+    this.#windows = windows;
+    this.#reReadTokens = new Array<number>(windows.length).fill(0);
+    windows.forEach((window, index) => {
+      const list = this.#windowsBySeq.get(window.firstSeq);
+      if (list === undefined) this.#windowsBySeq.set(window.firstSeq, [index]);
+      else list.push(index);
+    });
+  }
+
+  /**
+   * Folds the next event. The log is trusted to be valid (it is the host's own log).
+   *
+   * @throws RangeError when the seq is not the next one or a replace names a range that is not on the surface.
+   */
+  add(event: SessionEvent): void {
+    if (event.seq !== this.#count) throw new RangeError(`ledger fold: event seq ${event.seq} is not contiguous; expected ${this.#count}`);
+    const priced = this.#windowsBySeq.get(event.seq);
+    if (priced !== undefined) this.#price(priced);
+    const op = event.surfaceOp;
+    if (op !== undefined) {
+      const estimate = estimateEvent(event);
+      this.#remember(event.seq, estimate);
+      if (op === 'append') {
+        this.#surface.append(event.seq);
+        if (event.type === 'user/message' && recognizeMarker(event.data) !== undefined) this.#ledger.markerTokens += estimate;
+      } else {
+        const start = this.#surface.positionOf(op.start);
+        const end = this.#surface.positionOf(op.end);
+        if (start === -1 || end < start) throw new RangeError(`ledger fold: the replace at seq ${event.seq} names a range that is not on the surface`);
+        this.#surface.replace(start, end, event.seq);
+        foldReplace(this.#ledger, event, this.#previous, estimate);
+      }
+    }
+    this.#previous = event;
+    this.#count += 1;
+  }
+
+  /** The ledger and window prices of the events added so far. */
+  result(): LedgerFold {
+    return { ledger: { ...this.#ledger }, reReadTokens: [...this.#reReadTokens], eventCount: this.#count };
+  }
+
+  /** Sets the re-read tokens of `windowIndexes` from the surface as it stands (just before their first replace). */
+  #price(windowIndexes: readonly number[]): void {
+    const surface = this.#surface;
+    for (const windowIndex of windowIndexes) {
+      let total = 0;
+      for (let position = this.#windows[windowIndex]!.position; position < surface.length; position += 1) total += this.#estimates[surface.at(position)!]!;
+      this.#reReadTokens[windowIndex] = total;
+    }
+  }
+
+  #remember(seq: number, estimate: number): void {
+    if (seq >= this.#estimates.length) {
+      const grown = new Float64Array(Math.max(seq + 1, this.#estimates.length * 2));
+      grown.set(this.#estimates);
+      this.#estimates = grown;
+    }
+    this.#estimates[seq] = estimate;
+  }
+}
+
+/**
  * Folds `events` (a whole, valid log in seq order) into the §15.1 ledger and prices each of `windows` (§14 rule 1).
  * O(log + Σ surface length at each window). `poll` is called every few thousand events and may throw to abort.
  */
 export function foldLedger(events: readonly SessionEvent[], windows: readonly LedgerWindow[], poll: () => void = () => undefined): LedgerFold {
-  const ledger: MutableLedger = { shadowedTokens: 0, checkpointTokens: 0, blockCount: 0, expansionTokens: 0, pruneTokens: 0, pruneReplacements: 0, cleanupTokens: 0, inlineCleanups: 0, markerTokens: 0 };
-  const surface = new SurfaceFold();
-  // The estimate of every event that joined the surface, by seq (shadowed nodes keep theirs, as in the meter).
-  const estimates = new Float64Array(events.length);
-  const reReadTokens = new Array<number>(windows.length).fill(0);
-  const windowsBySeq = new Map<number, number[]>();
-  windows.forEach((window, index) => {
-    const list = windowsBySeq.get(window.firstSeq);
-    if (list === undefined) windowsBySeq.set(window.firstSeq, [index]);
-    else list.push(index);
-  });
+  const folder = new LedgerFolder(windows);
   for (let index = 0; index < events.length; index += 1) {
     if (index % POLL_EVERY_EVENTS === 0) poll();
-    const event = events[index]!;
-    const priced = windowsBySeq.get(event.seq);
-    if (priced !== undefined) {
-      const seqs = surface.surfaceSeqs();
-      for (const windowIndex of priced) {
-        let total = 0;
-        for (let position = windows[windowIndex]!.position; position < seqs.length; position += 1) total += estimates[seqs[position]!]!;
-        reReadTokens[windowIndex] = total;
-      }
-    }
-    surface.apply(event);
-    const op = event.surfaceOp;
-    if (op === undefined) continue;
-    const estimate = estimateEvent(event);
-    estimates[event.seq] = estimate;
-    if (op === 'append') {
-      if (event.type === 'user/message' && recognizeMarker(event.data) !== undefined) ledger.markerTokens += estimate;
-    } else {
-      foldReplace(ledger, event, events[index - 1], estimate);
-    }
+    folder.add(events[index]!);
   }
-  return { ledger, reReadTokens, eventCount: events.length };
+  return folder.result();
 }

@@ -23,7 +23,8 @@ export interface LiveLogCapture {
 }
 
 /**
- * Decodes the events of a captured prefix, in log order. `poll` runs every 256 events.
+ * Decodes the events of a captured prefix one by one, in log order, calling `onEvent` with each, so a caller that
+ * folds them need not hold the whole log. `poll` runs every 256 events.
  *
  * Each chunk's captured bytes are first copied into this thread's own memory: V8 reads shared memory
  * several times slower than local memory, and one `memcpy` per chunk is far cheaper than decoding from
@@ -31,19 +32,26 @@ export interface LiveLogCapture {
  *
  * @throws RangeError when the captured bytes are not whole entries, or the count differs from `events`.
  */
-export function decodeLiveLogCapture(capture: LiveLogCapture, poll?: () => void): unknown[] {
-  const events: unknown[] = [];
-  const push = (event: unknown): void => {
-    events.push(event);
+export function forEachLiveLogEvent(capture: LiveLogCapture, onEvent: (event: unknown) => void, poll?: () => void): void {
+  let count = 0;
+  const each = (event: unknown): void => {
+    count += 1;
+    onEvent(event);
   };
   const options = poll === undefined ? {} : { poll };
   capture.sealed.buffers.forEach((buffer, index) => {
-    forEachLogEntry(localCopy(buffer, capture.sealed.lengths[index] ?? 0), push, options);
+    forEachLogEntry(localCopy(buffer, capture.sealed.lengths[index] ?? 0), each, options);
   });
-  forEachLogEntry(localCopy(capture.tail, capture.tailLength), push, options);
-  if (events.length !== capture.events) {
-    throw new RangeError(`live log capture holds ${events.length} events, expected ${capture.events}`);
+  forEachLogEntry(localCopy(capture.tail, capture.tailLength), each, options);
+  if (count !== capture.events) {
+    throw new RangeError(`live log capture holds ${count} events, expected ${capture.events}`);
   }
+}
+
+/** Decodes the events of a captured prefix into an array, in log order (see {@link forEachLiveLogEvent}). */
+export function decodeLiveLogCapture(capture: LiveLogCapture, poll?: () => void): unknown[] {
+  const events: unknown[] = [];
+  forEachLiveLogEvent(capture, (event) => events.push(event), poll);
   return events;
 }
 

@@ -2,7 +2,7 @@
  * The nodes a validated replace candidate would shadow, read from the indexed surface view.
  */
 import { isRecord } from '../../../protocol/events.js';
-import type { SurfaceReader } from '../surface-view.js';
+import type { SurfaceReader } from '../../../protocol/surface-view.js';
 import type { AppendCandidate } from './validation-layer.js';
 
 /**

@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../../protocol/events.js';
 import type { SurfaceFold } from '../../../protocol/surface-fold.js';
 import type { CompactionBracketReader } from '../compaction-brackets.js';
 import type { ShadowClaimReader } from '../shadow-price-claim.js';
-import type { SurfaceReader } from '../surface-view.js';
+import type { SurfaceReader } from '../../../protocol/surface-view.js';
 import type { TurnState } from '../turn-state.js';
 
 /** `live` for appends to a running session, `seed` for the replay of a seed (HOST.md §3.8). */
