@@ -7,6 +7,7 @@ import { jsonEqual } from './json-equal.js';
 import type { Message, SessionEvent } from './events.js';
 import { isSurfaceType } from './events.js';
 import { checkProvenance, isReplaceOp, surfaceError } from './surface-rules.js';
+import { SurfaceView } from './surface-view.js';
 
 /** How an event relates to the final surface (SESSION-LOG.md §5.3). */
 export type EventClassification = 'current' | 'shadowed' | 'log-only';
@@ -45,16 +46,15 @@ function withBlankResultContent(data: unknown): Record<string, unknown> {
  * `apply` validates an event against the current state and then commits it; `check` only validates. A failed
  * validation throws `SessionLogError` with code `SESSION_LOG_INVALID_SURFACE` and the raw §5.2 message and
  * leaves the fold exactly as it was. Appending (including log-only events) is O(1); a one-node replace (a
- * pruned tool result, a rewritten message) is O(1) plus its data checks; a k-node replace splices once and
- * renumbers the positions after it, O(surface length). The fold keeps a reference to every applied event (the tool-result rewrite rule needs
+ * pruned tool result, a rewritten message) is O(1) plus its data checks; a k-node replace costs what
+ * {@link SurfaceView.replace} costs (O(k) plus the shorter side of the surface). The fold keeps a reference to every applied event (the tool-result rewrite rule needs
  * the shadowed event's data), so events must not be mutated after they were applied.
  */
 export class SurfaceFold {
   readonly #events: SessionEvent[] = [];
   #states = new Uint8Array(256);
-  /** `position + 1` by seq for current nodes; 0 otherwise. Kept beside `#states` so positions cost no scan. */
-  #positionPlusOne = new Int32Array(256);
-  readonly #surface: number[] = [];
+  /** The current surface with O(1) seq → position, so validating a replace costs no scan. */
+  readonly #surface = new SurfaceView();
 
   /** The seq the next applied event must carry (the number of events applied so far). */
   get nextSeq(): number {
@@ -80,24 +80,12 @@ export class SurfaceFold {
       case 'log-only':
         break;
       case 'append':
-        this.#positionPlusOne[seq] = this.#surface.length + 1;
-        this.#surface.push(seq);
+        this.#surface.append(seq);
         this.#states[seq] = CURRENT;
         break;
       case 'replace':
-        for (const shadowedSeq of plan.shadowed) {
-          this.#states[shadowedSeq] = SHADOWED;
-          this.#positionPlusOne[shadowedSeq] = 0;
-        }
-        if (plan.startIndex === plan.endIndex) {
-          this.#surface[plan.startIndex] = seq;
-        } else {
-          this.#surface.splice(plan.startIndex, plan.endIndex - plan.startIndex + 1, seq);
-          for (let position = plan.startIndex + 1; position < this.#surface.length; position += 1) {
-            this.#positionPlusOne[this.#surface[position] as number] = position + 1;
-          }
-        }
-        this.#positionPlusOne[seq] = plan.startIndex + 1;
+        for (const shadowedSeq of plan.shadowed) this.#states[shadowedSeq] = SHADOWED;
+        this.#surface.replace(plan.startIndex, plan.endIndex, seq);
         this.#states[seq] = CURRENT;
         break;
       default: {
@@ -110,7 +98,7 @@ export class SurfaceFold {
 
   /** A copy of the current surface: the seqs of the current nodes in model order. O(surface length). */
   surfaceSeqs(): readonly number[] {
-    return [...this.#surface];
+    return this.#surface.slice(0, this.#surface.length);
   }
 
   /** True when the event at `seq` is a current surface node. */
@@ -137,18 +125,9 @@ export class SurfaceFold {
 
   #growTo(length: number): void {
     if (length <= this.#states.length) return;
-    const size = Math.max(length, this.#states.length * 2);
-    const grown = new Uint8Array(size);
+    const grown = new Uint8Array(Math.max(length, this.#states.length * 2));
     grown.set(this.#states);
     this.#states = grown;
-    const positions = new Int32Array(size);
-    positions.set(this.#positionPlusOne);
-    this.#positionPlusOne = positions;
-  }
-
-  /** The surface position of `seq`, or -1 when it is not a current node. O(1). */
-  #positionOf(seq: number): number {
-    return seq < this.#events.length ? (this.#positionPlusOne[seq] as number) - 1 : -1;
   }
 
   /** Rules 1–6 of §5.2 for `event` as the next event; returns the transition to commit. */
@@ -181,9 +160,9 @@ export class SurfaceFold {
       throw surfaceError(`session event "${event.type}" carries an invalid replace surfaceOp`);
     }
     const { start, end } = surfaceOp;
-    const startIndex = this.#positionOf(start);
+    const startIndex = this.#surface.positionOf(start);
     if (startIndex === -1) throw surfaceError(`surface replace: start seq ${start} not found in surface`);
-    const endIndex = this.#positionOf(end);
+    const endIndex = this.#surface.positionOf(end);
     if (endIndex === -1) throw surfaceError(`surface replace: end seq ${end} not found in surface`);
     if (startIndex > endIndex) {
       throw surfaceError(`surface replace: start seq ${start} (index ${startIndex}) is after end seq ${end} (index ${endIndex})`);

@@ -38,12 +38,18 @@ function isIndex(value: number): boolean {
 /**
  * The mutable surface index behind {@link SurfaceReader}. Only the session changes it, after an event passed
  * validation: an append is O(1); a single-node replace writes one slot and shifts nothing; a k-node replace
- * splices once and renumbers the positions after it (O(surface), allowed by HOST.md §2.4).
+ * splices once and renumbers the shorter side of the surface around it, O(k + min(before, after)) index writes
+ * (HOST.md §2.4 allows O(surface)). A native compaction absorbs the oldest nodes, so it renumbers almost nothing;
+ * renumbering always the tail would make a long log's cold load quadratic.
  */
 export class SurfaceView implements SurfaceReader {
   readonly #nodes: number[] = [];
-  /** `position + 1` by seq; 0 means "not a current node". */
+  /**
+   * `position + 1 + #base` by seq; 0 means "not a current node". Shifting every later node left by `d` is then
+   * `#base += d` plus rewriting the earlier nodes, which is how the cheaper side is chosen.
+   */
   #positionPlusOne = new Int32Array(1024);
+  #base = 0;
   /** `replacingSeq + 1` by seq; 0 means "never shadowed". */
   #shadowedByPlusOne = new Int32Array(1024);
   readonly #shadowedOf = new Map<number, readonly number[]>();
@@ -67,7 +73,8 @@ export class SurfaceView implements SurfaceReader {
 
   positionOf(seq: number): number {
     if (!isIndex(seq) || seq >= this.#positionPlusOne.length) return -1;
-    return (this.#positionPlusOne[seq] as number) - 1;
+    const stored = this.#positionPlusOne[seq] as number;
+    return stored === 0 ? -1 : stored - 1 - this.#base;
   }
 
   slice(start: number, end: number): number[] {
@@ -89,7 +96,7 @@ export class SurfaceView implements SurfaceReader {
     this.#reserve(seq);
     const position = this.#nodes.length;
     this.#nodes.push(seq);
-    this.#positionPlusOne[seq] = position + 1;
+    this.#positionPlusOne[seq] = position + 1 + this.#base;
     return { kind: 'append', position };
   }
 
@@ -108,11 +115,20 @@ export class SurfaceView implements SurfaceReader {
       this.#nodes[startPosition] = seq;
     } else {
       this.#nodes.splice(startPosition, shadowed.length, seq);
-      for (let position = startPosition + 1; position < this.#nodes.length; position++) {
-        this.#positionPlusOne[this.#nodes[position] as number] = position + 1;
+      const after = this.#nodes.length - startPosition - 1;
+      if (startPosition < after) {
+        // Shift the tail by moving the base, then restore the nodes before the range to their unchanged positions.
+        this.#base += shadowed.length - 1;
+        for (let position = 0; position < startPosition; position++) {
+          this.#positionPlusOne[this.#nodes[position] as number] = position + 1 + this.#base;
+        }
+      } else {
+        for (let position = startPosition + 1; position < this.#nodes.length; position++) {
+          this.#positionPlusOne[this.#nodes[position] as number] = position + 1 + this.#base;
+        }
       }
     }
-    this.#positionPlusOne[seq] = startPosition + 1;
+    this.#positionPlusOne[seq] = startPosition + 1 + this.#base;
     this.#shadowedOf.set(seq, shadowed);
     this.#replaceGeneration += 1;
     return { kind: 'replace', position: startPosition, shadowed };

@@ -52,6 +52,36 @@ describe('SurfaceView members', () => {
   });
 });
 
+describe('SurfaceView against a plain array model', () => {
+  it('positions, order and membership match after random appends and k-node replaces at the front, middle and back (property)', () => {
+    const op = fc.oneof(
+      { arbitrary: fc.constant({ kind: 'append' as const }), weight: 3 },
+      { arbitrary: fc.record({ kind: fc.constant('replace' as const), where: fc.constantFrom('front' as const, 'back' as const, 'any' as const), a: fc.nat(), span: fc.nat({ max: 6 }) }), weight: 2 },
+    );
+    fc.assert(fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
+      const view = new SurfaceView();
+      const model: number[] = [];
+      let seq = 0;
+      for (const step of ops) {
+        if (step.kind === 'append' || model.length === 0) {
+          view.append(seq);
+          model.push(seq);
+        } else {
+          const span = Math.min(step.span, model.length - 1);
+          const start = step.where === 'front' ? 0 : step.where === 'back' ? model.length - 1 - span : step.a % (model.length - span);
+          view.replace(start, start + span, seq);
+          model.splice(start, span + 1, seq);
+        }
+        seq += 1;
+      }
+      expect(view.length).toBe(model.length);
+      expect(view.slice(0, view.length)).toEqual(model);
+      for (let candidate = 0; candidate < seq; candidate++) expect(view.positionOf(candidate)).toBe(model.indexOf(candidate));
+      model.forEach((node, position) => expect(view.at(position)).toBe(node));
+    }), { numRuns: 300 });
+  });
+});
+
 describe('the session surface agrees with a cold fold', () => {
   it('for random append / replace sequences (property)', () => {
     const op = fc.oneof(
