@@ -8,6 +8,7 @@ import { runP1Pool } from './p3-p1-through-pool.js';
 import { runP3 } from './p3-stall.js';
 import { runP4 } from './p4-discovery.js';
 import { runP5 } from './p5-cancel.js';
+import { runD3 } from './p6-dcp-commit.js';
 import { runP6 } from './p6-dcp-prestep.js';
 import { runP6Stats } from './p6-dcp-stats.js';
 import { runP6Strategies } from './p6-dcp-strategies.js';
@@ -24,6 +25,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p6: runP6,
   p6s: runP6Strategies,
   d6: runP6Stats,
+  d3: runD3,
   p7: runP7,
   p8: runP8,
   transport: runTransport,

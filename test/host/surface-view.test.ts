@@ -3,7 +3,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldSurface } from '../../src/protocol/surface-fold.js';
+import type { SessionEvent } from '../../src/protocol/events.js';
 import { SurfaceView } from '../../src/protocol/surface-view.js';
+import { ToolPairingIndex } from '../../src/main/host/tool-pairing-index.js';
 import { newSession, userData } from './host-builders.js';
 
 describe('SurfaceView members', () => {
@@ -52,33 +54,71 @@ describe('SurfaceView members', () => {
   });
 });
 
-describe('SurfaceView against a plain array model', () => {
-  it('positions, order and membership match after random appends and k-node replaces at the front, middle and back (property)', () => {
-    const op = fc.oneof(
-      { arbitrary: fc.constant({ kind: 'append' as const }), weight: 3 },
-      { arbitrary: fc.record({ kind: fc.constant('replace' as const), where: fc.constantFrom('front' as const, 'back' as const, 'any' as const), a: fc.nat(), span: fc.nat({ max: 6 }) }), weight: 2 },
-    );
-    fc.assert(fc.property(fc.array(op, { maxLength: 120 }), (ops) => {
-      const view = new SurfaceView();
+/** One step of a generated surface history. */
+type ViewOp =
+  | { readonly kind: 'append'; readonly contribution: number }
+  | { readonly kind: 'replace'; readonly where: 'front' | 'back' | 'any'; readonly a: number; readonly span: number; readonly balanced: boolean };
+
+const viewOp: fc.Arbitrary<ViewOp> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('append' as const), contribution: fc.integer({ min: -1, max: 2 }) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('replace' as const), where: fc.constantFrom('front' as const, 'back' as const, 'any' as const), a: fc.nat(), span: fc.nat({ max: 9 }), balanced: fc.boolean(),
+    }),
+    weight: 2,
+  },
+);
+
+/** A surface event whose tool-pairing contribution is `contribution` (−1 a result, n ≥ 0 an assistant with n calls). */
+function pairingEvent(seq: number, contribution: number): SessionEvent {
+  if (contribution < 0) return { type: 'tool/result', seq, time: seq, data: { message: { content: [] } }, surfaceOp: 'append' } as unknown as SessionEvent;
+  const content = Array.from({ length: contribution }, (_, call) => ({ type: 'tool-call', id: `c${seq}-${call}` }));
+  return { type: 'assistant/message', seq, time: seq, data: { message: { content } }, surfaceOp: 'append' } as unknown as SessionEvent;
+}
+
+describe('SurfaceView and the pairing counts against plain array models', () => {
+  it.each([2, 3, 8, 16, 512])('chunks of %i: order, positions, membership and pairing counts match after random appends and k-node replaces (property)', (chunkNodes) => {
+    fc.assert(fc.property(fc.array(viewOp, { maxLength: 150 }), fc.array(fc.nat(), { maxLength: 20 }), (ops, queries) => {
+      const view = new SurfaceView(chunkNodes);
+      const pairing = new ToolPairingIndex(view);
       const model: number[] = [];
+      const contributions: number[] = [];
       let seq = 0;
-      for (const step of ops) {
-        if (step.kind === 'append' || model.length === 0) {
-          view.append(seq);
+      for (const [step, op] of ops.entries()) {
+        if (op.kind === 'append' || model.length === 0) {
+          const contribution = op.kind === 'append' ? op.contribution : 0;
+          contributions[seq] = contribution;
+          pairing.apply(pairingEvent(seq, contribution), view.append(seq));
           model.push(seq);
         } else {
-          const span = Math.min(step.span, model.length - 1);
-          const start = step.where === 'front' ? 0 : step.where === 'back' ? model.length - 1 - span : step.a % (model.length - span);
-          view.replace(start, start + span, seq);
+          const span = Math.min(op.span, model.length - 1);
+          const start = op.where === 'front' ? 0 : op.where === 'back' ? model.length - 1 - span : op.a % (model.length - span);
+          const removed = model.slice(start, start + span + 1).reduce((sum, node) => sum + (contributions[node] as number), 0);
+          // A balanced replace carries what it removes (a checkpoint over closed units); otherwise a plain message.
+          const contribution = op.balanced ? Math.max(-1, removed) : 0;
+          contributions[seq] = contribution;
+          pairing.apply(pairingEvent(seq, contribution), view.replace(start, start + span, seq));
           model.splice(start, span + 1, seq);
         }
         seq += 1;
+        // Interleaved queries make counts valid at various depths before the next change.
+        const query = queries[step % Math.max(1, queries.length)];
+        if (query !== undefined && model.length > 0) pairing.countThrough(query % model.length);
       }
       expect(view.length).toBe(model.length);
       expect(view.slice(0, view.length)).toEqual(model);
       for (let candidate = 0; candidate < seq; candidate++) expect(view.positionOf(candidate)).toBe(model.indexOf(candidate));
       model.forEach((node, position) => expect(view.at(position)).toBe(node));
-    }), { numRuns: 300 });
+      let count = 0;
+      model.forEach((node, position) => {
+        count += contributions[node] as number;
+        expect(pairing.countThrough(position)).toBe(count);
+      });
+    }), { numRuns: 200 });
+  });
+
+  it('refuses a chunk bound below 2', () => {
+    expect(() => new SurfaceView(1)).toThrow(new RangeError('surface view: chunkNodes must be a safe integer >= 2, got 1'));
   });
 });
 

@@ -36,15 +36,18 @@ function pairingContribution(event: SessionEvent): number {
 }
 
 /**
- * The prefix counts of one session. A replace whose removed nodes contribute as much as the new node (every
- * legal checkpoint, prune and cleanup over closed units) leaves every later count as it was, so only the
- * removed positions go; any other replace marks the counts from its position on dirty.
+ * The prefix counts of one session, kept per node (by seq) rather than per position, so that a replace never shifts
+ * them: a replace whose removed nodes contribute as much as the new node (every legal checkpoint, prune and cleanup
+ * over closed units) leaves every later count as it was, and the new node takes the count of the last node it
+ * removed, O(k); any other replace marks the counts from its position on dirty. Counts are valid for the nodes at
+ * positions `0..#validThrough` and computed lazily beyond.
  */
 export class ToolPairingIndex implements ToolPairingReader {
   readonly #surface: SurfaceReader;
   readonly #contribution = new SeqTable();
-  /** `#prefix[p]` is the count through position `p`, valid for every `p < #prefix.length`. */
-  readonly #prefix: number[] = [];
+  /** The count through each node, by seq; valid for the nodes at positions `<= #validThrough`. */
+  readonly #countAfter = new SeqTable();
+  #validThrough = -1;
 
   constructor(surface: SurfaceReader) {
     this.#surface = surface;
@@ -52,12 +55,15 @@ export class ToolPairingIndex implements ToolPairingReader {
 
   countThrough(position: number): number {
     if (position < 0) return 0;
-    while (this.#prefix.length <= position) {
-      const next = this.#prefix.length;
-      const before = next === 0 ? 0 : this.#prefix[next - 1] as number;
-      this.#prefix.push(before + this.#contribution.get(this.#surface.at(next) as number));
+    const surface = this.#surface;
+    while (this.#validThrough < position) {
+      const next = this.#validThrough + 1;
+      const before = next === 0 ? 0 : this.#countAfter.get(surface.at(next - 1) as number);
+      const seq = surface.at(next) as number;
+      this.#countAfter.set(seq, before + this.#contribution.get(seq));
+      this.#validThrough = next;
     }
-    return this.#prefix[position] as number;
+    return this.#countAfter.get(surface.at(position) as number);
   }
 
   /** Folds in a stored surface change; the surface view has already applied it. */
@@ -66,19 +72,23 @@ export class ToolPairingIndex implements ToolPairingReader {
     const contribution = pairingContribution(event);
     this.#contribution.set(event.seq, contribution);
     if (delta.kind === 'append') {
-      if (this.#prefix.length === delta.position) this.#prefix.push(this.countThrough(delta.position - 1) + contribution);
+      if (this.#validThrough === delta.position - 1) {
+        const before = delta.position === 0 ? 0 : this.#countAfter.get(this.#surface.at(delta.position - 1) as number);
+        this.#countAfter.set(event.seq, before + contribution);
+        this.#validThrough = delta.position;
+      }
       return;
     }
     const start = delta.position;
     const removed = delta.shadowed.length;
     let removedContribution = 0;
     for (const seq of delta.shadowed) removedContribution += this.#contribution.get(seq);
-    const validThroughEnd = this.#prefix.length >= start + removed;
-    if (removedContribution === contribution && validThroughEnd) {
+    if (removedContribution === contribution && this.#validThrough >= start + removed - 1) {
       // The count after the old last node is the count after the new node; later counts keep their values.
-      this.#prefix.splice(start, removed - 1);
+      this.#countAfter.set(event.seq, this.#countAfter.get(delta.shadowed[removed - 1] as number));
+      this.#validThrough -= removed - 1;
     } else {
-      this.#prefix.length = Math.min(this.#prefix.length, start);
+      this.#validThrough = Math.min(this.#validThrough, start - 1);
     }
   }
 }
