@@ -9,8 +9,8 @@ import { parseDcpCommand } from '../../protocol/dcp/command-parser.js';
 import type { SessionId } from '../../protocol/events.js';
 import { Agent } from '../host/agent.js';
 import type { CommandDefinition } from '../host/command-runtime.js';
-import { createPluginContext } from '../host/plugin-context.js';
-import type { PluginContext } from '../host/plugin-context.js';
+import { createPluginContext, silentLogger } from '../host/plugin-context.js';
+import type { PluginContext, PluginLogger } from '../host/plugin-context.js';
 import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
@@ -42,6 +42,8 @@ export interface StoredDcpCommandOptions {
   readonly dcpConfig: Readonly<Record<string, unknown>>;
   /** Where large full-log folds run (`/dcp stats` on a long log, DCP.md §19 D6); the calling thread otherwise. */
   readonly fullLogTasks?: FullLogTasksOptions;
+  /** Where the DCP plugin logs (configuration warnings, a degraded stats fold). Default: dropped. */
+  readonly logger?: PluginLogger;
 }
 
 /**
@@ -101,7 +103,7 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   const session = Session.create(sessionId, { header: inspection.meta, seed: [...inspection.events] });
   const agent = new Agent({ session, model: new ScriptedModel({ script: [] }) });
   const plugin = dcpPlugin(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks });
-  plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig } }), parsed));
+  plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed));
   if (plugin.runtime === undefined) {
     await agent.dispose();
     return { sessionId, command: line, kind: 'error', text: 'DCP is not mounted: it is disabled or its configuration is invalid (see sessionctx config)', appendedEvents: 0 };

@@ -9,7 +9,8 @@ import { createUserMessage } from '../../protocol/user-message.js';
 import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import { SessionQuery } from '../corpus/session-query.js';
 import { Agent } from '../host/agent.js';
-import { createPluginContext } from '../host/plugin-context.js';
+import { createPluginContext, silentLogger } from '../host/plugin-context.js';
+import type { PluginLogger } from '../host/plugin-context.js';
 import type { Plugin } from '../host/plugin-context.js';
 import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
@@ -69,11 +70,19 @@ function textOf(content: unknown): string {
   return content.map((block: { type?: unknown; text?: unknown; content?: unknown }) => (block.type === 'text' ? String(block.text) : block.type === 'tool-result' ? textOf(block.content) : '')).join('\n');
 }
 
-/**
- * Runs `scenario` and persists the session in `store`. `extraPlugins` lets a caller mount more
- * host plugins (DCP) beside the reference service; they receive `scenario.config`.
- */
-export async function runScenario(scenario: Scenario, store: JsonlSessionStore, extraPlugins: readonly Plugin[] = [], now: () => number = Date.now): Promise<ScenarioRun> {
+/** Options of {@link runScenario}. */
+export interface RunScenarioOptions {
+  /** More host plugins (DCP) beside the reference service; they receive `scenario.config`. */
+  readonly plugins?: readonly Plugin[];
+  /** The clock of the session header. Default `Date.now`. */
+  readonly now?: () => number;
+  /** Where plugins log (never the session log or the model). Default: dropped. */
+  readonly logger?: PluginLogger;
+}
+
+/** Runs `scenario` and persists the session in `store`. */
+export async function runScenario(scenario: Scenario, store: JsonlSessionStore, options: RunScenarioOptions = {}): Promise<ScenarioRun> {
+  const { plugins: extraPlugins = [], now = Date.now, logger = silentLogger } = options;
   const header: SessionHeader = { version: 0, id: asSessionId(scenario.session.id), createdAt: now(), ...(scenario.session.cwd !== undefined ? { cwd: scenario.session.cwd } : {}), delegationDepth: 0 };
   const session = Session.create(scenario.session.id, { header });
   const model = new ScriptedModel({ script: scenario.model, ...(scenario.contextWindow !== undefined ? { contextWindow: scenario.contextWindow } : {}) });
@@ -87,7 +96,7 @@ export async function runScenario(scenario: Scenario, store: JsonlSessionStore, 
   });
   for (const tool of scenario.tools) agent.registerTool(cannedTool(tool));
   const reference = new SessionReferenceService({ sessionQuery, config: (scenario.config.reference ?? {}) as Record<string, unknown> });
-  for (const plugin of [sessionReferencePlugin(reference), ...extraPlugins]) plugin.apply(createPluginContext(agent, { config: scenario.config, sessionQuery }));
+  for (const plugin of [sessionReferencePlugin(reference), ...extraPlugins]) plugin.apply(createPluginContext(agent, { config: scenario.config, sessionQuery, logger }));
 
   const commands: ScenarioCommandResult[] = [];
   for (const step of scenario.steps) {

@@ -6,6 +6,7 @@ import { asSessionId } from '../../../protocol/events.js';
 import { runStoredDcpCommand } from '../../dcp/stored-session.js';
 import { WorkerPool } from '../../pool/worker-pool.js';
 import type { CliIo } from '../cli-io.js';
+import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { openCorpus } from '../open-corpus.js';
 
@@ -33,7 +34,7 @@ export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Prom
   let result;
   try {
     result = await runStoredDcpCommand({
-      store, sessionId: asSessionId(options.sessionId), args: options.args.join(' '), dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool },
+      store, sessionId: asSessionId(options.sessionId), args: options.args.join(' '), dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool }, logger: stderrLogger(io),
     });
   } finally {
     await pool.close();

@@ -13,6 +13,7 @@ import type { Plugin } from '../../host/plugin-context.js';
 import { JsonlSessionStore } from '../../store/jsonl-store.js';
 import { detectCompression } from '../../store/detect-compression.js';
 import type { CliIo } from '../cli-io.js';
+import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
 
 /** Options of `script run`. */
@@ -42,11 +43,11 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
 /** Runs the scenario and prints the session id, the final surface and each tool result. */
 export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions): Promise<void> {
   const scenario = parseScenario(await readScenarioFile(io, options.file));
-  // A bad DCP configuration fails the run loudly instead of silently running without DCP.
-  const { warnings } = resolveDcpConfig(scenario.config.dcp ?? {});
-  for (const warning of warnings) io.stderr.write(`sessionctx: warning: ${warning}\n`);
+  // A bad DCP configuration fails the run loudly instead of silently running without DCP; its warnings (unknown keys)
+  // come from the mounted plugin, through the logger.
+  resolveDcpConfig(scenario.config.dcp ?? {});
   const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root) });
-  const run = await runScenario(scenario, store, options.plugins);
+  const run = await runScenario(scenario, store, { ...(options.plugins === undefined ? {} : { plugins: options.plugins }), logger: stderrLogger(io) });
   if (options.json) {
     writeJson(io, { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors });
     return;

@@ -1,0 +1,65 @@
+/**
+ * `sessionctx dcp stats` on a stored log longer than the ledger's `minEvents`: the CLI folds it in a `dcpLedger`
+ * task on a real worker thread (DCP.md §19 D6) and prints what an in-thread fold of the same log prints.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { asSessionId } from '../../src/protocol/events.js';
+import { createUserMessage } from '../../src/protocol/user-message.js';
+import { DEFAULT_LEDGER_POOL_MIN_EVENTS } from '../../src/main/dcp/ledger-service.js';
+import { runStoredDcpCommand } from '../../src/main/dcp/stored-session.js';
+import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { REPO_ROOT } from '../support/fixtures.js';
+import { dcpActiveSession } from '../dcp/dcp-active-session.js';
+
+const run = promisify(execFile);
+const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
+
+describe('sessionctx dcp stats on a long log', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sessionctx-dcp-large-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints the DCP plugin\'s configuration warnings on stderr', async () => {
+    const root = join(dir, 'warn-root');
+    const { session } = await dcpActiveSession();
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    await store.create(session.header, session.events);
+    const config = join(dir, 'sessionctx.config.json');
+    writeFileSync(config, JSON.stringify({ dcp: { bogusKey: 1 } }));
+    const { stdout, stderr } = await run(process.execPath, [BIN, 'dcp', 'stats', '--session', session.id, '--root', root, '--config', config, '--json']);
+    expect((JSON.parse(stdout) as { kind: string }).kind).toBe('success');
+    expect(stderr).toMatch(/^sessionctx: warning: .*bogusKey.*\n$/);
+  });
+
+  it('folds through the pool and prints what the in-thread fold prints', { timeout: 60_000 }, async () => {
+    const { session } = await dcpActiveSession();
+    // Plain turns appended directly (the scripted loop re-checks every request against a cold fold, which is slow
+    // on a log this long); the DCP blocks, prunes and markers stay at the start.
+    for (let turn = (session.highestTurn() ?? 0) + 1; session.events.length <= DEFAULT_LEDGER_POOL_MIN_EVENTS; turn++) {
+      session.append('turn/start', { turn });
+      session.append('step/start', { turn, step: 1 });
+      session.append('user/message', createUserMessage({ source: { kind: 'user' }, content: [{ type: 'text', text: `question ${turn}` }] }), { surfaceOp: 'append' });
+      session.append('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }], source: { kind: 'model', provider: 'p', model: 'm' }, id: `a-${turn}` } }, { surfaceOp: 'append' });
+      session.append('step/end', { turn, step: 1 });
+      session.append('turn/end', { turn, reason: { kind: 'completed' } });
+    }
+    expect(session.events.length).toBeGreaterThan(DEFAULT_LEDGER_POOL_MIN_EVENTS);
+    const root = join(dir, 'root');
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    await store.create(session.header, session.events);
+
+    const { stdout, stderr } = await run(process.execPath, [BIN, 'dcp', 'stats', '--session', session.id, '--root', root, '--json']);
+    // No "folded on the main thread" warning: the pool answered.
+    expect(stderr).toBe('');
+    const viaCli = JSON.parse(stdout) as { kind: string; text: string; appendedEvents: number };
+    const inThread = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), args: 'stats', dcpConfig: {} });
+    expect(viaCli.kind).toBe('success');
+    expect(viaCli.appendedEvents).toBe(0);
+    expect(viaCli.text).toBe(inThread.text);
+    expect(viaCli.text).toMatch(/^DCP statistics \(heuristic token estimates\):\nblocks \(hist\/act\): \d+\/\d+\n/);
+  });
+});
