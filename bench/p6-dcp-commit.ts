@@ -7,8 +7,8 @@
  * Every sample runs on a fresh copy of the log (copying is not timed), in a new turn whose assistant message holds
  * the compress call, as the host would have logged it before `execute`; every sample is checked afterwards to have
  * committed a new block with exactly the bracket and cleanup events, so that no refusal is ever timed. A k-node
- * replace splices the surface and renumbers the shorter side around it (surface-view.ts), so the range's position
- * matters: each case runs at the oldest, the middle and the newest compressible position of the surface. The main
+ * replace rejoins the surface chunks around it (surface-view.ts); each case runs at the oldest, the middle and the
+ * newest compressible position of the surface to show that the position does not matter. The main
  * rows first run an untimed compress elsewhere on the copy (a session that has compressed before); the "cold" rows
  * time the first compress after the copy, which also pays V8 recompiling what the copy's full GCs flushed.
  */

@@ -47,7 +47,7 @@ function withBlankResultContent(data: unknown): Record<string, unknown> {
  * validation throws `SessionLogError` with code `SESSION_LOG_INVALID_SURFACE` and the raw §5.2 message and
  * leaves the fold exactly as it was. Appending (including log-only events) is O(1); a one-node replace (a
  * pruned tool result, a rewritten message) is O(1) plus its data checks; a k-node replace costs what
- * {@link SurfaceView.replace} costs (O(k) plus the shorter side of the surface). The fold keeps a reference to every applied event (the tool-result rewrite rule needs
+ * {@link SurfaceView.replace} costs (O(k) plus one chunk and the chunk list). The fold keeps a reference to every applied event (the tool-result rewrite rule needs
  * the shadowed event's data), so events must not be mutated after they were applied.
  */
 export class SurfaceFold {

@@ -22,7 +22,7 @@ function types(events: readonly SessionEvent[]): Set<string> {
 describe('issue 7: a DCP-written log loads without DCP', () => {
   const dirs: string[] = [];
   afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   it('the scenario really exercised compress, strategies, control turns and a native bracket', async () => {

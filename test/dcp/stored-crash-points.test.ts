@@ -85,7 +85,7 @@ describe('DCP issue 7: stored DCP-active logs cut at every crash point', () => {
   });
 
   afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   function tempDir(): string {

@@ -170,7 +170,7 @@ export function makeTempDir(): Promise<string> {
 
 /** Removes a temporary directory made by {@link makeTempDir}. */
 export async function removeTempDir(dir: string): Promise<void> {
-  await rm(dir, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 /** Writes `bytes` at `path`, creating its parent directories (hand-written artifacts). */

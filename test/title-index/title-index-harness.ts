@@ -20,6 +20,8 @@ import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js'
 const encoder = new TextEncoder();
 
 const createdDirs: string[] = [];
+/** Indexed stores opened by {@link openPair}: their pending index writes are flushed before the directories go. */
+const openedStores: JsonlSessionStore[] = [];
 
 /** A fresh temporary directory, removed by {@link removeTempDirs}. */
 export async function tempDir(prefix = 'sessionctx-title-index-'): Promise<string> {
@@ -28,9 +30,14 @@ export async function tempDir(prefix = 'sessionctx-title-index-'): Promise<strin
   return dir;
 }
 
-/** Removes every directory {@link tempDir} created in this test file (call from `afterAll`). */
+/**
+ * Removes every directory {@link tempDir} created in this test file (call from `afterAll`). The title index writes
+ * its file after a quiet period, so a store's pending write is flushed first; otherwise it could land inside a
+ * directory while it is being removed (`ENOTEMPTY`). Stores opened elsewhere are covered by rm's retries.
+ */
 export async function removeTempDirs(): Promise<void> {
-  for (const dir of createdDirs.splice(0)) await rm(dir, { recursive: true, force: true });
+  for (const store of openedStores.splice(0)) await store.flushTitleIndex();
+  for (const dir of createdDirs.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 }
 
 /**
@@ -55,6 +62,7 @@ export interface StorePair {
 /** Opens the pair; `indexOptions` go to the indexed store only. */
 export async function openPair(root: string, compression: Compression, indexOptions: Partial<JsonlSessionStoreOptions> = {}): Promise<StorePair> {
   const indexed = await JsonlSessionStore.open({ root, compression, ...indexOptions });
+  openedStores.push(indexed);
   const full = await JsonlSessionStore.open({ root, compression, titleIndex: false });
   return {
     indexed,

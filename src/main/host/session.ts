@@ -108,7 +108,8 @@ function buildEvent(candidate: AppendCandidate): SessionEvent {
 /**
  * A live session (HOST.md §2). Every append runs the validation layers first and is atomic: a failing append
  * throws `SessionAppendError` and changes nothing. Per-append work is O(1) amortised plus the size of the
- * event's data (lossless check and freeze); a k-node replace adds O(k), or O(surface) once for k > 1.
+ * event's data (lossless check and freeze); a replace adds O(k + chunk + chunks) (see `SurfaceView`), and the
+ * next `deriveMessages()` after it rebuilds the message cache once, O(surface).
  */
 export class Session implements LiveSession {
   readonly #id: string;
