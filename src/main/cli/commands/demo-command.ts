@@ -1,7 +1,8 @@
 /**
  * `sessionctx demo` (what `npm start` runs): writes a realistic demo corpus with this project's
- * own store, then walks through discovery, mentions, a prepared snapshot, a budget truncation and
- * typed errors, and says where the corpus is so the reader can keep exploring.
+ * own store, then walks through discovery, mentions, a prepared snapshot, a budget truncation,
+ * typed errors and a DCP session (marker, dedup, compress, stats), and says where the corpus is so the
+ * reader can keep exploring.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { parseMessageContent } from '../../../protocol/uri/mention-parser.js';
 import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
 import { SessionQuery } from '../../corpus/session-query.js';
 import { DEMO_CWDS, DEMO_IDS, writeDemoCorpus } from '../../demo/demo-corpus.js';
+import { DEMO_DCP_ID, runDemoDcp } from '../../demo/demo-dcp.js';
 import { SessionReferenceService } from '../../reference/session-reference-service.js';
 import type { ReferenceMetadata, ReferenceTarget } from '../../reference/reference-types.js';
 import type { CliIo } from '../cli-io.js';
@@ -120,6 +122,30 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
   }
   writeLines(io, ['A failed preparation logs nothing of the step; the error carries the claimed message so a host can re-queue it.']);
 
+  heading(io, '6. DCP: keeping a long conversation small');
+  const dcp = await runDemoDcp(store, DEMO_CWDS.webshop);
+  const textOf = (event: { data: unknown }): string => {
+    const data = event.data as { content?: unknown; message?: { content?: unknown } };
+    const content = (data.message?.content ?? data.content) as Array<{ type?: string; text?: string }> | undefined;
+    return (content ?? []).map((block) => (block.type === 'text' ? block.text ?? '' : '')).join('\n');
+  };
+  const marker = dcp.surface.events.map(textOf).find((text) => text.startsWith('<dcp-boundary '));
+  const compressed = dcp.toolResults.find((result) => result.name === 'compress');
+  const statsText = dcp.commands.find((command) => command.input === '/dcp stats')?.text ?? '';
+  const statLines = statsText.split('\n').filter((line) => /^(blocks|shadowed tokens|prune replacements|inline cleanups|history reduction|current surface)/u.test(line));
+  writeLines(io, [
+    'A scripted conversation ran on the real host with the DCP plugin mounted (no model needed):',
+    `Every model step starts with a boundary marker the model can cite, e.g. ${marker ?? '(none)'}`,
+    'The same file was read twice; at the next turn the older identical read was pruned automatically.',
+    'Then the model called compress over the half-open range [m0001, m0005):',
+    ...(compressed?.text.split('\n').filter((line) => /^\d+\. /u.test(line)).map((line) => `  ${line}`) ?? []),
+    'The model now sees the checkpoint where those turns were:',
+    ...excerpt(textOf(dcp.surface.events[0] ?? { data: {} }), 2).map((line) => `  │ ${line}`),
+    '/dcp stats (an excerpt; results stay out of the model\'s history):',
+    ...statLines.map((line) => `  ${line}`),
+    'All of the above was read back from the stored log by a plain reader with no DCP: markers and checkpoints are ordinary dsh messages.',
+  ]);
+
   heading(io, 'Keep exploring');
   const show = await query.readSurface(asSessionId(DEMO_IDS.checkout), signal);
   writeLines(io, [
@@ -128,5 +154,6 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
     `sessionctx show ${DEMO_IDS.checkout} --root ${root}          (${show.events.length} surface events)`,
     `sessionctx mention ${DEMO_IDS.training} --label "training OOM"`,
     `sessionctx prepare --root ${root} --target my-new-session "Build on ${checkoutMention}"`,
+    `sessionctx dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${root}`,
   ]);
 }
