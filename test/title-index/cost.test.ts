@@ -1,7 +1,9 @@
 /**
  * SESSION-REFERENCE.md §15 item 97 (SESSION-LOG.md §10.7, SESSION-REFERENCE.md §7.5): an unchanged log is
  * answered with one `stat` and no read, also by a new store that loads the persisted index; appending one line
- * to a 50 MB log reads less than 1 MiB of it. Reads are counted through the index's file-system layer.
+ * to a 50 MB log reads less than 1 MiB of it. Reads are counted through the index's file-system layer. Through the
+ * query layer that one `stat` is the listing's (the call's own listing hands its revisions to the title lookup),
+ * so the index itself stats nothing; a lookup without that listing stats the file.
  */
 import { appendFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -36,7 +38,29 @@ function turnLines(count: number, textLength: number, seed: number): string[] {
 }
 
 describe.each(['none', 'zstd'] as const)('item 97: title index cost (%s)', (compression: Compression) => {
-  it('an unchanged log costs one stat and no read, in this store and in a new one loading the index file', async () => {
+  it('uses only the revisions of the listing it is given: a later append is seen by a fresh listing or none, never hidden', async () => {
+    const root = join(await tempDir(), 'sessions');
+    const pair = await openPair(root, compression);
+    const header = { version: 0, id: asSessionId('s-revision'), createdAt: T0, cwd: '/w' } as SessionHeader;
+    const path = await pair.full.create(header);
+    await appendLines(path, turnLines(10, 20, 7), compression);
+    await expectSameTitles(pair, [header.id], 'first');
+    const listing = await pair.indexed.list();
+    await appendLines(path, [titleLine(10, 'second title')], compression);
+    // With the listing taken before the append: the observation that listing saw (as if taken then).
+    const atListing = await pair.indexed.inspectTitle(header.id, undefined, listing);
+    expect((atListing.events.at(-1)?.data as { title: string }).title).toBe('first title');
+    // Without a listing, or with a listing this store never returned: the file as it is now.
+    for (const foreign of [undefined, [...listing]]) {
+      const now = await pair.indexed.inspectTitle(header.id, undefined, foreign);
+      expect((now.events.at(-1)?.data as { title: string }).title).toBe('second title');
+    }
+    // A query call lists again, so it sees the append.
+    const [fresh] = await expectSameTitles(pair, [header.id], 'after append');
+    expect(fresh).toMatchObject({ status: 'fulfilled', value: { title: { title: 'second title' } } });
+  });
+
+  it('an unchanged log costs the listing\'s stat and no read, in this store and in a new one loading the index file', async () => {
     const root = join(await tempDir(), 'sessions');
     const fs = new CountingFs();
     const pair = await openPair(root, compression, { titleIndexFs: fs });
@@ -56,15 +80,20 @@ describe.each(['none', 'zstd'] as const)('item 97: title index cost (%s)', (comp
     expect(again.every((observation) => observation.status === 'fulfilled')).toBe(true);
     for (const id of ids) {
       const path = artifactPathFor(pair.indexed.config, id, '/w');
-      expect(fs.of(path), id).toEqual({ stats: 1, reads: 0, bytesRead: 0 });
+      expect(fs.of(path), id).toEqual({ stats: 0, reads: 0, bytesRead: 0 });
     }
     expect(pair.indexed.titleIndexStats?.statOnly).toBe(5);
+
+    // A lookup that is not part of a query call (no listing of its own) stats the file once and reads nothing.
+    fs.reset();
+    await pair.indexed.inspectTitle(asSessionId(ids[0]!));
+    expect(fs.of(artifactPathFor(pair.indexed.config, ids[0]!, '/w'))).toEqual({ stats: 1, reads: 0, bytesRead: 0 });
 
     const reloadedFs = new CountingFs();
     const reloaded = await openPair(root, compression, { titleIndexFs: reloadedFs });
     await expectSameTitles(reloaded, ids, 'new store, persisted index');
     for (const id of ids) {
-      expect(reloadedFs.of(artifactPathFor(reloaded.indexed.config, id, '/w')), id).toEqual({ stats: 1, reads: 0, bytesRead: 0 });
+      expect(reloadedFs.of(artifactPathFor(reloaded.indexed.config, id, '/w')), id).toEqual({ stats: 0, reads: 0, bytesRead: 0 });
     }
     expect(reloaded.indexed.titleIndexStats).toEqual({ statOnly: 5, incremental: 0, full: 0, unavailable: 0 });
   });

@@ -194,7 +194,7 @@ export class SessionQuery {
         const id = unresolved[cursor];
         if (id === undefined) return;
         cursor += 1;
-        results.set(id, await this.#observePersistedTitle(storage, id, listedById.get(id), signal));
+        results.set(id, await this.#observePersistedTitle(storage, id, listedById.get(id), listing, signal));
       }
     };
     const workerCount = Math.min(this.config.persistedInspectConcurrency, unresolved.length);
@@ -234,6 +234,7 @@ export class SessionQuery {
     storage: SessionStorage,
     id: SessionId,
     listed: SessionHeader | undefined,
+    listing: readonly SessionHeader[],
     signal: AbortSignal | undefined,
   ): Promise<SessionTitleObservation> {
     if (listed === undefined) {
@@ -242,7 +243,7 @@ export class SessionQuery {
     }
     let inspection: SessionInspection;
     try {
-      inspection = await inspectPersistedTitle(storage, id, signal);
+      inspection = await inspectPersistedTitle(storage, id, listing, signal);
     } catch (error: unknown) {
       // inspectPersistedTitle already mapped the failure, or turned it into signal.reason under abort.
       signal?.throwIfAborted();
@@ -286,16 +287,17 @@ async function inspectPersisted(
 
 /**
  * The observation of step 5 of §10.5: the backend's title observation when it offers one (the title index,
- * §10.7), else a full inspection; failures mapped like an inspection's (§10.1).
+ * §10.7; it gets the call's own `listing`), else a full inspection; failures mapped like an inspection's (§10.1).
  */
 async function inspectPersistedTitle(
   storage: SessionStorage,
   sessionId: SessionId,
+  listing: readonly SessionHeader[],
   signal: AbortSignal | undefined,
 ): Promise<SessionInspection> {
   if (storage.inspectTitle === undefined) return inspectPersisted(storage, sessionId, signal);
   try {
-    return await storage.inspectTitle(sessionId, signal);
+    return await storage.inspectTitle(sessionId, signal, listing);
   } catch (error: unknown) {
     signal?.throwIfAborted();
     throw inspectionFailure(sessionId, error);

@@ -30,7 +30,9 @@ export interface SessionStorage {
    * more cheaply than {@link inspect} (the JSONL store's title index, §10.7). It must settle exactly as
    * `inspect` would — same rejections (name, code, message), same `meta` — and its `events` must contain
    * the last `session/title` event of the inspected events, if any, as their last title event (the title
-   * fold reads nothing else). When absent, the query layer calls `inspect`.
+   * fold reads nothing else). When absent, the query layer calls `inspect`. `listing` is the array this storage's
+   * `list` returned to the same query call (§10.5 step 4); the backend may answer from what that listing observed
+   * (the JSONL store reuses its file revisions instead of a second `stat`), as if the observation were taken then.
    */
-  inspectTitle?(id: SessionId, signal?: AbortSignal): Promise<SessionInspection>;
+  inspectTitle?(id: SessionId, signal?: AbortSignal, listing?: readonly SessionHeader[]): Promise<SessionInspection>;
 }

@@ -3,7 +3,7 @@
  * headers only, inspects whole logs through the unindexed definition (§9.15), answers title
  * observations through the persistent title index (§10.7), and appends batches.
  */
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
 import { asSessionId } from '../../protocol/events.js';
@@ -75,6 +75,8 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly writeQueues = new Map<string, Promise<void>>();
   private readonly titleIndex: TitleIndex | undefined;
   private listedSegments: ListedSegments | undefined;
+  /** The artifact revisions each returned listing saw, for the title lookups of the same query call. */
+  private readonly listingRevisions = new WeakMap<readonly SessionHeader[], ReadonlyMap<string, FileRevision>>();
   /** Listed headers by revision; kept with the title index (with it disabled every listing reads every header, as dsh). */
   private readonly headerCache: ListedHeaderCache | undefined;
 
@@ -131,6 +133,7 @@ export class JsonlSessionStore implements SessionStorage {
       else projects.push(dir.projectPath);
     }
     const header = this.headerCache;
+    const revisions = new Map<string, FileRevision>();
     // The per-directory checks run concurrently; their outcomes are then taken in walk order, so the listing
     // fails with the error (and the duplicate) a one-by-one walk would meet first.
     const outcomes = await settleInOrder(directories, LISTING_CONCURRENCY, async (dir) => {
@@ -139,6 +142,8 @@ export class JsonlSessionStore implements SessionStorage {
       const listed = header === undefined
         ? await readListedHeader(artifact, this.config.compression, signal)
         : await header.read(artifact, this.config.compression, signal);
+      const revision = header?.listedRevision(artifact);
+      if (revision !== undefined) revisions.set(artifact, revision);
       signal?.throwIfAborted();
       if (listed === undefined) return undefined;
       await assertArtifactIdentity(this.config, artifact, listed.record);
@@ -156,13 +161,19 @@ export class JsonlSessionStore implements SessionStorage {
       headers.push({ ...record, id: asSessionId(id) } as unknown as SessionHeader);
     }
     this.listedSegments = segments;
+    this.listingRevisions.set(headers, revisions);
     return headers;
   }
 
   /** An opposite-encoding artifact in a session directory fails the listing (§9.13 step 4). */
   private async assertNoOppositeArtifact(sessionPath: string): Promise<void> {
-    const opposite = join(sessionPath, oppositeArtifactName(this.config.compression));
-    // With the header cache on, the check is a synchronous `stat` (no thread-pool round trip, no thrown ENOENT).
+    const name = oppositeArtifactName(this.config.compression);
+    const opposite = join(sessionPath, name);
+    // Almost always the opposite file is absent, and a `stat` that fails builds an ENOENT error on the main thread,
+    // which costs twice a `readdir` of the session directory. A listing without the name settles it; a listing
+    // with it, or one that fails, is decided by `stat` exactly as before (a dangling link, a permission error).
+    const entries = await readdir(sessionPath).catch(() => undefined);
+    if (entries !== undefined && !entries.includes(name)) return;
     const exists = await pathExists(opposite);
     if (exists) throw encodingMismatchError(opposite, this.config.compression);
   }
@@ -205,14 +216,16 @@ export class JsonlSessionStore implements SessionStorage {
    * none) — and failing exactly as {@link inspect} fails. Served by the title index when it is enabled; when
    * the index cannot answer, or is disabled, this is a full inspection.
    */
-  async inspectTitle(id: SessionId, signal?: AbortSignal): Promise<SessionInspection> {
+  async inspectTitle(id: SessionId, signal?: AbortSignal, listing?: readonly SessionHeader[]): Promise<SessionInspection> {
     signal?.throwIfAborted();
     const index = this.titleIndex;
     if (index === undefined) return this.inspect(id, signal);
     // R1 (§9.15): the artifact the last listing found, else a lookup by id.
     const path = this.listedArtifactPath(id) ?? await locateArtifact(this.config, id, signal);
     if (path === undefined) throw sessionNotFoundError(id);
-    const observed = await index.observe(path, signal);
+    // The revision the caller's own listing saw (§10.5 step 4) answers an unchanged artifact without another `stat`;
+    // a listing this store did not return, or none, means a fresh `stat` as usual.
+    const observed = await index.observe(path, signal, listing === undefined ? undefined : this.listingRevisions.get(listing)?.get(path));
     signal?.throwIfAborted();
     if (observed === undefined) return this.inspect(id, signal);
     switch (observed.kind) {

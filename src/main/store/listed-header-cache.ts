@@ -37,6 +37,8 @@ async function revisionOrUndefined(path: string): Promise<FileRevision | undefin
 /** Listed headers by artifact path, each valid for one file revision; see the module comment. */
 export class ListedHeaderCache {
   readonly #entries = new Map<string, CachedHeader>();
+  /** The revision each path had when a listing last looked at it (whether or not the header was cached). */
+  readonly #listedRevisions = new Map<string, FileRevision>();
   #hits = 0;
 
   /** How many reads were answered from the cache since construction (for tests). */
@@ -44,11 +46,22 @@ export class ListedHeaderCache {
     return this.#hits;
   }
 
+  /**
+   * The revision `path` had when the most recent listing read it, or `undefined` when no listing could stat it. The
+   * title lookup of the same query call uses it instead of a `stat` of its own (SESSION-LOG.md §10.5: the
+   * observations follow the call's listing).
+   */
+  listedRevision(path: string): FileRevision | undefined {
+    return this.#listedRevisions.get(path);
+  }
+
   /** What {@link readListedHeader} returns for `path` now, read again only when the file's revision changed. */
   async read(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeader | undefined> {
     signal?.throwIfAborted();
     const before = await revisionOrUndefined(path);
     signal?.throwIfAborted();
+    if (before === undefined) this.#listedRevisions.delete(path);
+    else this.#listedRevisions.set(path, before);
     if (before === undefined) {
       this.#entries.delete(path);
       return readListedHeader(path, compression, signal);

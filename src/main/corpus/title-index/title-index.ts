@@ -172,13 +172,25 @@ export class TitleIndex {
    * inspection would give it (minus stage R4), or `undefined` when the index cannot answer and the caller must
    * inspect the file itself. The signal is checked before and after every awaited step.
    *
+   * `listed` is the revision a listing of the same call has just seen: when the entry was made at exactly that
+   * revision it answers without a `stat` of its own (lookup rule 1 against the listing's `stat`); any other case
+   * stats the file as usual.
+   *
    * @throws only `signal.reason`, once the signal has aborted.
    */
-  async observe(artifactPath: string, signal?: AbortSignal): Promise<IndexedTitleObservation | undefined> {
+  async observe(artifactPath: string, signal?: AbortSignal, listed?: FileRevision): Promise<IndexedTitleObservation | undefined> {
     signal?.throwIfAborted();
     if (!isIndexablePath(artifactPath)) return this.#unavailable();
     await this.#load();
     signal?.throwIfAborted();
+    const known = listed === undefined ? undefined : this.#entries.get(artifactPath);
+    if (listed !== undefined && known !== undefined && sameRevision(known, listed)) {
+      const observation = present(known, artifactPath);
+      if (observation !== undefined) {
+        this.#count('statOnly');
+        return observation;
+      }
+    }
     for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
       const before = await this.#stat(artifactPath, signal);
       if (before === undefined) return this.#unavailable();
