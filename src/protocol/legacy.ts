@@ -238,24 +238,24 @@ function carriedMessageId(event: StoredEvent): string | undefined {
 
 /**
  * Adoption (§8.2): the message-shape rules with subject `session event at seq <S>`, then the message is
- * deep-frozen in place.
+ * deep-frozen in place (unless `freeze` is false: a worker's events leave it only as unfrozen clones).
  */
-function adopt(event: StoredEvent): void {
+function adopt(event: StoredEvent, freeze: boolean): void {
   const type = event['type'];
   if (typeof type !== 'string' || !isSurfaceType(type)) return;
   const data = event['data'];
   checkMessageShape(type, data, `session event at seq ${String(event['seq'])}`);
-  deepFreeze(type === 'user/message' ? data : (data as JsonRecord)['message']);
+  if (freeze) deepFreeze(type === 'user/message' ? data : (data as JsonRecord)['message']);
 }
 
 /**
  * Runs the per-event migrations of SESSION-LOG.md §8.2 (turn/start, turn/end, steering, message shapes, in
  * that order) and adoption over a stored log, in one pass, and returns the resulting events. Unchanged events
  * are returned as the same objects and migrated ones as shallow copies (with new `data`), so ownership of the
- * input passes to the result: adopted messages are frozen in place. Malformed legacy shapes throw
+ * input passes to the result: adopted messages are frozen in place (unless `freeze` is false). Malformed legacy shapes throw
  * `SessionLogError` (`SESSION_LOG_LEGACY_FORMAT`); adoption throws the §4.4 texts.
  */
-export function migrateAndAdopt(events: readonly unknown[], sessionId: string): SessionEvent[] {
+export function migrateAndAdopt(events: readonly unknown[], sessionId: string, freeze = true): SessionEvent[] {
   const messageIds = new Map<number, string>();
   const out: SessionEvent[] = new Array<SessionEvent>(events.length);
   for (let index = 0; index < events.length; index++) {
@@ -264,7 +264,7 @@ export function migrateAndAdopt(events: readonly unknown[], sessionId: string): 
     event = migrateTurnEnd(event, sessionId);
     event = migrateSteering(event, sessionId);
     event = migrateMessage(event, sessionId, messageIds);
-    adopt(event);
+    adopt(event, freeze);
     const id = carriedMessageId(event);
     if (id !== undefined) messageIds.set(event['seq'] as number, id);
     out[index] = event as unknown as SessionEvent;

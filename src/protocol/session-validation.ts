@@ -27,6 +27,12 @@ export interface StoredSessionInput {
    * checks its control port here (SESSION-LOG.md §10.6). What it throws is rethrown as is, not wrapped.
    */
   readonly poll?: () => void;
+  /**
+   * Deep-freeze each balanced event, as dsh's session build does (default true). A worker passes false: its events
+   * leave the thread only as structured clones, which are never frozen, so freezing there is pure cost (the
+   * receiving side freezes what it hands out).
+   */
+  readonly freeze?: boolean;
 }
 
 /** Events validated between two polls in stage S6. */
@@ -66,6 +72,7 @@ export function validateStoredSession(input: StoredSessionInput): ValidatedSessi
 /** Stages S1–S6 without the failure classification of `validateStoredSession`. */
 function runValidationStages(input: StoredSessionInput): ValidatedSession {
   const { requestedId, header, storedEvents, path } = input;
+  const freeze = input.freeze ?? true;
   const poll = input.poll === undefined ? undefined : guardedPoll(input.poll);
   // S1: identity, then version.
   if (header['id'] !== requestedId) {
@@ -78,7 +85,7 @@ function runValidationStages(input: StoredSessionInput): ValidatedSession {
   if (legacy !== undefined) throw legacy;
   poll?.();
   // S3: per-event migrations and adoption.
-  const events = migrateAndAdopt(storedEvents, requestedId);
+  const events = migrateAndAdopt(storedEvents, requestedId, freeze);
   poll?.();
   // S4: unknown required event types.
   const unknown = findUnknownType(events, requestedId, path);
@@ -92,10 +99,10 @@ function runValidationStages(input: StoredSessionInput): ValidatedSession {
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as SessionEvent;
     validateSeedEvent(event, index, fold);
-    deepFreeze(event);
+    if (freeze) deepFreeze(event);
     if (poll !== undefined && index % VALIDATION_POLL_EVENTS === VALIDATION_POLL_EVENTS - 1) poll();
   }
-  return { meta, events: Object.freeze(events) };
+  return { meta, events: freeze ? Object.freeze(events) : events };
 }
 
 /** Wraps a poll so that what it throws passes the failure classification unchanged. */

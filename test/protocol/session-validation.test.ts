@@ -49,6 +49,16 @@ describe('§9.15 S1–S6', () => {
     expect(events.some((event) => event.type === 'session/end-seed')).toBe(false);
   });
 
+  it('with freeze: false (a worker) returns the same balanced events, unfrozen', () => {
+    const build = () => [at('turn/start', 0, { turn: 1 }), userMessage(1, 'hi'), at('step/start', 2, { turn: 1, step: 1 }), assistantMessage(3, [toolCall('c1')])];
+    const frozen = validateStoredSession({ requestedId: ID, header: header(), storedEvents: build() });
+    const loose = validateStoredSession({ requestedId: ID, header: header(), storedEvents: build(), freeze: false });
+    expect(loose.events).toEqual(frozen.events);
+    expect(Object.isFrozen(loose.events)).toBe(false);
+    // The stored events are left as decoded (the synthetic closers are built frozen either way).
+    for (const event of loose.events.slice(0, 4)) expect(Object.isFrozen(event)).toBe(false);
+  });
+
   it('S1: identity mismatch is wrapped; a version refusal is not', () => {
     expectCorruption(failure([], header({ id: 'other' })), 'Error: stored session identity mismatch: requested "sess-7", header contains "other"');
     const refusal = failure([at('mode/set', 0, {})], header({ version: 2 }));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { stringifyTagSafeJson, tagSafeJsonStringBytes, utf8ByteLength } from '../../src/protocol/tag-safe-json.js';
+import { measureText, stringifyTagSafeJson, tagSafeJsonStringBytes, utf8ByteLength } from '../../src/protocol/tag-safe-json.js';
 import { parseSessionReferenceText } from '../../src/protocol/uri/mention-parser.js';
 import { arbitraryJsString } from './string-arbitraries.js';
 
@@ -133,6 +133,19 @@ describe('utf8ByteLength = raw(s) of §10.1', () => {
     fc.assert(
       fc.property(arbitraryJsString(80), (text) => {
         expect(utf8ByteLength(text)).toBe(Buffer.byteLength(text, 'utf8'));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
+
+describe('measureText: both §10.1 measures in one pass', () => {
+  it('equals Buffer.byteLength of the text and of its tag-safe serialisation for arbitrary strings', () => {
+    const into = { raw: -1, json: -1 };
+    fc.assert(
+      fc.property(arbitraryJsString(80), (text) => {
+        expect(measureText(text, into)).toBe(into);
+        expect(into).toEqual({ raw: Buffer.byteLength(text, 'utf8'), json: Buffer.byteLength(stringifyTagSafeJson(text), 'utf8') });
       }),
       { numRuns: 5000 },
     );

@@ -5,7 +5,7 @@
  * with a heap, and each shortening round binary-searches O(1) probes of the candidates.
  * Cost: O(S + n log n + R log max) for total text size S, n items and R rounds.
  */
-import { stringifyTagSafeJson, tagSafeJsonStringBytes, utf8ByteLength } from '../../protocol/tag-safe-json.js';
+import { measureText, stringifyTagSafeJson, tagSafeJsonStringBytes } from '../../protocol/tag-safe-json.js';
 import type { ProjectedItem } from './project-surface.js';
 import type { Utf8Cut } from './utf8-cut.js';
 import { createUtf8Cut, decimalDigits } from './utf8-cut.js';
@@ -211,11 +211,13 @@ export function retainSource(
   const retained = new Uint8Array(count).fill(1);
 
   let size = fixedDataBytes(input) + Math.max(0, count - 1);
+  const measures = { raw: 0, json: 0 };
   for (let index = 0; index < count; index += 1) {
     const item = items[index] as ProjectedItem;
     texts[index] = item.originalText;
-    rawBytes[index] = utf8ByteLength(item.originalText);
-    jsonBytes[index] = tagSafeJsonStringBytes(item.originalText);
+    measureText(item.originalText, measures);
+    rawBytes[index] = measures.raw;
+    jsonBytes[index] = measures.json;
     if (counters !== undefined) counters.measureCalls += 1;
     size += conversationItemBytes(item.role, jsonBytes[index] as number);
   }

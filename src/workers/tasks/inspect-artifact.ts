@@ -13,7 +13,7 @@ import { assertArtifactIdentity } from './artifact-identity.js';
 import type { TaskControl } from './task-control.js';
 
 /**
- * Inspects one artifact as of its capture: `{meta, events}` with the balanced, frozen events, or the
+ * Inspects one artifact as of its capture: `{meta, events}` with the balanced (unfrozen) events, or the
  * inspection's failure exactly as the store's `inspect` would throw it (or the task's abort error).
  */
 export async function inspectArtifact(artifact: ArtifactRef, control: TaskControl): Promise<ValidatedSession> {
@@ -29,5 +29,7 @@ export async function inspectArtifact(artifact: ArtifactRef, control: TaskContro
     storedEvents: decoded.events,
     path: artifact.path,
     poll: control.pollFn,
+    // Nothing here leaves the worker except as a structured clone, which drops frozenness anyway.
+    freeze: false,
   });
 }
