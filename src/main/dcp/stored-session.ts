@@ -14,6 +14,8 @@ import type { PluginContext, PluginLogger } from '../host/plugin-context.js';
 import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
+import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { dcpPlugin } from './dcp-plugin.js';
 import type { FullLogTasksOptions } from './ledger-service.js';
 
@@ -91,12 +93,20 @@ function holdingTriggers(context: PluginContext, command: DcpCommand): PluginCon
   };
 }
 
-/** Runs `/dcp <args>` on the stored session `sessionId` and appends what it wrote (nothing for a read). */
+/**
+ * Runs `/dcp <args>` on the stored session `sessionId` and appends what it wrote (nothing for a read).
+ *
+ * @throws DcpConfigError `DCP_CONFIG_INVALID` when `dcpConfig` is invalid or disables DCP.
+ */
 export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
   const args = options.args.trim();
   const line = args === '' ? '/dcp' : `/dcp ${args}`;
   const parsed = parseDcpCommand(args);
+  // A configuration that keeps DCP unmounted fails the command (a typed error, exit 1 in the CLI) before any read.
+  if (!resolveDcpConfig(options.dcpConfig).config.enabled) {
+    throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
+  }
   const inspection = await store.inspectArtifact(sessionId);
   const storedCount = inspection.decoded.events.length;
   const seedLength = inspection.events.length;
@@ -106,7 +116,8 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed));
   if (plugin.runtime === undefined) {
     await agent.dispose();
-    return { sessionId, command: line, kind: 'error', text: 'DCP is not mounted: it is disabled or its configuration is invalid (see sessionctx config)', appendedEvents: 0 };
+    // Unreachable: the configuration was resolved and found enabled above, so the plugin mounted.
+    throw new TypeError('the DCP plugin did not mount over a valid, enabled configuration');
   }
   const result = await agent.runCommand(line);
   await agent.runUntilIdle();

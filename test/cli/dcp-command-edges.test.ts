@@ -1,6 +1,7 @@
 /**
- * `sessionctx dcp stats` on a stored log longer than the ledger's `minEvents`: the CLI folds it in a `dcpLedger`
- * task on a real worker thread (DCP.md §19 D6) and prints what an in-thread fold of the same log prints.
+ * `sessionctx dcp` at its edges: `stats` on a stored log longer than the ledger's `minEvents` is folded in a
+ * `dcpLedger` task on a real worker thread (DCP.md §19 D6) and prints what an in-thread fold prints; plugin
+ * warnings reach stderr; a configuration that keeps DCP unmounted fails with `DCP_CONFIG_INVALID` (exit 1).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,5 +62,29 @@ describe('sessionctx dcp stats on a long log', () => {
     expect(viaCli.appendedEvents).toBe(0);
     expect(viaCli.text).toBe(inThread.text);
     expect(viaCli.text).toMatch(/^DCP statistics \(heuristic token estimates\):\nblocks \(hist\/act\): \d+\/\d+\n/);
+  });
+});
+
+describe('sessionctx dcp with a configuration that keeps DCP unmounted', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sessionctx-dcp-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }));
+
+  it.each([
+    ['invalid', { nudge: { minRatio: 0.9, maxRatio: 0.8 } }, /^dcp config: nudge\.minRatio /u],
+    ['disabled', { enabled: false }, /^dcp config: enabled is false: DCP is disabled, so there is no \/dcp command to run$/u],
+  ])('%s: exits 1 with DCP_CONFIG_INVALID and appends nothing', async (_name, dcpConfig, message) => {
+    const root = join(dir, `root-${_name}`);
+    const { session } = await dcpActiveSession();
+    const store = await JsonlSessionStore.open({ root, compression: 'none', titleIndex: false });
+    await store.create(session.header, session.events);
+    const config = join(dir, `${_name}.json`);
+    writeFileSync(config, JSON.stringify({ dcp: dcpConfig }));
+    const failure = await run(process.execPath, [BIN, 'dcp', 'sweep', '--session', session.id, '--root', root, '--config', config, '--json'])
+      .then(() => undefined, (error: { code: number; stdout: string }) => error);
+    expect(failure?.code).toBe(1);
+    const body = JSON.parse(failure!.stdout) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('DCP_CONFIG_INVALID');
+    expect(body.error.message).toMatch(message);
+    expect((await store.inspect(asSessionId(session.id))).events).toHaveLength(session.events.length);
   });
 });
