@@ -14,6 +14,8 @@ import { createUserMessage } from '../../src/protocol/user-message.js';
 import { DEFAULT_LEDGER_POOL_MIN_EVENTS } from '../../src/main/dcp/ledger-service.js';
 import { runStoredDcpCommand } from '../../src/main/dcp/stored-session.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import type { TaskRunner } from '../../src/main/pool/task-runner.js';
+import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import { REPO_ROOT } from '../support/fixtures.js';
 import { dcpActiveSession } from '../dcp/dcp-active-session.js';
 
@@ -61,6 +63,17 @@ describe('sessionctx dcp stats on a long log', () => {
     expect(viaCli.kind).toBe('success');
     expect(viaCli.appendedEvents).toBe(0);
     expect(viaCli.text).toBe(inThread.text);
+    // The stored-session path hands the fold of a log this long to its runner, once.
+    const pool = new WorkerPool({ size: 1 });
+    const kinds: string[] = [];
+    const counting: TaskRunner = { run: (kind, payload, options) => { kinds.push(kind); return pool.run(kind, payload, options); }, close: () => pool.close() };
+    try {
+      const pooled = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), args: 'stats', dcpConfig: {}, fullLogTasks: { runner: counting } });
+      expect(pooled.text).toBe(inThread.text);
+      expect(kinds).toEqual(['dcpLedger']);
+    } finally {
+      await pool.close();
+    }
     expect(viaCli.text).toMatch(/^DCP statistics \(heuristic token estimates\):\nblocks \(hist\/act\): \d+\/\d+\n/);
   });
 });
