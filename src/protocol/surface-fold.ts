@@ -5,8 +5,7 @@
  */
 import { jsonEqual } from './json-equal.js';
 import type { Message, SessionEvent } from './events.js';
-import { isSurfaceType } from './events.js';
-import { checkProvenance, isReplaceOp, surfaceError } from './surface-rules.js';
+import { checkProvenance, checkSurfaceOp, surfaceError } from './surface-rules.js';
 import { SurfaceView } from './surface-view.js';
 
 /** How an event relates to the final surface (SESSION-LOG.md §5.3). */
@@ -132,33 +131,9 @@ export class SurfaceFold {
 
   /** Rules 1–6 of §5.2 for `event` as the next event; returns the transition to commit. */
   #plan(event: SessionEvent): SurfacePlan {
-    const expected = this.#events.length;
-    if (event.seq !== expected) {
-      throw surfaceError(`session event seq ${event.seq} is not contiguous; expected ${expected}`);
-    }
-    const surfaceOp: unknown = event.surfaceOp;
-    if (!isSurfaceType(event.type)) {
-      if (surfaceOp !== undefined) {
-        throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry surfaceOp`);
-      }
-      if (event.sourceEventSeqs !== undefined) {
-        throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry sourceEventSeqs`);
-      }
-      return LOG_ONLY_PLAN;
-    }
-    if (surfaceOp === undefined) {
-      throw surfaceError(`session event "${event.type}" is surface-eligible and requires a surfaceOp marker`);
-    }
-    if (surfaceOp === 'append') {
-      checkProvenance(event, []);
-      return APPEND_PLAN;
-    }
-    if (surfaceOp === null || typeof surfaceOp !== 'object' || Array.isArray(surfaceOp)) {
-      throw surfaceError(`session event "${event.type}" carries an invalid surfaceOp`);
-    }
-    if (!isReplaceOp(surfaceOp)) {
-      throw surfaceError(`session event "${event.type}" carries an invalid replace surfaceOp`);
-    }
+    const surfaceOp = checkSurfaceOp(event, this.#events.length);
+    if (surfaceOp === 'log-only') return LOG_ONLY_PLAN;
+    if (surfaceOp === 'append') return APPEND_PLAN;
     const { start, end } = surfaceOp;
     const startIndex = this.#surface.positionOf(start);
     if (startIndex === -1) throw surfaceError(`surface replace: start seq ${start} not found in surface`);

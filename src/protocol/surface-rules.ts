@@ -5,6 +5,7 @@
  */
 import { SessionLogError } from './errors.js';
 import type { SessionEvent } from './events.js';
+import { isSurfaceType } from './events.js';
 
 /** A record-shaped `surfaceOp` that passed rule 2.6. */
 export interface CheckedReplaceOp {
@@ -28,6 +29,44 @@ export function isReplaceOp(value: object): value is CheckedReplaceOp {
   return Object.keys(op).length === 3
     && Object.hasOwn(op, 'op') && Object.hasOwn(op, 'start') && Object.hasOwn(op, 'end')
     && op['op'] === 'replace' && isEventSeq(op['start']) && isEventSeq(op['end']);
+}
+
+/** What rules 1–2 of §5.2 make of an event's marker: no surface change, an append, or a shaped replace. */
+export type CheckedSurfaceOp = 'log-only' | 'append' | CheckedReplaceOp;
+
+/**
+ * Rules 1–2 of §5.2 for `event` as the event with seq `expectedSeq`: contiguity, surface eligibility against the
+ * marker and `sourceEventSeqs`, and the marker's shape (an append's provenance is checked here too). Shared by the
+ * full fold and the title index's resumable fold, so both throw the same texts in the same order.
+ */
+export function checkSurfaceOp(event: SessionEvent, expectedSeq: number): CheckedSurfaceOp {
+  if (event.seq !== expectedSeq) {
+    throw surfaceError(`session event seq ${event.seq} is not contiguous; expected ${expectedSeq}`);
+  }
+  const surfaceOp: unknown = event.surfaceOp;
+  if (!isSurfaceType(event.type)) {
+    if (surfaceOp !== undefined) {
+      throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry surfaceOp`);
+    }
+    if (event.sourceEventSeqs !== undefined) {
+      throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry sourceEventSeqs`);
+    }
+    return 'log-only';
+  }
+  if (surfaceOp === undefined) {
+    throw surfaceError(`session event "${event.type}" is surface-eligible and requires a surfaceOp marker`);
+  }
+  if (surfaceOp === 'append') {
+    checkProvenance(event, []);
+    return 'append';
+  }
+  if (surfaceOp === null || typeof surfaceOp !== 'object' || Array.isArray(surfaceOp)) {
+    throw surfaceError(`session event "${event.type}" carries an invalid surfaceOp`);
+  }
+  if (!isReplaceOp(surfaceOp)) {
+    throw surfaceError(`session event "${event.type}" carries an invalid replace surfaceOp`);
+  }
+  return surfaceOp;
 }
 
 /** Rule 5: provenance checks against the shadow set (empty for an append). */

@@ -44,46 +44,14 @@ function isLowSurrogate(code: number): boolean {
  * length (U+2028/2029 are not escaped), a surrogate pair 4, a lone surrogate 6 (`\udxxx`).
  */
 export function tagSafeJsonStringBytes(text: string): number {
-  let bytes = 2;
-  const length = text.length;
-  for (let index = 0; index < length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) {
-      bytes += ASCII_JSON_BYTES[code] ?? 1;
-    } else if (code < 0x800) {
-      bytes += 2;
-    } else if (isHighSurrogate(code) && index + 1 < length && isLowSurrogate(text.charCodeAt(index + 1))) {
-      bytes += 4;
-      index += 1;
-    } else if (isHighSurrogate(code) || isLowSurrogate(code)) {
-      bytes += 6;
-    } else {
-      bytes += 3;
-    }
-  }
-  return bytes;
+  return measureText(text, { raw: 0, json: 0 }).json;
 }
 
 /**
  * raw(s) of §10.1: the UTF-8 byte length of `s`, a lone surrogate counting 3 (it encodes as U+FFFD).
  */
 export function utf8ByteLength(text: string): number {
-  let bytes = 0;
-  const length = text.length;
-  for (let index = 0; index < length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) {
-      bytes += 1;
-    } else if (code < 0x800) {
-      bytes += 2;
-    } else if (isHighSurrogate(code) && index + 1 < length && isLowSurrogate(text.charCodeAt(index + 1))) {
-      bytes += 4;
-      index += 1;
-    } else {
-      bytes += 3;
-    }
-  }
-  return bytes;
+  return measureText(text, { raw: 0, json: 0 }).raw;
 }
 
 /** Both retention measures of one text (§10.1). */

@@ -4,6 +4,7 @@
  * tests.
  */
 import { expect } from 'vitest';
+import type { Session } from '../../src/main/host/session.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { bracketWithSource, compressReply, createDcpHarness, range, readTool, texts, turn } from './dcp-harness.js';
 
@@ -38,4 +39,15 @@ export async function dcpActiveSession(): Promise<DcpHarness> {
   bracketWithSource(harness.session, 'native-1', surface.at(-2)!, surface.at(-1)!, { kind: 'plugin', plugin: 'compact', compactionId: 'native-1' }, 'native summary');
   await turn(harness, 'after native');
   return harness;
+}
+
+/** Appends a failed native compaction attempt over the newest node: start, summary, an `end` with an error, no checkpoint. */
+export function appendFailedNativeAttempt(session: Session): void {
+  const surfaceSeq = session.surface.at(session.surface.length - 1)!;
+  session.append('compaction/start', { compactionId: 'native-failed', turn: null });
+  session.append('compaction/summary', {
+    compactionId: 'native-failed', summary: [{ type: 'text', text: 'never applied' }], shadowedRange: { start: surfaceSeq, end: surfaceSeq },
+    shadowedSeqs: [surfaceSeq], shadowedTokenCount: session.meter.estimateOf(surfaceSeq)!, provider: 'p', model: 'm',
+  });
+  session.append('compaction/end', { compactionId: 'native-failed', turn: null, error: { message: 'provider failed' } });
 }

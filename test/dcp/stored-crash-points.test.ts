@@ -20,7 +20,7 @@ import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { coldIndex, compressReply, compressResults, createDcpHarness, expectHealthyLog, loggedMarkers, range, texts, turn } from './dcp-harness.js';
 import { compactRange } from '../host/host-builders.js';
-import { dcpActiveSession } from './dcp-active-session.js';
+import { appendFailedNativeAttempt, dcpActiveSession } from './dcp-active-session.js';
 import { bracketPositions, expectedClass } from './crash-oracle.js';
 import type { BracketPositions } from './crash-oracle.js';
 
@@ -71,14 +71,8 @@ describe('DCP issue 7: stored DCP-active logs cut at every crash point', () => {
   beforeAll(async () => {
     harness = await dcpActiveSession();
     const session = harness.session;
-    // A failed native attempt at the end (start, summary, end with an error, no checkpoint), so every class occurs.
-    const surfaceSeq = session.surface.at(session.surface.length - 1)!;
-    session.append('compaction/start', { compactionId: 'native-failed', turn: null });
-    session.append('compaction/summary', {
-      compactionId: 'native-failed', summary: [{ type: 'text', text: 'never applied' }], shadowedRange: { start: surfaceSeq, end: surfaceSeq },
-      shadowedSeqs: [surfaceSeq], shadowedTokenCount: session.meter.estimateOf(surfaceSeq)!, provider: 'p', model: 'm',
-    });
-    session.append('compaction/end', { compactionId: 'native-failed', turn: null, error: { message: 'provider failed' } });
+    // A failed native attempt at the end, so that every crash class occurs in some prefix.
+    appendFailedNativeAttempt(session);
     events = structuredClone(session.events);
     brackets = bracketPositions(events);
     blockSeqs = new Map(coldIndex(harness, events).blocks().map((block) => [block.ref, block.seq]));

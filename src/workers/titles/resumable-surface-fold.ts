@@ -6,8 +6,7 @@
  * keeps differs (no reference to applied events).
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isSurfaceType } from '../../protocol/events.js';
-import { checkProvenance, isReplaceOp, surfaceError } from '../../protocol/surface-rules.js';
+import { checkProvenance, checkSurfaceOp, surfaceError } from '../../protocol/surface-rules.js';
 import { quoteText, unquoteText, type QuotedText } from './json-text.js';
 
 /** What the fold remembers of a current `tool/result` node. */
@@ -94,35 +93,16 @@ export class ResumableSurfaceFold {
    */
   apply(event: SessionEvent, digest: string | undefined): void {
     const expected = this.#nextSeq;
-    if (event.seq !== expected) {
-      throw surfaceError(`session event seq ${event.seq} is not contiguous; expected ${expected}`);
-    }
-    const surfaceOp: unknown = event.surfaceOp;
-    if (!isSurfaceType(event.type)) {
-      if (surfaceOp !== undefined) {
-        throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry surfaceOp`);
-      }
-      if (event.sourceEventSeqs !== undefined) {
-        throw surfaceError(`session event "${event.type}" is not surface-eligible and cannot carry sourceEventSeqs`);
-      }
+    const surfaceOp = checkSurfaceOp(event, expected);
+    if (surfaceOp === 'log-only') {
       this.#nextSeq += 1;
       return;
-    }
-    if (surfaceOp === undefined) {
-      throw surfaceError(`session event "${event.type}" is surface-eligible and requires a surfaceOp marker`);
     }
     const node = (): SurfaceNodeCheckpoint => ({ seq: expected, toolResult: this.#toolResultOf(event, digest) });
     if (surfaceOp === 'append') {
-      checkProvenance(event, []);
       this.#nodes.push(node());
       this.#nextSeq += 1;
       return;
-    }
-    if (surfaceOp === null || typeof surfaceOp !== 'object' || Array.isArray(surfaceOp)) {
-      throw surfaceError(`session event "${event.type}" carries an invalid surfaceOp`);
-    }
-    if (!isReplaceOp(surfaceOp)) {
-      throw surfaceError(`session event "${event.type}" carries an invalid replace surfaceOp`);
     }
     const { start, end } = surfaceOp;
     const startIndex = this.#nodes.findIndex((candidate) => candidate.seq === start);

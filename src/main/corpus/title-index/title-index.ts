@@ -183,25 +183,14 @@ export class TitleIndex {
     if (!isIndexablePath(artifactPath)) return this.#unavailable();
     await this.#load();
     signal?.throwIfAborted();
-    const known = listed === undefined ? undefined : this.#entries.get(artifactPath);
-    if (listed !== undefined && known !== undefined && sameRevision(known, listed)) {
-      const observation = present(known, artifactPath);
-      if (observation !== undefined) {
-        this.#count('statOnly');
-        return observation;
-      }
-    }
+    const fromListing = listed === undefined ? undefined : this.#answerAt(artifactPath, listed);
+    if (fromListing !== undefined) return fromListing;
     for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
       const before = await this.#stat(artifactPath, signal);
       if (before === undefined) return this.#unavailable();
+      const answered = this.#answerAt(artifactPath, before);
+      if (answered !== undefined) return answered;
       const entry = this.#entries.get(artifactPath);
-      if (entry !== undefined && sameRevision(entry, before)) {
-        const observation = present(entry, artifactPath);
-        if (observation !== undefined) {
-          this.#count('statOnly');
-          return observation;
-        }
-      }
       const scanned = await this.#scan(artifactPath, before, entry, signal);
       if (scanned === CHANGED) {
         await yieldTurn();
@@ -230,6 +219,15 @@ export class TitleIndex {
     } finally {
       this.#urgent -= 1;
     }
+  }
+
+  /** Lookup rule 1: the entry's stored observation when it was made at exactly `revision` (and is presentable). */
+  #answerAt(artifactPath: string, revision: FileRevision): IndexedTitleObservation | undefined {
+    const entry = this.#entries.get(artifactPath);
+    if (entry === undefined || !sameRevision(entry, revision)) return undefined;
+    const observation = present(entry, artifactPath);
+    if (observation !== undefined) this.#count('statOnly');
+    return observation;
   }
 
   #count(kind: keyof TitleIndexStats): void {
