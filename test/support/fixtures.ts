@@ -1,5 +1,5 @@
 /**
- * Locations of the shared, read-only dsh fixtures (../shared/fixtures beside the checkout).
+ * Locations of the read-only dsh fixtures kept in the repository (`test/fixtures/`, see its README).
  * Tests run from dist/test/…, so paths are resolved from the repository root, not from this file.
  */
 import { readFileSync, readdirSync } from 'node:fs';
@@ -9,8 +9,11 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (two levels above dist/test/support). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
-/** `../shared/fixtures/dsh-small` beside the checkout. */
-export const DSH_SMALL = resolve(REPO_ROOT, '..', 'shared', 'fixtures', 'dsh-small');
+/** `test/fixtures/dsh-small`: sessions written by dsh's own code and what dsh computed over them. */
+export const DSH_SMALL = resolve(REPO_ROOT, 'test', 'fixtures', 'dsh-small');
+
+/** `test/fixtures/dcp-dsh`: scripted DCP conversations and what dsh with dsh-dcp recorded for them. */
+export const DCP_DSH = resolve(REPO_ROOT, 'test', 'fixtures', 'dcp-dsh');
 
 /** The raw-JSONL session root of the fixtures. */
 export const RAW_ROOT = join(DSH_SMALL, 'raw');
