@@ -3,7 +3,7 @@
  * `--json`, and its error contract (JSON error object, exit 1; usage errors exit 2).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -90,12 +90,24 @@ describe('sessionctx sessions', () => {
   it('uses $DSH_HOME/sessions when no --root is given', async () => {
     const home = mkdtempSync(join(tmpdir(), 'sessionctx-home-'));
     try {
+      mkdirSync(join(home, 'sessions'));
       const result = await cli(['sessions', '--json'], { ...process.env, DSH_HOME: home });
       expect(result.code).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual([]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it('a root that does not exist is an error naming it, not an empty list', async () => {
+    const missing = join(tmpdir(), 'sessionctx-no-such-root', 'sessions');
+    const human = await cli(['sessions', '--root', missing]);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toBe('');
+    expect(human.stderr).toBe(`sessionctx: error: session root "${missing}" does not exist (set it with --root, SESSIONCTX_ROOT or the config file) (CLI_ROOT_NOT_FOUND)\n`);
+    const json = await cli(['sessions', '--root', missing, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'CLI_ROOT_NOT_FOUND', message: expect.stringContaining(missing) } });
   });
 
   it('prints one readable line per session', async () => {

@@ -1,6 +1,7 @@
 // The engine facade (ARCHITECTURE.md §2 "comlink", §5): createEngine (pool or in-thread fallback) and
 // createEngineThread pass the same tests — dsh's expected listing, surfaces, candidates and references,
 // typed errors with their classes, signal semantics, progress callbacks, configuration errors, close.
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/main/engine/create-engine.js';
 import { createEngineThread } from '../../src/main/engine/engine-thread.js';
@@ -189,7 +190,10 @@ describe.each(FACTORIES)('%s', (_name, make) => {
   it('configuration errors reject with the typed error; close is idempotent', async () => {
     const pool = await failure(make({ root: RAW_ROOT, compression: 'none', poolSize: 0 }));
     expect(pool).toBeInstanceOf(SessionPoolError);
-    expect(pool.message).toBe('session-pool: size must be a positive safe integer no greater than 64');
+    const cores = availableParallelism();
+    expect(pool.message).toBe(`session-pool: size must be a positive safe integer no greater than ${4 * cores} (4 per core; this machine has ${cores})`);
+    // The bound is the machine's: one thread past four per core is refused.
+    expect(await failure(make({ root: RAW_ROOT, compression: 'none', poolSize: 4 * cores + 1 }))).toBeInstanceOf(SessionPoolError);
     const reference = await failure(make({ root: RAW_ROOT, compression: 'none', reference: { maxReferences: 4 } }));
     expect(reference).toBeInstanceOf(SessionReferenceError);
     expect({ code: reference.code, message: reference.message }).toEqual({ code: 'SESSION_REFERENCE_INVALID_CONFIG', message: 'session-reference: maxReferences must not exceed 3' });

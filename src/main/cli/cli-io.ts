@@ -2,6 +2,8 @@
  * The CLI's view of its process: output streams, environment and working directory. Commands
  * write through it so tests can run them in-process and capture exactly what a user sees.
  */
+import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
+
 
 /** Where a command writes and what it may read of its environment. */
 export interface CliIo {
@@ -29,7 +31,11 @@ export function writeJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
-/** Writes lines of text. */
+/**
+ * Writes lines of human-readable text. Control characters other than line feed and tab are made visible
+ * (`\u{001B}`), whatever field they came from: ids, cwds, titles and message text are a log's data, and a
+ * log must never be able to drive the terminal. `--json` output keeps raw values.
+ */
 export function writeLines(io: CliIo, lines: readonly string[]): void {
-  if (lines.length > 0) io.stdout.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) io.stdout.write(`${escapeTerminalText(lines.join('\n'))}\n`);
 }

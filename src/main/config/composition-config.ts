@@ -5,11 +5,12 @@
  * Precedence: flag > environment > file > default.
  */
 import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES } from '../reference/reference-config.js';
 import { defaultSessionRoot } from '../store/store-config.js';
 import { SessionctxConfigError } from './config-error.js';
+import { expandHome } from './home-path.js';
+import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
 
 /** The name of the configuration file looked up in the working directory. */
 export const CONFIG_FILE_NAME = 'sessionctx.config.json';
@@ -66,14 +67,14 @@ function defaults(inputs: ConfigInputs): CompositionConfig {
     maxReferences: MAX_REFERENCES,
     maxReferenceBytes: DEFAULT_MAX_REFERENCE_BYTES,
     candidateLimit: DEFAULT_CANDIDATE_LIMIT,
-    poolSize: Math.min(3, availableParallelism()),
+    poolSize: defaultPoolSize(),
     dcp: {},
   };
 }
 
 async function readConfigFile(inputs: ConfigInputs): Promise<{ path: string; values: Record<string, unknown> } | undefined> {
   const explicit = inputs.configFile !== undefined;
-  const path = explicit ? resolve(inputs.cwd, inputs.configFile as string) : join(inputs.cwd, CONFIG_FILE_NAME);
+  const path = explicit ? resolve(inputs.cwd, expandHome(inputs.configFile as string, inputs.env)) : join(inputs.cwd, CONFIG_FILE_NAME);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -97,10 +98,18 @@ async function readConfigFile(inputs: ConfigInputs): Promise<{ path: string; val
   return { path, values: values as Record<string, unknown> };
 }
 
+/** The command-line flag of each key that has one (the flags are named for the user, not after the keys). */
+const FLAG_NAMES: Partial<Record<keyof CompositionConfig, string>> = {
+  root: '--root',
+  maxReferences: '--max-references',
+  maxReferenceBytes: '--max-bytes',
+  candidateLimit: '--limit',
+};
+
 function describeSource(source: ConfigSource, key: string, file: string | undefined): string {
   switch (source) {
     case 'flag':
-      return `flag --${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+      return `flag ${FLAG_NAMES[key as keyof CompositionConfig] ?? key}`;
     case 'env':
       return `environment ${ENV_NAMES[key as 'root' | NumericKey]}`;
     case 'file':
@@ -118,6 +127,9 @@ function positiveInteger(key: NumericKey, value: unknown, where: string): number
   const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (!Number.isSafeInteger(parsed) || (parsed as number) <= 0) {
     throw new SessionctxConfigError(`${key} from ${where} must be a positive integer, got ${JSON.stringify(value)}`);
+  }
+  if (key === 'poolSize' && (parsed as number) > maxPoolSize()) {
+    throw new SessionctxConfigError(`poolSize from ${where} must not exceed ${maxPoolSize()} (4 per core on this machine), got ${JSON.stringify(value)}`);
   }
   if (key === 'maxReferences' && (parsed as number) > MAX_REFERENCES) {
     throw new SessionctxConfigError(`maxReferences from ${where} must not exceed ${MAX_REFERENCES}, got ${JSON.stringify(value)}`);
@@ -141,7 +153,8 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
       if (key === 'root') {
         if (typeof value !== 'string' || value === '') throw new SessionctxConfigError(`root from ${where} must be a non-empty path`);
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
-        config.root = isAbsolute(value) ? value : resolve(relativeTo, value);
+        const expanded = expandHome(value, inputs.env);
+        config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
       } else if (key === 'dcp') {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SessionctxConfigError(`dcp from ${where} must be an object`);
         config.dcp = Object.freeze({ ...(value as Record<string, unknown>) });

@@ -1,12 +1,11 @@
 /**
- * A query layer that tells the user, once per session, when a title could not be read. Discovery
- * still succeeds (the label falls back to the id, as the definition says); the CLI only makes the
+ * A query layer that tells its owner, once per session, when a title could not be read. Discovery
+ * still succeeds (the label falls back to the id, as the definition says); the CLI makes the
  * fallback visible on stderr instead of silent.
  */
 import type { SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
-import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import type { SessionRecord, SessionTitleObservation } from './session-query.js';
 import type { ReferenceSessionQuery } from '../reference/reference-types.js';
-import { errorCode } from './error-output.js';
 
 /** Wraps `inner`, calling `report` once per session whose title observation was rejected. */
 export class ReportingSessionQuery implements ReferenceSessionQuery {
@@ -14,7 +13,7 @@ export class ReportingSessionQuery implements ReferenceSessionQuery {
 
   constructor(
     private readonly inner: ReferenceSessionQuery,
-    private readonly report: (line: string) => void,
+    private readonly report: (sessionId: SessionId, reason: unknown) => void,
   ) {}
 
   /** Delegates unchanged. */
@@ -33,8 +32,7 @@ export class ReportingSessionQuery implements ReferenceSessionQuery {
     for (const observation of observations) {
       if (observation.status !== 'rejected' || this.reported.has(observation.sessionId)) continue;
       this.reported.add(observation.sessionId);
-      const reason = observation.reason instanceof Error ? observation.reason.message : String(observation.reason);
-      this.report(`sessionctx: warning: session ${JSON.stringify(observation.sessionId)} is listed by its id: its log could not be read (${errorCode(observation.reason)}: ${reason})`);
+      this.report(observation.sessionId, observation.reason);
     }
     return observations;
   }

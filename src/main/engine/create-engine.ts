@@ -18,16 +18,37 @@ import { WorkerPool } from '../pool/worker-pool.js';
 import type { ReferenceSessionQuery } from '../reference/reference-types.js';
 import { SessionReferenceService } from '../reference/session-reference-service.js';
 import { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { JsonlSessionStoreOptions } from '../store/jsonl-store.js';
+import { detectCompression } from '../store/detect-compression.js';
+import { DEFAULT_COMPRESSION } from '../store/store-config.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import type { SessionTitleObservation } from '../corpus/session-query.js';
+import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
 export interface LocalSessionEngine extends SessionEngine {
   /** The task runner (the pool, or the in-thread fallback). */
   readonly runner: TaskRunner;
+  /** The JSONL store over the root (`undefined` without a root): the writers (`dcp`, `script run`) append through it. */
+  readonly store: JsonlSessionStore | undefined;
+  /** The root's encoding, as given or detected. */
+  readonly compression: Compression;
   /** Attaches a live session; its byte log is kept from now on, so captures stay O(1). */
   attachLive(session: LiveSession): void;
   /** Detaches a live session. */
   detachLive(sessionId: SessionId): boolean;
+}
+
+/** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
+export interface LocalSessionEngineOptions extends SessionEngineOptions {
+  /** Further store options (the title index location, the listing mode); the root and encoding come from above. */
+  readonly store?: Omit<JsonlSessionStoreOptions, 'root' | 'compression'>;
+  /**
+   * Called once per session whose title could not be read during discovery (the session is still offered,
+   * labelled by its id, as dsh does): the CLI prints it as a warning instead of leaving the fallback silent.
+   */
+  readonly onTitleFailure?: (sessionId: SessionId, reason: unknown) => void;
 }
 
 /**
@@ -35,15 +56,17 @@ export interface LocalSessionEngine extends SessionEngine {
  * reference limits throw their typed `*_INVALID_CONFIG` errors); no worker thread starts before the
  * first task.
  */
-export async function createEngine(options: SessionEngineOptions = {}): Promise<LocalSessionEngine> {
+export async function createEngine(options: LocalSessionEngineOptions = {}): Promise<LocalSessionEngine> {
   const poolConfig = { size: options.poolSize ?? null, allowTestTasks: options.allowTestTasks ?? null };
   const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
-  const store = options.root === undefined ? undefined : await JsonlSessionStore.open({ root: options.root, ...(options.compression === undefined ? {} : { compression: options.compression }) });
+  // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
+  const compression: Compression = options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));
+  const store = options.root === undefined ? undefined : await JsonlSessionStore.open({ root: options.root, compression, ...(options.store ?? {}) });
   const registry = new InMemoryLiveRegistry();
   const liveLogs = new LiveLogTracker();
   const storage = store === undefined ? undefined : new PooledSessionStorage(store, runner);
   const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...(options.query === undefined ? {} : { config: options.query }) });
-  const titles = options.titles === 'index'
+  const titles = (options.titles ?? 'index') === 'index'
     ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...(options.query === undefined ? {} : { config: options.query }) })
     : new PoolTitleSnapshots({ runner, registry, ...(store === undefined ? {} : { storage: store }), ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }) });
   const sessionQuery: ReferenceSessionQuery = {
@@ -51,8 +74,9 @@ export async function createEngine(options: SessionEngineOptions = {}): Promise<
     readSurface: (id, signal) => query.readSurface(id, signal),
     readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
   };
+  const discoveryQuery: ReferenceSessionQuery = options.onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, options.onTitleFailure);
   const renderer = new PoolSourceRenderer({ runner, registry, liveLogs, ...(store === undefined ? {} : { storage: store }) });
-  const service = new SessionReferenceService({ sessionQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
+  const service = new SessionReferenceService({ sessionQuery: discoveryQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
     const ids = (await query.listSessions(scan.signal)).map((record) => record.header.id);
@@ -72,7 +96,10 @@ export async function createEngine(options: SessionEngineOptions = {}): Promise<
 
   return {
     runner,
+    store,
+    compression,
     listSessions: (signal) => query.listSessions(signal),
+    readTitleSnapshots: (ids, signal) => discoveryQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) => service.listCandidates(agent, text, limit, signal),
     candidates: (agent, text, signal, limit) => service.candidates(agent, text, signal, limit),

@@ -8,12 +8,13 @@ import type { WireError } from '../../protocol/wire/wire-error.js';
 import type { EngineProgress, TitleScanSummary } from './engine-types.js';
 
 /** The engine methods callable with plain-data arguments. */
-export type EngineMethod = 'listSessions' | 'readSurface' | 'listCandidates' | 'candidates' | 'prepare';
+export type EngineMethod = 'listSessions' | 'readSurface' | 'readTitleSnapshots' | 'listCandidates' | 'candidates' | 'prepare';
 
 /** The argument index of each method's `AbortSignal`. */
 export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
   listSessions: 0,
   readSurface: 1,
+  readTitleSnapshots: 1,
   listCandidates: 3,
   candidates: 2,
   prepare: 3,

@@ -12,6 +12,7 @@ import type { EngineCall, EngineThreadApi, RpcOutcome } from './engine-rpc.js';
 import { SIGNAL_INDEX } from './engine-rpc.js';
 import type { EngineProgress, SessionEngine, SessionEngineOptions } from './engine-types.js';
 import { nodeEndpoint } from './node-endpoint.js';
+import type { SessionTitleObservation } from '../corpus/session-query.js';
 
 if (parentPort === null) throw new Error('engine-thread-entry must run in a worker thread');
 
@@ -39,11 +40,18 @@ async function settle<V>(work: () => Promise<V>): Promise<RpcOutcome<V>> {
   }
 }
 
-function invoke(engine: SessionEngine, call: EngineCall, signal: AbortSignal | undefined): Promise<unknown> {
+async function invoke(engine: SessionEngine, call: EngineCall, signal: AbortSignal | undefined): Promise<unknown> {
   const args = [...call.args];
   args[SIGNAL_INDEX[call.method]] = signal;
   const method = engine[call.method] as (...parameters: unknown[]) => Promise<unknown>;
-  return method.apply(engine, args);
+  const value = await method.apply(engine, args);
+  // Title observations carry their rejections as values; errors lose their codes in a structured clone, so
+  // they cross as wire errors and the client rebuilds them.
+  if (call.method === 'readTitleSnapshots') {
+    return (value as SessionTitleObservation[]).map((observation) =>
+      observation.status === 'rejected' ? { ...observation, reason: serializeError(observation.reason) } : observation);
+  }
+  return value;
 }
 
 /** Forwards progress to the caller's proxied callback; a callback that fails or is gone does not fail the job. */

@@ -16,6 +16,7 @@ import { SessionReferenceError, cancelledError } from '../../protocol/reference-
 import { rebuildError, serializeError } from '../../protocol/wire/wire-error.js';
 import type { WireError } from '../../protocol/wire/wire-error.js';
 import type { PreparedReferences } from '../reference/reference-types.js';
+import type { RejectedTitleObservation, SessionTitleObservation } from '../corpus/session-query.js';
 import type { EngineMethod, EngineThreadApi, RpcOutcome } from './engine-rpc.js';
 import { SIGNAL_INDEX } from './engine-rpc.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
@@ -24,7 +25,7 @@ import { nodeEndpoint } from './node-endpoint.js';
 const ENTRY_URL = new URL('./engine-thread-entry.js', import.meta.url);
 
 /** Methods whose abort rejects with exactly `signal.reason` (the query layer, SESSION-LOG.md §10.1). */
-const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set(['listSessions', 'readSurface']);
+const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set(['listSessions', 'readSurface', 'readTitleSnapshots']);
 
 /** The returned messages of a surface snapshot are deep-frozen (§10.4 step 8); the header is not. */
 function refreezeSurface(snapshot: SessionSurfaceSnapshot): SessionSurfaceSnapshot {
@@ -47,6 +48,9 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
       return refreezeSurface(value as SessionSurfaceSnapshot);
     case 'prepare':
       return refreezePrepared(value as PreparedReferences);
+    case 'readTitleSnapshots':
+      return (value as Array<SessionTitleObservation | (RejectedTitleObservation & { reason: WireError })>).map((observation) =>
+        observation.status === 'rejected' ? { ...observation, reason: rebuildError(observation.reason as WireError) } : observation);
     case 'listSessions':
     case 'listCandidates':
     case 'candidates':
@@ -76,6 +80,10 @@ class EngineThreadClient implements SessionEngine {
 
   readSurface(...args: Parameters<SessionEngine['readSurface']>): ReturnType<SessionEngine['readSurface']> {
     return this.#call('readSurface', args) as ReturnType<SessionEngine['readSurface']>;
+  }
+
+  readTitleSnapshots(...args: Parameters<SessionEngine['readTitleSnapshots']>): ReturnType<SessionEngine['readTitleSnapshots']> {
+    return this.#call('readTitleSnapshots', args) as ReturnType<SessionEngine['readTitleSnapshots']>;
   }
 
   listCandidates(...args: Parameters<SessionEngine['listCandidates']>): ReturnType<SessionEngine['listCandidates']> {

@@ -5,7 +5,7 @@
 import type { ContentBlock, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import type { SessionQueryConfigInput } from '../corpus/query-config.js';
-import type { SessionRecord } from '../corpus/session-query.js';
+import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
 import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
 
@@ -13,20 +13,24 @@ import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget }
 export interface SessionEngineOptions {
   /** The JSONL session root; without it the engine serves live sessions only. */
   readonly root?: string;
-  /** The root's encoding (default `zstd`, dsh's default). */
+  /**
+   * The root's encoding. Default: detected from the root (the encoding of the first artifact found, as the
+   * CLI does), or `zstd` (dsh's default) for an empty or missing root.
+   */
   readonly compression?: Compression;
   /** `false` runs every stage on the engine's own thread (the `--no-workers` fallback). Default true. */
   readonly workers?: boolean;
-  /** Worker threads; default `min(3, cores)`. */
+  /** Worker threads; default `min(3, cores)`, bounded by the machine (pool-config's `maxPoolSize()`). */
   readonly poolSize?: number;
   /** Reference limits (SESSION-REFERENCE.md §3). */
   readonly reference?: SessionReferenceConfigInput;
   /** Query layer limits (SESSION-LOG.md §10.2). */
   readonly query?: SessionQueryConfigInput;
   /**
-   * Where discovery's title observations come from: `'pool'` (default) batches full inspections into
-   * `observeTitles` tasks; `'index'` reads them through the query layer from the store, which answers from
-   * its persistent title index when it has one (SESSION-LOG.md §10.7).
+   * Where discovery's title observations come from: `'index'` (default) reads them through the query layer
+   * from the store, which answers from its persistent title index (SESSION-LOG.md §10.7: an unchanged log
+   * costs one `stat`, a grown one only its new bytes); `'pool'` batches full inspections into `observeTitles`
+   * tasks on the workers (every query re-reads every log — for measurements and for stores without an index).
    */
   readonly titles?: 'pool' | 'index';
   /** Files per `observeTitles` task (default 16). */
@@ -60,6 +64,8 @@ export interface SessionEngine {
   listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
   /** The current surface of one session (§10.4). */
   readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot>;
+  /** Title observations of sessions, in input order, one per id (SESSION-LOG.md §10.5). */
+  readTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
   /** Discovery (SESSION-REFERENCE.md §7.3). */
   listCandidates(agent: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
   /** The host face of discovery (§7.4). */

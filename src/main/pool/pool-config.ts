@@ -19,8 +19,14 @@ export interface PoolConfig {
   readonly allowTestTasks: boolean;
 }
 
-/** The largest pool accepted; more threads than this only costs memory on any machine we target. */
-export const MAX_POOL_SIZE = 64;
+/**
+ * The largest pool accepted: four threads per core the process may use. The stages are CPU-bound, so more
+ * threads than cores only overlap I/O waits; beyond four per core they cost memory and contention, and a
+ * mistyped size (1000) would start a thousand V8 isolates.
+ */
+export function maxPoolSize(): number {
+  return 4 * Math.max(1, availableParallelism());
+}
 
 /** The default thread count: three parallel source reads where the machine has the cores. */
 export function defaultPoolSize(): number {
@@ -29,12 +35,16 @@ export function defaultPoolSize(): number {
 
 /**
  * Fills in defaults and validates (`SESSION_POOL_INVALID_CONFIG`): `size` must be a positive safe
- * integer ≤ {@link MAX_POOL_SIZE}, `allowTestTasks` a boolean.
+ * integer ≤ {@link maxPoolSize} (bounded by the machine), `allowTestTasks` a boolean.
  */
 export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
   const size = input.size ?? defaultPoolSize();
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size <= 0 || size > MAX_POOL_SIZE) {
-    throw new SessionPoolError('SESSION_POOL_INVALID_CONFIG', `session-pool: size must be a positive safe integer no greater than ${MAX_POOL_SIZE}`);
+  const bound = maxPoolSize();
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size <= 0 || size > bound) {
+    throw new SessionPoolError(
+      'SESSION_POOL_INVALID_CONFIG',
+      `session-pool: size must be a positive safe integer no greater than ${bound} (4 per core; this machine has ${bound / 4})`,
+    );
   }
   const allowTestTasks = input.allowTestTasks ?? false;
   if (typeof allowTestTasks !== 'boolean') {

@@ -1,10 +1,10 @@
 /**
  * Configuration of the JSONL directory store (SESSION-LOG.md §9.1), resolved and validated once.
  */
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { SessionLogError } from '../../protocol/errors.js';
 import type { Compression } from '../../protocol/storage-paths.js';
+import { expandHome, homeDirectory } from '../config/home-path.js';
 
 /** What a caller may pass to open a store. */
 export interface JsonlStoreOptions {
@@ -47,6 +47,6 @@ export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreC
  * A relative `DSH_HOME` is taken relative to the working directory.
  */
 export function defaultSessionRoot(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
-  const dshHome = env.DSH_HOME !== undefined && env.DSH_HOME !== '' ? env.DSH_HOME : join(homedir(), '.dsh');
+  const dshHome = env.DSH_HOME !== undefined && env.DSH_HOME !== '' ? expandHome(env.DSH_HOME, env) : join(homeDirectory(env), '.dsh');
   return join(isAbsolute(dshHome) ? dshHome : resolve(cwd, dshHome), 'sessions');
 }

@@ -21,3 +21,17 @@ function visibleEscape(character: string): string {
 export function escapeDisplayText(text: string): string {
   return text.replace(DISPLAY_ESCAPED, visibleEscape);
 }
+
+/** E without the line feed and the tab, which multi-line terminal output keeps as layout. */
+const TERMINAL_ESCAPED = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/g;
+
+/**
+ * {@link escapeDisplayText} for whole lines of terminal output: every code point of E is made visible except
+ * `\n` and `\t`, so text from a log (a title with `ESC[2J`, a carriage return) can never move the cursor,
+ * clear the screen or reorder what a person reads.
+ * @param text - output text, possibly several lines.
+ * @returns the text with every control but line feed and tab as a visible `\u{XXXX}` escape.
+ */
+export function escapeTerminalText(text: string): string {
+  return text.replace(TERMINAL_ESCAPED, visibleEscape);
+}

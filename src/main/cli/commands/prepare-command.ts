@@ -4,37 +4,33 @@
  */
 import { parseMessageContent } from '../../../protocol/uri/mention-parser.js';
 import type { ContentBlock } from '../../../protocol/events.js';
-import { SessionReferenceService } from '../../reference/session-reference-service.js';
-import type { CliIo } from '../cli-io.js';
+import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { openCorpus } from '../open-corpus.js';
+import { withEngine } from '../open-engine.js';
 import { resolveTarget } from './resolve-target.js';
 
-/** Options of the `prepare` command. */
+/** Options of the `prepare` command (the byte and reference limits come from the resolved configuration). */
 export interface PrepareCommandOptions {
-  readonly root: string;
-  readonly json: boolean;
+  /** The citing session's id (or an unambiguous prefix); it need not exist. */
   readonly target: string;
   readonly message: string;
-  readonly maxBytes?: number;
-  readonly maxReferences?: number;
 }
 
 /**
  * Parses the message's mentions and prepares the context. `--json` prints exactly
  * `{content, additionalContext}` as `prepare()` returns them.
+ * @param context - the parsed command context.
+ * @param options - the target and the message.
  */
-export async function runPrepareCommand(io: CliIo, options: PrepareCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query } = await openCorpus(options.root);
-  const service = new SessionReferenceService({
-    sessionQuery: query,
-    config: { maxReferenceBytes: options.maxBytes, maxReferences: options.maxReferences },
+export async function runPrepareCommand(context: CommandContext, options: PrepareCommandOptions): Promise<void> {
+  const { io, signal } = context;
+  const prepared = await withEngine(context, async (engine) => {
+    const target = await resolveTarget(engine, options.target, undefined, signal);
+    const content: ContentBlock[] = [{ type: 'text', text: options.message }];
+    const parsed = parseMessageContent(content);
+    return engine.prepare(target, parsed.content, parsed.references, signal);
   });
-  const target = await resolveTarget(query, options.target, undefined, signal);
-  const content: ContentBlock[] = [{ type: 'text', text: options.message }];
-  const parsed = parseMessageContent(content);
-  const prepared = await service.prepare(target, parsed.content, parsed.references, signal);
-  if (options.json) {
+  if (context.json) {
     writeJson(io, prepared);
     return;
   }

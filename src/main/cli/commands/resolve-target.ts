@@ -2,21 +2,28 @@
  * The citing session a discovery or prepare command acts for. It need not exist yet (a new
  * conversation): it only matters for the self-reference rule and, through its cwd, for ranking.
  */
-import type { SessionQuery } from '../../corpus/session-query.js';
+import type { SessionEngine } from '../../engine/engine-types.js';
 import type { ReferenceTarget } from '../../reference/reference-types.js';
+import { resolveSessionId } from '../session-id-prefix.js';
 
 /** Sentinel id for "no citing session": no stored session can have the empty id (SESSION-LOG.md §9.3). */
 export const NO_TARGET_ID = '';
 
 /**
- * Builds the target: `--cwd` wins; else an existing target session's own cwd; else none.
+ * Builds the target: `--cwd` wins; else an existing target session's own cwd; else none. A typed id that is
+ * an unambiguous prefix of a listed session's id means that session; one that matches nothing is a new
+ * session's id, used as typed.
+ * @param engine - the engine whose listing names the sessions.
+ * @param targetId - `--target`, if given.
+ * @param cwdFlag - `--cwd`, if given.
+ * @param signal - cancels the listing.
  */
-export async function resolveTarget(query: SessionQuery, targetId: string | undefined, cwdFlag: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
-  const id = targetId ?? NO_TARGET_ID;
+export async function resolveTarget(engine: SessionEngine, targetId: string | undefined, cwdFlag: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
+  if (targetId === undefined) return { id: NO_TARGET_ID, session: { header: cwdFlag === undefined ? {} : { cwd: cwdFlag } } };
+  const resolved = await resolveSessionId(engine, targetId, signal);
+  const id = resolved ?? targetId;
   if (cwdFlag !== undefined) return { id, session: { header: { cwd: cwdFlag } } };
-  if (targetId === undefined) return { id, session: { header: {} } };
-  const records = await query.listSessions(signal);
-  const existing = records.find((record) => record.header.id === targetId);
-  const cwd = existing?.header.cwd;
+  const records = resolved === undefined ? [] : await engine.listSessions(signal);
+  const cwd = records.find((record) => record.header.id === resolved)?.header.cwd;
   return { id, session: { header: cwd === undefined ? {} : { cwd } } };
 }

@@ -1,11 +1,12 @@
 /**
- * `sessionctx sessions`: the sessions of a root with their titles, newest first.
+ * `sessionctx sessions`: the sessions of a root with their titles, in listing order.
  */
 import type { SessionHeader, SessionTitleSnapshot } from '../../../protocol/events.js';
-import { errorCode } from '../error-output.js';
-import type { CliIo } from '../cli-io.js';
+import { errorCode } from '../../../protocol/error-code.js';
+import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { openCorpus } from '../open-corpus.js';
+import { withEngine } from '../open-engine.js';
+import { formatSessionRow } from '../session-row.js';
 
 /** One row of `sessions --json`. */
 export interface SessionListing {
@@ -16,39 +17,36 @@ export interface SessionListing {
   readonly titleError?: { readonly code: string; readonly message: string };
 }
 
-/** Options of the `sessions` command. */
-export interface SessionsCommandOptions {
-  readonly root: string;
-  readonly json: boolean;
-}
-
-/** Lists every session of the root with its title. */
-export async function runSessionsCommand(io: CliIo, options: SessionsCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query } = await openCorpus(options.root);
-  const records = await query.listSessions(signal);
-  const titles = await query.readTitleSnapshots(records.map((record) => record.header.id), signal);
-  const listings: SessionListing[] = records.map((record, index) => {
-    const observation = titles[index];
-    if (observation === undefined || observation.status === 'rejected') {
-      const reason = observation?.reason;
-      return { header: record.header, title: null, titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) } };
+/**
+ * Lists every session of the root with its title.
+ * @param context - the parsed command context.
+ */
+export async function runSessionsCommand(context: CommandContext): Promise<void> {
+  const { io, signal } = context;
+  await withEngine(context, async (engine) => {
+    const records = await engine.listSessions(signal);
+    const titles = await engine.readTitleSnapshots(records.map((record) => record.header.id), signal);
+    const listings: SessionListing[] = records.map((record, index) => {
+      const observation = titles[index];
+      if (observation === undefined || observation.status === 'rejected') {
+        const reason = observation?.reason;
+        return { header: record.header, title: null, titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) } };
+      }
+      return { header: record.header, title: observation.value.title ?? null };
+    });
+    if (context.json) {
+      writeJson(io, listings);
+      return;
     }
-    return { header: record.header, title: observation.value.title ?? null };
+    if (listings.length === 0) {
+      writeLines(io, [`no sessions under ${context.resolved.config.root}`]);
+      return;
+    }
+    writeLines(io, listings.map(formatListing));
   });
-  if (options.json) {
-    writeJson(io, listings);
-    return;
-  }
-  if (listings.length === 0) {
-    writeLines(io, [`no sessions under ${options.root}`]);
-    return;
-  }
-  writeLines(io, listings.map(formatListing));
 }
 
 function formatListing(listing: SessionListing): string {
-  const created = new Date(listing.header.createdAt).toISOString().replace('T', ' ').slice(0, 19);
-  const title = listing.title !== null ? listing.title.title : listing.titleError !== undefined ? `(title unreadable: ${listing.titleError.code})` : '(untitled)';
-  const cwd = listing.header.cwd ?? '(no cwd)';
-  return `${created}  ${listing.header.id}  ${title}  [${cwd}]`;
+  const label = listing.title !== null ? listing.title.title : listing.titleError !== undefined ? `(title unreadable: ${listing.titleError.code})` : '(untitled)';
+  return formatSessionRow({ createdAt: listing.header.createdAt, id: listing.header.id, label, cwd: listing.header.cwd });
 }

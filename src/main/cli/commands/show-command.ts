@@ -3,15 +3,16 @@
  * whole balanced log.
  */
 import { asSessionId } from '../../../protocol/events.js';
-import type { ContentBlock, Message, SessionEvent } from '../../../protocol/events.js';
-import type { CliIo } from '../cli-io.js';
+import type { ContentBlock, Message, SessionEvent, SessionId } from '../../../protocol/events.js';
+import type { LocalSessionEngine } from '../../engine/create-engine.js';
+import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { openCorpus } from '../open-corpus.js';
+import { withEngine } from '../open-engine.js';
+import { resolveSessionId } from '../session-id-prefix.js';
 
 /** Options of the `show` command. */
 export interface ShowCommandOptions {
-  readonly root: string;
-  readonly json: boolean;
+  /** A session id, or an unambiguous prefix of one. */
   readonly id: string;
   readonly log: boolean;
 }
@@ -19,27 +20,48 @@ export interface ShowCommandOptions {
 /**
  * Prints the `readSurface` snapshot `{session, capturedThroughSeq, events}`, or with `log` the
  * inspected log `{session, events}` (stored events plus synthetic crash closers).
+ * @param context - the parsed command context.
+ * @param options - the id and `--log`.
  */
-export async function runShowCommand(io: CliIo, options: ShowCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query, store } = await openCorpus(options.root);
-  const id = asSessionId(options.id);
-  if (options.log) {
-    const { meta, events } = await store.inspect(id, signal);
-    if (options.json) writeJson(io, { session: meta, events });
-    else writeLines(io, [`session ${meta.id}${meta.cwd !== undefined ? ` [${meta.cwd}]` : ''}: ${events.length} events`, ...events.map(formatLogEvent)]);
-    return;
+export async function runShowCommand(context: CommandContext, options: ShowCommandOptions): Promise<void> {
+  const { io, signal } = context;
+  await withEngine(context, async (engine) => {
+    if (options.log) {
+      const store = engine.store;
+      if (store === undefined) throw new TypeError('show --log needs a session root');
+      const { meta, events } = await readExactOrByPrefix(engine, options.id, (id) => store.inspect(id, signal), signal);
+      if (context.json) writeJson(io, { session: meta, events });
+      else writeLines(io, [`session ${meta.id}${meta.cwd !== undefined ? ` [${meta.cwd}]` : ''}: ${events.length} events`, ...events.map(formatLogEvent)]);
+      return;
+    }
+    const snapshot = await readExactOrByPrefix(engine, options.id, (id) => engine.readSurface(id, signal), signal);
+    if (context.json) {
+      writeJson(io, snapshot);
+      return;
+    }
+    writeLines(io, [
+      `session ${snapshot.session.id}${snapshot.session.cwd !== undefined ? ` [${snapshot.session.cwd}]` : ''}`,
+      `captured through seq ${snapshot.capturedThroughSeq ?? '(empty log)'}; ${snapshot.events.length} surface events`,
+      '',
+      ...snapshot.events.map(formatSurfaceEvent),
+    ]);
+  });
+}
+
+/**
+ * Reads by the exact id first (the common case costs no listing); when that session is not found, an
+ * unambiguous id prefix names the session instead. Any other failure, or a prefix matching nothing, is the
+ * exact read's own error.
+ */
+async function readExactOrByPrefix<T>(engine: LocalSessionEngine, typed: string, read: (id: SessionId) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  try {
+    return await read(asSessionId(typed));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SESSION_QUERY_SESSION_NOT_FOUND' && (error as { code?: unknown }).code !== 'SESSION_STORE_NOT_FOUND') throw error;
+    const resolved = await resolveSessionId(engine, typed, signal);
+    if (resolved === undefined || resolved === typed) throw error;
+    return read(resolved);
   }
-  const snapshot = await query.readSurface(id, signal);
-  if (options.json) {
-    writeJson(io, snapshot);
-    return;
-  }
-  writeLines(io, [
-    `session ${snapshot.session.id}${snapshot.session.cwd !== undefined ? ` [${snapshot.session.cwd}]` : ''}`,
-    `captured through seq ${snapshot.capturedThroughSeq ?? '(empty log)'}; ${snapshot.events.length} surface events`,
-    '',
-    ...snapshot.events.map(formatSurfaceEvent),
-  ]);
 }
 
 function messageOf(event: SessionEvent): Message | undefined {

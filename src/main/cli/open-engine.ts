@@ -1,0 +1,59 @@
+/**
+ * The CLI's one composition root: every command that reads a session root builds the same engine a library
+ * user gets from `createEngine` (stages on the worker pool unless `--no-workers`, the root's own encoding,
+ * title observations from the title index), so the CLI is a thin client of the engine.
+ */
+import { stat } from 'node:fs/promises';
+import { errorCode } from '../../protocol/error-code.js';
+import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
+import { createEngine } from '../engine/create-engine.js';
+import type { LocalSessionEngine } from '../engine/create-engine.js';
+import { CliError } from './cli-error.js';
+import type { CommandContext } from './command-context.js';
+import { diagnosticPrefix } from './terminal-style.js';
+
+/**
+ * Fails with `CLI_ROOT_NOT_FOUND` when the configured root does not exist. dsh's store treats a missing root
+ * as an empty corpus; a person who typed `--root /nonexistent` has made a mistake, and "no sessions" would hide it.
+ * @param root - the resolved session root.
+ */
+export async function assertRootExists(root: string): Promise<void> {
+  const found = await stat(root).then(
+    () => true,
+    (error: unknown) => {
+      if ((error as { code?: unknown }).code === 'ENOENT') return false;
+      // Any other failure (a permission error on a parent, a loop) is reported by the store with its own code.
+      return true;
+    },
+  );
+  if (!found) throw new CliError('CLI_ROOT_NOT_FOUND', `session root "${root}" does not exist (set it with --root, SESSIONCTX_ROOT or the config file)`);
+}
+
+/**
+ * Builds the engine over the configured root, runs `work` with it and closes it.
+ * @param context - the command's context.
+ * @param work - what the command does with the engine.
+ * @returns what `work` returns.
+ */
+export async function withEngine<T>(context: CommandContext, work: (engine: LocalSessionEngine) => Promise<T>): Promise<T> {
+  const { config } = context.resolved;
+  await assertRootExists(config.root);
+  const { io } = context;
+  const engine = await createEngine({
+    root: config.root,
+    workers: context.workers,
+    poolSize: config.poolSize,
+    reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
+    onTitleFailure: (sessionId, reason) => {
+      const message = reason instanceof Error ? reason.message : String(reason);
+      io.stderr.write(
+        `${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`session ${JSON.stringify(sessionId)} is listed by its id: its log could not be read (${errorCode(reason)}: ${message})`)}\n`,
+      );
+    },
+  });
+  try {
+    return await work(engine);
+  } finally {
+    await engine.close();
+  }
+}
