@@ -102,6 +102,22 @@ describe('usage errors name the real flag and exit 2', () => {
   });
 });
 
+describe('no raw system error reaches a user', () => {
+  it.each([
+    ['an unreadable message file', ['prepare', '--root', RAW_ROOT, '--target', 'x', '--message-file', '/nonexistent/message.txt'], 'CLI_INPUT_UNREADABLE'],
+    ['a root that is a file', ['sessions', '--root', join(REPO_ROOT, 'package.json')], undefined],
+    ['an id too long for a file name', ['show', 'x'.repeat(300), '--root', RAW_ROOT], undefined],
+    ['a config file that is a directory', ['sessions', '--root', RAW_ROOT, '--config', REPO_ROOT], 'SESSIONCTX_INVALID_CONFIG'],
+  ])('%s fails with a typed code and the path', async (_name, args, code) => {
+    const result = await cli([...args, '--json']);
+    expect(result.code).toBe(1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code).not.toMatch(/^E[A-Z]+$/);
+    expect(error.code).not.toBe('UNKNOWN');
+    if (code !== undefined) expect(error.code).toBe(code);
+  });
+});
+
 describe('human output is terminal-safe; --json keeps raw values', () => {
   let root: string;
   const hostile = 'Nightly \u001b[2J\u001b[31mred\rover\u0007';

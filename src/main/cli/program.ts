@@ -14,6 +14,7 @@ import { CONFIG_FILE_NAME, describeConfig, resolveCompositionConfig } from '../c
 import type { ConfigInputs } from '../config/composition-config.js';
 import { expandHome } from '../config/home-path.js';
 import { UsageError } from './usage-error.js';
+import { CliError } from './cli-error.js';
 import { assertRootExists } from './open-engine.js';
 import { runCandidatesCommand } from './commands/candidates-command.js';
 import { runMentionCommand } from './commands/mention-command.js';
@@ -87,8 +88,13 @@ async function readMessage(io: CliIo, positional: string | undefined, messageFil
   if (messageFile !== undefined) {
     if (positional !== undefined) throw new UsageError('give the message either as an argument or with --message-file, not both');
     if (messageFile === '-') return io.readStdin();
-    const path = expandHome(messageFile, io.env);
-    return readFile(isAbsolute(path) ? path : resolve(io.cwd, path), 'utf8');
+    const expanded = expandHome(messageFile, io.env);
+    const path = isAbsolute(expanded) ? expanded : resolve(io.cwd, expanded);
+    try {
+      return await readFile(path, 'utf8');
+    } catch (error) {
+      throw new CliError('CLI_INPUT_UNREADABLE', `cannot read the message file "${path}": ${(error as { code?: string }).code ?? String(error)}`, { cause: error });
+    }
   }
   if (positional === undefined) throw new UsageError('sessionctx prepare needs the message: an argument, or --message-file F (- for standard input)');
   return positional;

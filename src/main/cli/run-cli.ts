@@ -8,6 +8,7 @@ import type { CliIo } from './cli-io.js';
 import { reportError } from './error-output.js';
 import { buildProgram } from './program.js';
 import { UsageError } from './usage-error.js';
+import { typedSystemError } from './cli-error.js';
 
 /** commander's codes for output that is the answer, not a failure (help asked for, the version). */
 const ANSWERED = new Set(['commander.helpDisplayed', 'commander.version']);
@@ -39,6 +40,6 @@ export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortS
       if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return 2;
       return reportError(io, usageErrorOf(error), json);
     }
-    return reportError(io, error, json);
+    return reportError(io, typedSystemError(error), json);
   }
 }
