@@ -24,7 +24,7 @@ export interface CandidatesCommandOptions {
 
 /** Prints the candidates (`listCandidates` semantics) with their mentions. */
 export async function runCandidatesCommand(io: CliIo, options: CandidatesCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query } = await openCorpus(options.root);
+  const { query } = await openCorpus(options.root, io.env);
   const service = new SessionReferenceService({ sessionQuery: new ReportingSessionQuery(query, (line) => io.stderr.write(`${line}\n`)) });
   const target = await resolveTarget(query, options.target, options.cwd, signal);
   const candidates: MentionCandidate[] = await service.candidates(target, options.query, signal, options.limit ?? service.config.candidateLimit);

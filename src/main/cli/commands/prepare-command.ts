@@ -25,7 +25,7 @@ export interface PrepareCommandOptions {
  * `{content, additionalContext}` as `prepare()` returns them.
  */
 export async function runPrepareCommand(io: CliIo, options: PrepareCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query } = await openCorpus(options.root);
+  const { query } = await openCorpus(options.root, io.env);
   const service = new SessionReferenceService({
     sessionQuery: query,
     config: { maxReferenceBytes: options.maxBytes, maxReferences: options.maxReferences },

@@ -24,7 +24,7 @@ export interface SessionsCommandOptions {
 
 /** Lists every session of the root with its title. */
 export async function runSessionsCommand(io: CliIo, options: SessionsCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query } = await openCorpus(options.root);
+  const { query } = await openCorpus(options.root, io.env);
   const records = await query.listSessions(signal);
   const titles = await query.readTitleSnapshots(records.map((record) => record.header.id), signal);
   const listings: SessionListing[] = records.map((record, index) => {

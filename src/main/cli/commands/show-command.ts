@@ -21,7 +21,7 @@ export interface ShowCommandOptions {
  * inspected log `{session, events}` (stored events plus synthetic crash closers).
  */
 export async function runShowCommand(io: CliIo, options: ShowCommandOptions, signal?: AbortSignal): Promise<void> {
-  const { query, store } = await openCorpus(options.root);
+  const { query, store } = await openCorpus(options.root, io.env);
   const id = asSessionId(options.id);
   if (options.log) {
     const { meta, events } = await store.inspect(id, signal);
