@@ -20,6 +20,7 @@
  * nothing; `flush()` writes when there is something to prune, which is how `sessionctx index build` keeps the
  * file free of deleted sessions.
  */
+import { dirname, join, relative } from 'node:path';
 import { parseHeaderRecord } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { rebuildError } from '../../../workers/titles/serialized-error.js';
@@ -27,7 +28,6 @@ import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type Tit
 import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
 import { isMissingFile } from '../../store/header-reader.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexEntry } from './title-index-entry.js';
-import { dirname, join, relative } from 'node:path';
 import { decodeTitleIndex, encodeTitleIndex, isEntryKey, isIndexablePath } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 
@@ -166,7 +166,7 @@ export class TitleIndex {
   readonly #present = new Set<string>();
   /** `flush()` asked for a pruning pass (a write even when no entry changed). */
   #pruneRequested = false;
-  /** Why the index is not persisted, once known (the first failure; `undefined` while it is). */
+  /** Why the index is not persisted (no file, or the latest write failed); `undefined` while it is. */
   #persistenceNote: string | undefined;
   /** Paths whose entry changed (or was removed) since the last write. */
   #touched = new Set<string>();
@@ -252,7 +252,8 @@ export class TitleIndex {
 
   /**
    * Writes every pending change to the index file now (without waiting for the quiet period) and resolves
-   * when no write is pending. Never rejects.
+   * when no write is pending. When the loaded index holds entries this process has not verified, it also runs
+   * the pruning pass (one `stat` each) and rewrites the file if any entry's artifact is gone. Never rejects.
    */
   async flush(): Promise<void> {
     this.#urgent += 1;
@@ -469,7 +470,8 @@ export class TitleIndex {
           // Only a missing file proves the entry stale; any other failure (EACCES, EIO) keeps it for later.
           if (!isMissingFile(error)) continue;
           merged.delete(path);
-          this.#entries.delete(path);
+          // An observation that found the artifact again meanwhile keeps its fresh entry (it is written next time).
+          if (!this.#present.has(path)) this.#entries.delete(path);
           dropped += 1;
         }
       }
