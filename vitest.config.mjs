@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // No test writes into the real user cache: XDG_CACHE_HOME is a temporary directory for the whole run.
+    globalSetup: ['dist/test/support/cache-home-setup.js'],
   },
 });

@@ -5,7 +5,7 @@
  * query layer that one `stat` is the listing's (the call's own listing hands its revisions to the title lookup),
  * so the index itself stats nothing; a lookup without that listing stats the file.
  */
-import { appendFile, stat } from 'node:fs/promises';
+import { appendFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
@@ -129,14 +129,21 @@ describe.each(['none', 'zstd'] as const)('item 97: title index cost (%s)', (comp
     expect(pair.indexed.titleIndexStats?.incremental).toBe(1);
   });
 
-  it('the index file is written at <root>/.sessionctx-title-index.v1 and listing ignores it', async () => {
+  it('the index file is written under the cache directory, nothing is added to the root, and listing is unaffected', async () => {
     const root = join(await tempDir(), 'sessions');
-    const pair = await openPair(root, compression);
+    const cacheHome = await tempDir('sessionctx-own-cache-');
+    const pair = await openPair(root, compression, { env: { XDG_CACHE_HOME: cacheHome } });
     const header = { version: 0, id: asSessionId('plain'), createdAt: T0 } as SessionHeader;
     await pair.full.create(header);
+    const before = await readdir(root);
     await expectSameTitles(pair, ['plain'], 'first observation');
     await pair.indexed.flushTitleIndex();
-    expect((await stat(join(root, '.sessionctx-title-index.v1'))).isFile()).toBe(true);
+    // <XDG_CACHE_HOME>/sessionctx/title-index/<16 hex>.v1, written independently of the code under test's naming.
+    const indexDir = join(cacheHome, 'sessionctx', 'title-index');
+    expect(await readdir(indexDir)).toEqual([expect.stringMatching(/^[0-9a-f]{16}\.v1$/u)]);
+    expect(pair.indexed.titleIndexPath).toBe(join(indexDir, (await readdir(indexDir))[0] as string));
+    expect((await stat(pair.indexed.titleIndexPath as string)).isFile()).toBe(true);
+    expect(await readdir(root)).toEqual(before);
     expect((await pair.indexedQuery.listSessions()).map((record) => record.header.id)).toEqual(['plain']);
     expect(pair.indexed.titleIndexStats?.full).toBe(1);
   });

@@ -1,6 +1,6 @@
 /**
- * The dsh-written fixture corpus (copied to a writable temporary root, since the index file is written beside
- * the logs) read through the title index equals dsh's own results, expected/titles.json and
+ * The dsh-written fixture corpus (copied to a temporary root, so no test can touch the fixture; the index file
+ * itself goes to the test's cache directory) read through the title index equals dsh's own results, expected/titles.json and
  * titles-extra.json, raw and zstd: on the first observation (full scans), on the second (stat only), and from
  * a new store that loads the persisted index.
  */

@@ -3,13 +3,11 @@
  * observations is persisted with one write of the index file, `flush()` writes at once, an unflushed burst
  * still reaches the file on its own, and observations that change nothing never rewrite it.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
-import { TITLE_INDEX_FILE_NAME, decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
 import { TITLE_INDEX_FLUSH_MAX_DELAY_MS } from '../../src/main/corpus/title-index/title-index.js';
-import { CountingFs, appendLines, expectSameTitles, openPair, removeTempDirs, tempDir } from './title-index-harness.js';
+import { CountingFs, appendLines, expectSameTitles, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);
 
@@ -52,7 +50,7 @@ describe('title index writes', () => {
     expect(pair.indexed.titleIndexStats?.full).toBe(SESSIONS);
     await pair.indexed.flushTitleIndex();
     expect(fs.writes).toBe(1);
-    expect(decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)))?.size).toBe(SESSIONS);
+    expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
   });
 
   it('an unflushed burst reaches the file on its own, in one write', async () => {
@@ -64,7 +62,7 @@ describe('title index writes', () => {
     while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
     await sleep(200);
     expect(fs.writes).toBe(1);
-    expect(decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)))?.size).toBe(SESSIONS);
+    expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
   });
 
   it('observations answered from unchanged entries never rewrite the file', async () => {

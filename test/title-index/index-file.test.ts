@@ -5,8 +5,8 @@
  * index concurrently never produce a wrong answer.
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, readdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Packr } from 'msgpackr';
@@ -14,9 +14,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { artifactPathFor } from '../../src/main/store/store-layout.js';
-import { TITLE_INDEX_FILE_NAME, TITLE_INDEX_FORMAT, TITLE_INDEX_VERSION, decodeTitleIndex, encodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
+import { TITLE_INDEX_FORMAT, TITLE_INDEX_VERSION, encodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
 import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
-import { appendLines, CountingFs, expectSameTitles, openPair, removeTempDirs, tempDir } from './title-index-harness.js';
+import { appendLines, cacheEnv, CountingFs, expectSameTitles, indexPathOf, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);
 
@@ -45,12 +45,12 @@ async function corpus(compression: Compression, count: number, prefix = 's'): Pr
   return { root, ids };
 }
 
-/** Builds the index file of a root (observe everything, flush) and returns its decoded entries. */
+/** Builds the index file of a root (observe everything, flush) and returns its decoded entries (keyed relative to the root). */
 async function buildIndex(root: string, compression: Compression, ids: readonly string[]): Promise<Map<string, TitleIndexEntry>> {
   const pair = await openPair(root, compression);
   await expectSameTitles(pair, ids, 'build');
   await pair.indexed.flushTitleIndex();
-  const entries = decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)));
+  const entries = await readIndexEntries(root);
   expect(entries?.size).toBe(ids.length);
   return entries as Map<string, TitleIndexEntry>;
 }
@@ -61,7 +61,7 @@ async function expectRebuilt(root: string, compression: Compression, ids: readon
   await expectSameTitles(pair, ids, 'after discarding the index');
   expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: ids.length, unavailable: 0 });
   await pair.indexed.flushTitleIndex();
-  expect(decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)))?.size).toBe(ids.length);
+  expect((await readIndexEntries(root))?.size).toBe(ids.length);
   const again = await openPair(root, compression);
   await expectSameTitles(again, ids, 'from the rebuilt index');
   expect(again.indexed.titleIndexStats?.statOnly).toBe(ids.length);
@@ -71,15 +71,15 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
   it('a corrupt file (not msgpack) is discarded and rebuilt', async () => {
     const { root, ids } = await corpus(compression, 4);
     await buildIndex(root, compression, ids);
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), 'this is not an index file \u0000\u00ff');
+    await writeFile(await indexPathOf(root), 'this is not an index file \u0000\u00ff');
     await expectRebuilt(root, compression, ids);
   });
 
   it('a truncated file is discarded and rebuilt', async () => {
     const { root, ids } = await corpus(compression, 4);
     await buildIndex(root, compression, ids);
-    const bytes = await readFile(join(root, TITLE_INDEX_FILE_NAME));
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const bytes = await readFile(await indexPathOf(root));
+    await writeFile(await indexPathOf(root), bytes.subarray(0, Math.floor(bytes.length / 2)));
     await expectRebuilt(root, compression, ids);
   });
 
@@ -87,9 +87,13 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     const { root, ids } = await corpus(compression, 4);
     const entries = await buildIndex(root, compression, ids);
     const packr = new Packr({ useRecords: false, mapsAsObjects: true });
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), packr.pack({ format: TITLE_INDEX_FORMAT, version: TITLE_INDEX_VERSION + 1, entries: [...entries] }));
+    const indexPath = await indexPathOf(root);
+    await writeFile(indexPath, packr.pack({ format: TITLE_INDEX_FORMAT, version: TITLE_INDEX_VERSION + 1, root: await realpath(root), entries: [...entries] }));
     await expectRebuilt(root, compression, ids);
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), packr.pack({ format: 'something-else', version: TITLE_INDEX_VERSION, entries: [...entries] }));
+    await writeFile(indexPath, packr.pack({ format: 'something-else', version: TITLE_INDEX_VERSION, root: await realpath(root), entries: [...entries] }));
+    await expectRebuilt(root, compression, ids);
+    // The layout of earlier builds (no root recorded) is discarded too.
+    await writeFile(indexPath, packr.pack({ format: TITLE_INDEX_FORMAT, version: TITLE_INDEX_VERSION, entries: [...entries] }));
     await expectRebuilt(root, compression, ids);
   });
 
@@ -97,12 +101,12 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     const { root, ids } = await corpus(compression, 3);
     await buildIndex(root, compression, ids);
     const fs = new CountingFs();
-    fs.failReads.add(join(root, TITLE_INDEX_FILE_NAME));
+    fs.failReads.add(await indexPathOf(root));
     const pair = await openPair(root, compression, { titleIndexFs: fs });
     await expectSameTitles(pair, ids, 'index unreadable');
     expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: 3, unavailable: 0 });
     await pair.indexed.flushTitleIndex();
-    expect(decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)))?.size).toBe(3);
+    expect((await readIndexEntries(root))?.size).toBe(3);
   });
 
   it('an index path that is a directory: answers unchanged, nothing written', async () => {
@@ -116,15 +120,15 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     expect(pair.indexed.titleIndexStats?.statOnly).toBe(3);
   });
 
-  it('a root marked read-only is never written to, whoever runs the process; answers unchanged', async () => {
+  it('a root marked read-only is never written to, whoever runs the process; the index goes to the cache; answers unchanged', async () => {
     const { root, ids } = await corpus(compression, 2);
     await chmod(root, 0o555);
     try {
       const pair = await openPair(root, compression);
       await expectSameTitles(pair, ids, 'read-only root');
       await pair.indexed.flushTitleIndex();
-      await expect(stat(join(root, TITLE_INDEX_FILE_NAME))).rejects.toMatchObject({ code: 'ENOENT' });
       expect((await readdir(root)).filter((name) => !name.startsWith('--'))).toEqual([]);
+      expect((await readIndexEntries(root))?.size).toBe(2);
       await expectSameTitles(pair, ids, 'from memory');
       expect(pair.indexed.titleIndexStats?.statOnly).toBe(2);
     } finally {
@@ -137,20 +141,24 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     const entries = await buildIndex(root, compression, ids);
     const config = (await openPair(root, compression)).indexed.config;
     const [first, second, third] = ids.map((id) => artifactPathFor(config, id, '/w'));
+    // The file keys entries by artifact path relative to the root.
+    const [firstKey, secondKey, thirdKey] = [first, second, third].map((path) => relative(root, path as string)) as [string, string, string];
     const damaged = new Map(entries);
     // Revision matches, but the stored outcome is unreadable: rescanned.
-    const firstEntry = entries.get(first as string) as TitleIndexEntry;
-    damaged.set(first as string, { ...firstEntry, outcome: { kind: 'valid', headerLine: new TextEncoder().encode('not a header\n'), titleLine: null } });
+    const firstEntry = entries.get(firstKey) as TitleIndexEntry;
+    damaged.set(firstKey, { ...firstEntry, outcome: { kind: 'valid', headerLine: new TextEncoder().encode('not a header\n'), titleLine: null } });
     // A checkpoint whose validator state is garbage, on a log that then grows: continuing fails, so rescanned.
-    const secondEntry = entries.get(second as string) as TitleIndexEntry;
-    damaged.set(second as string, { ...secondEntry, state: { ...secondEntry.state, validator: { ...secondEntry.state?.validator, surface: 5 } } as unknown as TitleIndexEntry['state'] });
+    const secondEntry = entries.get(secondKey) as TitleIndexEntry;
+    damaged.set(secondKey, { ...secondEntry, state: { ...secondEntry.state, validator: { ...secondEntry.state?.validator, surface: 5 } } as unknown as TitleIndexEntry['state'] });
     await appendLines(second as string, turn(3, 2, 'grown'), compression);
     // Not an entry at all: dropped when the file is read.
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), encodeTitleIndex(damaged));
+    const indexPath = await indexPathOf(root);
+    await writeFile(indexPath, encodeTitleIndex(await realpath(root), damaged));
     const raw = new Packr({ useRecords: false, mapsAsObjects: true });
-    const content = raw.unpack(await readFile(join(root, TITLE_INDEX_FILE_NAME))) as { entries: unknown[][] };
-    content.entries = content.entries.map((pair) => (pair[0] === third ? [third, { dev: 'x' }] : pair));
-    await writeFile(join(root, TITLE_INDEX_FILE_NAME), raw.pack(content));
+    const content = raw.unpack(await readFile(indexPath)) as { entries: unknown[][] };
+    expect(content.entries.some((pair) => pair[0] === thirdKey)).toBe(true);
+    content.entries = content.entries.map((pair) => (pair[0] === thirdKey ? [thirdKey, { dev: 'x' }] : pair));
+    await writeFile(indexPath, raw.pack(content));
 
     const pair = await openPair(root, compression);
     const observations = await expectSameTitles(pair, ids, 'damaged entries');
@@ -189,7 +197,9 @@ describe('item 99: two processes updating one index concurrently', () => {
     }
     const script = fileURLToPath(new URL('./concurrent-index-writer.js', import.meta.url));
     const rounds = '25';
-    const children = ['a', 'b'].map((owner) => run(process.execPath, [script, root, compression, owner, rounds, ...ids], { maxBuffer: 16 * 1024 * 1024 }));
+    // The children find the shared index file through the environment, as a CLI process would.
+    const env = { ...process.env, ...(await cacheEnv()) };
+    const children = ['a', 'b'].map((owner) => run(process.execPath, [script, root, compression, owner, rounds, ...ids], { maxBuffer: 16 * 1024 * 1024, env }));
     const results = await Promise.all(children);
     for (const { stdout, stderr } of results) {
       expect(stderr).toBe('');
@@ -201,7 +211,7 @@ describe('item 99: two processes updating one index concurrently', () => {
       expect(report.stats.incremental).toBeGreaterThan(0);
     }
     // Quiescent again: the shared index file decodes and answers equal a full inspection.
-    expect(decodeTitleIndex(await readFile(join(root, TITLE_INDEX_FILE_NAME)))?.size).toBeGreaterThan(0);
+    expect((await readIndexEntries(root))?.size).toBeGreaterThan(0);
     const final = await openPair(root, compression);
     const observations = await expectSameTitles(final, ids, 'after both processes');
     expect(observations.filter((observation) => observation.status === 'fulfilled' && observation.value.title?.title.includes('round 24'))).toHaveLength(2);

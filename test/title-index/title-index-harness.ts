@@ -1,9 +1,10 @@
 /**
  * Shared helpers of the title index tests: a store pair over one root (title index on / off), the
  * observation comparison the equivalence items use (status, title snapshot, error name/code/message), raw and
- * zstd batch writers that bypass the store (so lines can be hand-made), and a counting file-system layer.
+ * zstd batch writers that bypass the store (so lines can be hand-made), a counting file-system layer, and the
+ * per-file cache directory the indexed stores keep their index files in.
  */
-import { appendFile, chmod, cp, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, chmod, cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
@@ -14,6 +15,9 @@ import { encodeStorageBatch } from '../../src/protocol/storage-rows.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery, type SessionTitleObservation } from '../../src/main/corpus/session-query.js';
 import { nodeTitleIndexFs, type ByteRange, type TitleIndexFs } from '../../src/main/corpus/title-index/title-index-fs.js';
+import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
+import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
+import { resolveTitleIndexLocation } from '../../src/main/config/cache-location.js';
 import { JsonlSessionStore, type JsonlSessionStoreOptions } from '../../src/main/store/jsonl-store.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
 
@@ -38,11 +42,40 @@ export async function tempDir(prefix = 'sessionctx-title-index-'): Promise<strin
 export async function removeTempDirs(): Promise<void> {
   for (const store of openedStores.splice(0)) await store.flushTitleIndex();
   for (const dir of createdDirs.splice(0)) await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+  cacheHomeDir = undefined;
+}
+
+let cacheHomeDir: Promise<string> | undefined;
+
+/**
+ * This test file's `XDG_CACHE_HOME`: a temporary directory (removed by {@link removeTempDirs}) that the indexed
+ * stores of {@link openPair} keep their index files in, so no test writes into the real user cache.
+ */
+export function cacheHome(): Promise<string> {
+  cacheHomeDir ??= tempDir('sessionctx-title-cache-');
+  return cacheHomeDir;
+}
+
+/** The environment {@link openPair} gives its indexed stores: `XDG_CACHE_HOME` = {@link cacheHome}. */
+export async function cacheEnv(): Promise<NodeJS.ProcessEnv> {
+  return { XDG_CACHE_HOME: await cacheHome() };
+}
+
+/** The index file {@link openPair}'s indexed stores use for `root` (in {@link cacheHome}). */
+export async function indexPathOf(root: string): Promise<string> {
+  const { indexPath } = await resolveTitleIndexLocation(root, { env: await cacheEnv() });
+  if (indexPath === undefined) throw new Error('the test cache directory gives no index path');
+  return indexPath;
+}
+
+/** The entries (keyed relative to the root) of `root`'s index file, or `undefined` when it does not decode. */
+export async function readIndexEntries(root: string): Promise<Map<string, TitleIndexEntry> | undefined> {
+  return decodeTitleIndex(await readFile(await indexPathOf(root)))?.entries;
 }
 
 /**
- * Copies a read-only fixture root into a fresh temporary root (the index file is written beside the logs) and
- * makes the copy writable: the index never writes into a directory marked read-only.
+ * Copies a read-only fixture root into a fresh temporary root and makes the copy writable (tests then append
+ * to or damage the copy, never the fixture).
  */
 export async function copyRoot(source: string): Promise<string> {
   const root = join(await tempDir(), 'sessions');
@@ -59,9 +92,9 @@ export interface StorePair {
   readonly fullQuery: SessionQuery;
 }
 
-/** Opens the pair; `indexOptions` go to the indexed store only. */
+/** Opens the pair; `indexOptions` go to the indexed store only (its index file defaults to {@link indexPathOf} `root`). */
 export async function openPair(root: string, compression: Compression, indexOptions: Partial<JsonlSessionStoreOptions> = {}): Promise<StorePair> {
-  const indexed = await JsonlSessionStore.open({ root, compression, ...indexOptions });
+  const indexed = await JsonlSessionStore.open({ root, compression, env: await cacheEnv(), ...indexOptions });
   openedStores.push(indexed);
   const full = await JsonlSessionStore.open({ root, compression, titleIndex: false });
   return {
@@ -183,5 +216,9 @@ export class CountingFs implements TitleIndexFs {
 
   replaceFile(path: string, bytes: Uint8Array): Promise<void> {
     return this.inner.replaceFile(path, bytes);
+  }
+
+  ensureDirectory(path: string): Promise<void> {
+    return this.inner.ensureDirectory(path);
   }
 }

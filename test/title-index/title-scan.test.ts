@@ -20,6 +20,9 @@ import { decodeTitleIndex, encodeTitleIndex } from '../../src/main/corpus/title-
 import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
 
 const PATH = '/root/--w--/s/session.jsonl';
+/** The index file's root and the artifact's entry key (relative to it, as the file stores entries). */
+const ROOT = '/root';
+const KEY = '--w--/s/session.jsonl';
 const T0 = 1_767_225_600_000;
 const encoder = new TextEncoder();
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -128,8 +131,8 @@ function viaIndexFile(checkpoint: TitleScanCheckpoint, outcome: TitleScanOutcome
     dev: '1', ino: '2', size: '3', mtimeNs: '4', ctimeNs: '5',
     headerDigest: 'h', resumeOffset: checkpoint.resumeOffset, guard: 'g', state: checkpoint, outcome,
   };
-  const decoded = decodeTitleIndex(encodeTitleIndex(new Map([[PATH, entry]])));
-  const state = decoded?.get(PATH)?.state;
+  const decoded = decodeTitleIndex(encodeTitleIndex(ROOT, new Map([[KEY, entry]])));
+  const state = decoded?.entries.get(KEY)?.state;
   if (state === undefined || state === null) throw new Error('checkpoint lost in the index file');
   return state;
 }

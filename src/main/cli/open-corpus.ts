@@ -14,9 +14,12 @@ export interface OpenedCorpus {
   readonly query: SessionQuery;
 }
 
-/** Opens the store and query layer over a root. */
-export async function openCorpus(root: string): Promise<OpenedCorpus> {
-  const store = await JsonlSessionStore.open({ root, compression: await detectCompression(root) });
+/**
+ * Opens the store and query layer over a root. `env` is the command's environment (`CliIo.env`): it decides the
+ * user cache directory that holds the title index (default `process.env`).
+ */
+export async function openCorpus(root: string, env: NodeJS.ProcessEnv = process.env): Promise<OpenedCorpus> {
+  const store = await JsonlSessionStore.open({ root, compression: await detectCompression(root), env });
   const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
   return { root, store, query };
 }

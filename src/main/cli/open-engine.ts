@@ -43,6 +43,8 @@ export async function withEngine<T>(context: CommandContext, work: (engine: Loca
     root: config.root,
     workers: context.workers,
     poolSize: config.poolSize,
+    // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
+    store: { env: io.env },
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onTitleFailure: (sessionId, reason) => {
       const message = reason instanceof Error ? reason.message : String(reason);

@@ -4,7 +4,7 @@
  * observations through the persistent title index (§10.7), and appends batches.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { basename, join } from 'node:path';
 import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
@@ -15,9 +15,9 @@ import type { DecodedArtifact } from '../../workers/decode/decode-artifact.js';
 import { initZstd } from '../../workers/decode/zstd-codec.js';
 import type { SessionInspection, SessionStorage } from '../corpus/session-storage.js';
 import { TitleIndex, type TitleIndexStats } from '../corpus/title-index/title-index.js';
-import { TITLE_INDEX_FILE_NAME } from '../corpus/title-index/title-index-file.js';
 import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
 import { SessionLogError } from '../../protocol/errors.js';
+import { resolveTitleIndexLocation } from '../config/cache-location.js';
 import { appendBatch, batchBytes, materializeArtifact, truncateDurably } from './artifact-writer.js';
 import { stableRead } from './file-revision.js';
 import type { FileRevision } from './file-revision.js';
@@ -48,12 +48,21 @@ export interface ArtifactInspection {
   readonly events: readonly SessionEvent[];
 }
 
-/** Options of {@link JsonlSessionStore.open}: the store configuration plus the title index (SESSION-LOG.md §9.1, §10.7). */
+/**
+ * Options of {@link JsonlSessionStore.open}: the store configuration plus the title index (SESSION-LOG.md §9.1,
+ * §10.7). The index file is `titleIndexPath` when given, else `<cacheDirectory>/title-index/<digest of the
+ * root's real path>.v1`, with `cacheDirectory` defaulting to the user cache directory `env` names
+ * (`src/main/config/cache-location.ts`). The index never writes into the root unless `titleIndexPath` says so.
+ */
 export interface JsonlSessionStoreOptions extends JsonlStoreOptions {
   /** Serve title observations from the persistent title index (default `true`); `false` inspects every log fully. */
   readonly titleIndex?: boolean;
-  /** Where the index file lives (default `<root>/.sessionctx-title-index.v1`); must be a plain file's path. */
+  /** An explicit index file (resolved against the root; it may lie inside the root); must be a plain file's path. */
   readonly titleIndexPath?: string;
+  /** sessionctx's cache directory, holding `title-index/` (default: the user cache directory of `env`). */
+  readonly cacheDirectory?: string;
+  /** The environment the default cache directory is taken from (`XDG_CACHE_HOME`, `HOME`, `LOCALAPPDATA`; default `process.env`). */
+  readonly env?: NodeJS.ProcessEnv;
   /** The file-system layer of the title index (tests count and fail its operations through it). */
   readonly titleIndexFs?: TitleIndexFs;
 }
@@ -98,6 +107,12 @@ export class JsonlSessionStore implements SessionStorage {
     if (options.titleIndexPath !== undefined && (typeof options.titleIndexPath !== 'string' || options.titleIndexPath === '')) {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: titleIndexPath must be a non-empty path');
     }
+    if (options.cacheDirectory !== undefined && (typeof options.cacheDirectory !== 'string' || options.cacheDirectory === '')) {
+      throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: cacheDirectory must be a non-empty path');
+    }
+    if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) {
+      throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: env must be an object of environment variables');
+    }
     const rootStats = await stat(config.root).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
       throw error;
@@ -106,11 +121,23 @@ export class JsonlSessionStore implements SessionStorage {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: root "${config.root}" is not a directory`);
     }
     if (config.compression === 'zstd') await initZstd();
-    const titleIndex = options.titleIndex === false ? undefined : new TitleIndex({
-      indexPath: resolve(config.root, options.titleIndexPath ?? TITLE_INDEX_FILE_NAME),
-      compression: config.compression,
-      ...(options.titleIndexFs === undefined ? {} : { fs: options.titleIndexFs }),
-    });
+    let titleIndex: TitleIndex | undefined;
+    if (options.titleIndex !== false) {
+      // Resolved once, here: the same function `sessionctx index` asks, so both name the same file.
+      const location = await resolveTitleIndexLocation(config.root, {
+        ...(options.titleIndexPath === undefined ? {} : { titleIndexPath: options.titleIndexPath }),
+        ...(options.cacheDirectory === undefined ? {} : { cacheDirectory: options.cacheDirectory }),
+        ...(options.env === undefined ? {} : { env: options.env }),
+      });
+      titleIndex = new TitleIndex({
+        indexPath: location.indexPath,
+        root: config.root,
+        realRoot: location.realRoot,
+        createDirectory: location.createDirectory,
+        compression: config.compression,
+        ...(options.titleIndexFs === undefined ? {} : { fs: options.titleIndexFs }),
+      });
+    }
     return new JsonlSessionStore(config, titleIndex);
   }
 
@@ -258,7 +285,20 @@ export class JsonlSessionStore implements SessionStorage {
     return this.titleIndex?.stats;
   }
 
-  /** Writes pending title index changes to its file (they are also written on their own, shortly after). */
+  /** The title index file (`undefined` when the index is disabled or kept in memory only). */
+  get titleIndexPath(): string | undefined {
+    return this.titleIndex?.indexPath;
+  }
+
+  /** Why the title index is not persisted, when it is not (a debug-level note; never printed by the store). */
+  get titleIndexNote(): string | undefined {
+    return this.titleIndex?.persistenceNote;
+  }
+
+  /**
+   * Writes pending title index changes to its file (they are also written on their own, shortly after), pruning
+   * the entries of artifacts that no longer exist.
+   */
   async flushTitleIndex(): Promise<void> {
     await this.titleIndex?.flush();
   }

@@ -28,7 +28,7 @@ export interface DcpCommandOptions {
  * `error` result is printed like a success (it is the command's answer, not a failure of the CLI).
  */
 export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Promise<void> {
-  const { store } = await openCorpus(options.root);
+  const { store } = await openCorpus(options.root, io.env);
   // The pool starts its threads lazily: a short log never starts one.
   const pool = new WorkerPool({ size: options.poolSize });
   let result;

@@ -1,12 +1,14 @@
 /**
- * `sessionctx index build|status|clear`: the persistent title index beside a session root
- * (SESSION-LOG.md §10.7). `build` observes every session's title through the index (an unchanged
- * log costs one stat, an appended one only its new bytes); `status` reports the index file;
- * `clear` removes it (the next discovery rebuilds it).
+ * `sessionctx index build|status|clear`: the persistent title index of a session root
+ * (SESSION-LOG.md §10.7), kept in the user cache directory. `build` observes every session's title
+ * through the index (an unchanged log costs one stat, an appended one only its new bytes) and prunes
+ * entries of deleted sessions; `status` reports the index file; `clear` removes it (the next
+ * discovery rebuilds it). Every verb names the file, found by the same function the store asks
+ * ({@link resolveTitleIndexLocation}) with the command's environment (`CliIo.env`).
  */
 import { readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import { TITLE_INDEX_FILE_NAME, decodeTitleIndex } from '../../corpus/title-index/title-index-file.js';
+import { resolveTitleIndexLocation, type TitleIndexLocation } from '../../config/cache-location.js';
+import { decodeTitleIndex } from '../../corpus/title-index/title-index-file.js';
 import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
 import { SessionQuery } from '../../corpus/session-query.js';
 import { detectCompression } from '../../store/detect-compression.js';
@@ -29,12 +31,16 @@ export interface IndexCommandOptions {
 /** Titles observed per batch, so progress moves and memory stays flat. */
 const BUILD_BATCH = 200;
 
-function indexPathOf(root: string): string {
-  return join(root, TITLE_INDEX_FILE_NAME);
+/** The index location of the command's root, with the command's environment. */
+function locationOf(io: CliIo, options: IndexCommandOptions): Promise<TitleIndexLocation> {
+  return resolveTitleIndexLocation(options.root, { env: io.env });
 }
 
+/** What the verbs print when no cache directory can be determined (the index then lives in memory only). */
+const NO_CACHE = 'no cache directory (set XDG_CACHE_HOME or HOME): the title index is kept in memory only';
+
 async function build(io: CliIo, options: IndexCommandOptions, signal?: AbortSignal): Promise<void> {
-  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root) });
+  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root), env: io.env });
   const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
   const ids = (await query.listSessions(signal)).map((record) => record.header.id);
   const progress = progressBar(io, 'indexing titles', ids.length);
@@ -49,37 +55,53 @@ async function build(io: CliIo, options: IndexCommandOptions, signal?: AbortSign
   }
   progress.finish();
   await store.flushTitleIndex();
-  const summary = { root: options.root, indexPath: indexPathOf(options.root), sessions: ids.length, fulfilled, rejected, stats: store.titleIndexStats ?? null };
+  const summary = {
+    root: options.root,
+    indexPath: store.titleIndexPath ?? null,
+    sessions: ids.length,
+    fulfilled,
+    rejected,
+    stats: store.titleIndexStats ?? null,
+    // Asked for explicitly, so a file that could not be written is reported (as data, not as a warning).
+    note: store.titleIndexNote ?? null,
+  };
   if (options.json) {
     writeJson(io, summary);
     return;
   }
   writeLines(io, [
     `indexed ${ids.length} session${ids.length === 1 ? '' : 's'} under ${options.root}`,
-    `index file: ${summary.indexPath}`,
+    `index file: ${summary.indexPath ?? NO_CACHE}`,
+    ...(summary.note === null || summary.indexPath === null ? [] : [summary.note]),
     ...(summary.stats === null ? [] : [`answered: ${Object.entries(summary.stats).map(([kind, count]) => `${kind} ${String(count)}`).join(', ')}`]),
     ...rejected.map((failure) => `unreadable: ${failure.sessionId}: ${failure.message}`),
   ]);
 }
 
 async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
-  const path = indexPathOf(options.root);
-  const stats = await stat(path).catch((error: unknown) => {
+  const { indexPath: path, realRoot } = await locationOf(io, options);
+  const stats = path === undefined ? undefined : await stat(path).catch((error: unknown) => {
     if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
     throw error;
   });
-  const entries = stats === undefined ? undefined : decodeTitleIndex(await readFile(path));
+  const content = path === undefined || stats === undefined ? undefined : decodeTitleIndex(await readFile(path));
+  // A file of another root (a digest collision, a copied cache file) is discarded by the store, so it is not valid here.
+  const valid = content !== undefined && content.root === realRoot;
   const report = {
     root: options.root,
-    indexPath: path,
+    indexPath: path ?? null,
     exists: stats !== undefined,
     bytes: stats?.size ?? 0,
-    valid: stats === undefined ? null : entries !== undefined,
-    entries: entries?.size ?? 0,
+    valid: stats === undefined ? null : valid,
+    entries: valid ? content.entries.size : 0,
     modified: stats === undefined ? null : stats.mtime.toISOString(),
   };
   if (options.json) {
     writeJson(io, report);
+    return;
+  }
+  if (path === undefined) {
+    writeLines(io, [NO_CACHE]);
     return;
   }
   if (!report.exists) {
@@ -88,19 +110,19 @@ async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
   }
   writeLines(io, [
     `title index ${path}`,
-    report.valid === true ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}` : `unreadable or of another version (${report.bytes} bytes): it will be discarded and rebuilt`,
+    report.valid === true ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}` : `unreadable, of another version or of another root (${report.bytes} bytes): it will be discarded and rebuilt`,
   ]);
 }
 
 async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
-  const path = indexPathOf(options.root);
-  const existed = await stat(path).then(
+  const { indexPath: path } = await locationOf(io, options);
+  const existed = path !== undefined && await stat(path).then(
     () => true,
     () => false,
   );
-  await rm(path, { force: true });
-  if (options.json) writeJson(io, { indexPath: path, removed: existed });
-  else writeLines(io, [existed ? `removed ${path}` : `no title index at ${path}`]);
+  if (path !== undefined) await rm(path, { force: true });
+  if (options.json) writeJson(io, { indexPath: path ?? null, removed: existed });
+  else writeLines(io, [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`]);
 }
 
 /** Runs one index verb. */

@@ -46,7 +46,7 @@ export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions)
   // A bad DCP configuration fails the run loudly instead of silently running without DCP; its warnings (unknown keys)
   // come from the mounted plugin, through the logger.
   resolveDcpConfig(scenario.config.dcp ?? {});
-  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root) });
+  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root), env: io.env });
   const run = await runScenario(scenario, store, { ...(options.plugins === undefined ? {} : { plugins: options.plugins }), logger: stderrLogger(io) });
   if (options.json) {
     writeJson(io, { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors });

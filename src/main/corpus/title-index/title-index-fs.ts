@@ -1,13 +1,14 @@
 /**
  * The file-system operations the title index performs (SESSION-LOG.md §10.7), behind one small interface so
  * that tests can count and fail them: `stat` of artifacts, ranged and whole reads of artifacts, reading the
- * index file and replacing it atomically.
+ * index file, creating its cache directory and replacing it atomically.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { revisionOf, type FileRevision } from '../../store/file-revision.js';
+import { isMissingFile } from '../../store/header-reader.js';
 
 /** One byte range to read. */
 export interface ByteRange {
@@ -28,6 +29,21 @@ export interface TitleIndexFs {
    * Refuses (rejects) when the directory is marked read-only.
    */
   replaceFile(path: string, bytes: Uint8Array): Promise<void>;
+  /**
+   * Creates directory `path` and its missing parents (mode `0700`: a cache of other people's conversation
+   * titles is private). Refuses (rejects) when the deepest existing ancestor is marked read-only or is not a
+   * directory.
+   */
+  ensureDirectory(path: string): Promise<void>;
+}
+
+/** Rejects like `EACCES` when `directory`'s mode has no write bit (checked even for a process running as root). */
+async function assertNotReadOnly(directory: string): Promise<void> {
+  // Mode bits, not access(): a process running as root may write anywhere, but a directory marked read-only (a
+  // shared fixture, a mounted archive, a locked-down home) must stay untouched.
+  if (((await stat(directory)).mode & 0o222) === 0) {
+    throw Object.assign(new Error(`title index: directory "${directory}" is read-only`), { code: 'EACCES' });
+  }
 }
 
 async function readFully(handle: FileHandle, range: ByteRange): Promise<Uint8Array> {
@@ -72,12 +88,7 @@ export const nodeTitleIndexFs: TitleIndexFs = {
   },
 
   async replaceFile(path, bytes) {
-    const directory = dirname(path);
-    // Mode bits, not access(): a process running as root may write anywhere, but a session root marked
-    // read-only (a shared fixture, a mounted archive) must stay untouched.
-    if (((await stat(directory)).mode & 0o222) === 0) {
-      throw Object.assign(new Error(`title index: directory "${directory}" is read-only`), { code: 'EACCES' });
-    }
+    await assertNotReadOnly(dirname(path));
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     const handle = await open(temp, 'wx', 0o600);
     try {
@@ -97,5 +108,26 @@ export const nodeTitleIndexFs: TitleIndexFs = {
       await unlink(temp).catch(() => undefined);
       throw error;
     }
+  },
+
+  async ensureDirectory(path) {
+    let existing = path;
+    for (;;) {
+      const stats = await stat(existing).catch((error: unknown) => {
+        if (isMissingFile(error)) return undefined;
+        throw error;
+      });
+      if (stats !== undefined) {
+        if (!stats.isDirectory()) throw Object.assign(new Error(`title index: "${existing}" is not a directory`), { code: 'ENOTDIR' });
+        break;
+      }
+      const parent = dirname(existing);
+      // Unreachable on a real file system (the file-system root exists); stop rather than loop.
+      if (parent === existing) break;
+      existing = parent;
+    }
+    if (existing === path) return;
+    await assertNotReadOnly(existing);
+    await mkdir(path, { recursive: true, mode: 0o700 });
   },
 };

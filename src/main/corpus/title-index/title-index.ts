@@ -8,8 +8,19 @@
  * use (revision, or header and guard digests), so entries written by other processes or left stale can only
  * cost a rescan. The index is a cache: when it cannot answer (an I/O failure, a damaged entry) `observe`
  * returns `undefined` and the caller runs the full inspection instead; failing to persist it changes nothing
- * but speed.
+ * but speed (the index then lives in memory only, and says why in {@link TitleIndex.persistenceNote}).
+ *
+ * The file names the real path of its root; a file naming another root (a hash collision, a copied cache file)
+ * is treated as empty and overwritten. Entries are keyed relative to the root in the file and by absolute
+ * artifact path in memory.
+ *
+ * Entries of vanished artifacts are pruned whenever the file is written: every entry this process has not
+ * verified against its artifact (observed, or stat'ed by an earlier write) is stat'ed once, and a missing file
+ * (`ENOENT`/`ENOTDIR`) drops it. A process that only answers from unchanged entries never writes, so it prunes
+ * nothing; `flush()` writes when there is something to prune, which is how `sessionctx index build` keeps the
+ * file free of deleted sessions.
  */
+import { dirname, join, relative } from 'node:path';
 import { parseHeaderRecord } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { rebuildError } from '../../../workers/titles/serialized-error.js';
@@ -17,13 +28,19 @@ import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type Tit
 import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
 import { isMissingFile } from '../../store/header-reader.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexEntry } from './title-index-entry.js';
-import { decodeTitleIndex, encodeTitleIndex, isIndexablePath } from './title-index-file.js';
+import { decodeTitleIndex, encodeTitleIndex, isEntryKey, isIndexablePath } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 
 /** Construction options of {@link TitleIndex}. */
 export interface TitleIndexOptions {
-  /** The index file (SESSION-LOG.md §9.1 `titleIndexPath`). */
-  readonly indexPath: string;
+  /** The index file (SESSION-LOG.md §9.1 `titleIndexPath`), or `undefined` to keep the index in memory only. */
+  readonly indexPath: string | undefined;
+  /** The session root as the store names its artifacts (they are keyed relative to it in the file). */
+  readonly root: string;
+  /** The root's real path: written into the file, and a file naming another root is treated as empty. */
+  readonly realRoot: string;
+  /** Create the index file's directory (and its parents) before writing (default `false`: a missing directory fails the write). */
+  readonly createDirectory?: boolean;
   /** The encoding of the artifacts this index observes. */
   readonly compression: Compression;
   /** The file-system layer (default: `node:fs`). */
@@ -60,6 +77,9 @@ export interface TitleIndexStats {
 const CHANGED = Symbol('changed');
 /** The entry's prefix no longer matches its digests: scan from offset 0 (rule 3). */
 const RESCAN = Symbol('rescan');
+
+/** How many artifacts a write's pruning pass stats at once. */
+const PRUNE_CONCURRENCY = 32;
 
 /** Same decoder as the storage reader: keeps a BOM, replaces invalid UTF-8. */
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -135,10 +155,19 @@ function entryOf(revision: FileRevision, result: TitleScanResult, slices: readon
 
 /** The title index over one index file; see the module comment. */
 export class TitleIndex {
-  readonly #indexPath: string;
+  readonly #indexPath: string | undefined;
+  readonly #root: string;
+  readonly #realRoot: string;
+  readonly #createDirectory: boolean;
   readonly #compression: Compression;
   readonly #fs: TitleIndexFs;
   readonly #entries = new Map<string, TitleIndexEntry>();
+  /** Paths whose artifact this process has seen exist (stat'ed, listed or read): never pruned by this process. */
+  readonly #present = new Set<string>();
+  /** `flush()` asked for a pruning pass (a write even when no entry changed). */
+  #pruneRequested = false;
+  /** Why the index is not persisted (no file, or the latest write failed); `undefined` while it is. */
+  #persistenceNote: string | undefined;
   /** Paths whose entry changed (or was removed) since the last write. */
   #touched = new Set<string>();
   #loading: Promise<void> | undefined;
@@ -153,13 +182,26 @@ export class TitleIndex {
 
   constructor(options: TitleIndexOptions) {
     this.#indexPath = options.indexPath;
+    this.#root = options.root;
+    this.#realRoot = options.realRoot;
+    this.#createDirectory = options.createDirectory ?? false;
     this.#compression = options.compression;
     this.#fs = options.fs ?? nodeTitleIndexFs;
+    if (options.indexPath === undefined) this.#persistenceNote = 'title index kept in memory only: no cache directory could be determined';
   }
 
-  /** The index file this instance reads and writes. */
-  get indexPath(): string {
+  /** The index file this instance reads and writes (`undefined`: in memory only). */
+  get indexPath(): string | undefined {
     return this.#indexPath;
+  }
+
+  /**
+   * A debug-level note on why the index is not persisted (no cache directory, or the latest write failed, e.g. a
+   * read-only cache directory); `undefined` when it is (or nothing was written yet). Never printed: answers are
+   * unaffected.
+   */
+  get persistenceNote(): string | undefined {
+    return this.#persistenceNote;
   }
 
   /** Counters of how observations were answered since construction. */
@@ -184,7 +226,11 @@ export class TitleIndex {
     await this.#load();
     signal?.throwIfAborted();
     const fromListing = listed === undefined ? undefined : this.#answerAt(artifactPath, listed);
-    if (fromListing !== undefined) return fromListing;
+    if (fromListing !== undefined) {
+      // The caller's listing has just seen the artifact: it exists.
+      this.#present.add(artifactPath);
+      return fromListing;
+    }
     for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
       const before = await this.#stat(artifactPath, signal);
       if (before === undefined) return this.#unavailable();
@@ -206,13 +252,19 @@ export class TitleIndex {
 
   /**
    * Writes every pending change to the index file now (without waiting for the quiet period) and resolves
-   * when no write is pending. Never rejects.
+   * when no write is pending. When the loaded index holds entries this process has not verified, it also runs
+   * the pruning pass (one `stat` each) and rewrites the file if any entry's artifact is gone. Never rejects.
    */
   async flush(): Promise<void> {
     this.#urgent += 1;
     try {
-      while (this.#flushRun !== undefined || this.#touched.size > 0) {
-        if (this.#flushRun === undefined) this.#scheduleFlush();
+      // Nothing to prune unless the file was loaded (the index was used) and holds entries not verified here.
+      if (this.#loading !== undefined) {
+        await this.#loading;
+        if ([...this.#entries.keys()].some((path) => !this.#present.has(path))) this.#pruneRequested = true;
+      }
+      while (this.#flushRun !== undefined || this.#touched.size > 0 || this.#pruneRequested) {
+        if (this.#flushRun === undefined) this.#startFlushRun();
         this.#wake?.();
         await this.#flushRun;
       }
@@ -250,6 +302,7 @@ export class TitleIndex {
       return undefined;
     }
     signal?.throwIfAborted();
+    this.#present.add(artifactPath);
     return revision;
   }
 
@@ -351,12 +404,13 @@ export class TitleIndex {
   }
 
   #forget(artifactPath: string): void {
+    this.#present.delete(artifactPath);
     if (!this.#entries.delete(artifactPath)) return;
     this.#touched.add(artifactPath);
     this.#scheduleFlush();
   }
 
-  /** Loads the index file once; a missing, unreadable, corrupt or other-version file leaves the index empty. */
+  /** Loads the index file once; a missing, unreadable, corrupt, other-version or other-root file leaves the index empty. */
   #load(): Promise<void> {
     this.#loading ??= this.#readIndexFile().then((entries) => {
       for (const [path, entry] of entries ?? []) {
@@ -366,8 +420,12 @@ export class TitleIndex {
     return this.#loading;
   }
 
-  /** The index file's entries, or `undefined` when it is missing, unreadable or must be discarded. */
+  /**
+   * The index file's entries by absolute artifact path, or `undefined` when there is no file, it is missing,
+   * unreadable, must be discarded, or describes another root.
+   */
   async #readIndexFile(): Promise<Map<string, TitleIndexEntry> | undefined> {
+    if (this.#indexPath === undefined) return undefined;
     let bytes: Uint8Array;
     try {
       bytes = await this.#fs.readFile(this.#indexPath);
@@ -375,7 +433,51 @@ export class TitleIndex {
       // Missing or unreadable: start empty; the next write rebuilds the file.
       return undefined;
     }
-    return decodeTitleIndex(bytes);
+    const content = decodeTitleIndex(bytes);
+    // Another root's file (a collision of the name's digest, a cache file copied from elsewhere): not ours to use.
+    if (content === undefined || content.root !== this.#realRoot) return undefined;
+    const out = new Map<string, TitleIndexEntry>();
+    for (const [key, entry] of content.entries) out.set(join(this.#root, key), entry);
+    return out;
+  }
+
+  /** The entries as the file stores them: keyed relative to the root (entries outside it are not persisted). */
+  #fileEntries(entries: ReadonlyMap<string, TitleIndexEntry>): Map<string, TitleIndexEntry> {
+    const out = new Map<string, TitleIndexEntry>();
+    for (const [path, entry] of entries) {
+      const key = relative(this.#root, path);
+      if (isEntryKey(key)) out.set(key, entry);
+    }
+    return out;
+  }
+
+  /**
+   * Drops from `merged` (and memory) every entry whose artifact is missing, stat'ing each entry this process has
+   * not seen exist, once per process. Returns how many were dropped; a stat that fails otherwise keeps the entry.
+   */
+  async #prune(merged: Map<string, TitleIndexEntry>): Promise<number> {
+    const unverified = [...merged.keys()].filter((path) => !this.#present.has(path));
+    let dropped = 0;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < unverified.length) {
+        const path = unverified[next] as string;
+        next += 1;
+        try {
+          await this.#fs.statRevision(path);
+          this.#present.add(path);
+        } catch (error) {
+          // Only a missing file proves the entry stale; any other failure (EACCES, EIO) keeps it for later.
+          if (!isMissingFile(error)) continue;
+          merged.delete(path);
+          // An observation that found the artifact again meanwhile keeps its fresh entry (it is written next time).
+          if (!this.#present.has(path)) this.#entries.delete(path);
+          dropped += 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PRUNE_CONCURRENCY, unverified.length) }, worker));
+    return dropped;
   }
 
   /**
@@ -386,9 +488,19 @@ export class TitleIndex {
    */
   #scheduleFlush(): void {
     this.#changes += 1;
+    this.#startFlushRun();
+  }
+
+  /** Starts the deferred write loop unless it is running (an index without a file has nothing to write). */
+  #startFlushRun(): void {
+    if (this.#indexPath === undefined) {
+      this.#touched.clear();
+      this.#pruneRequested = false;
+      return;
+    }
     if (this.#flushRun !== undefined) return;
     this.#flushRun = (async () => {
-      while (this.#touched.size > 0) {
+      while (this.#touched.size > 0 || this.#pruneRequested) {
         await this.#quietPeriod();
         await this.#writeOnce();
       }
@@ -420,12 +532,17 @@ export class TitleIndex {
 
   /**
    * One atomic replace of the index file: the file's current entries (another process may have written some),
-   * overlaid with the entries this process changed and completed with every other entry it holds. Entries of
-   * paths this process has not seen are adopted into memory. A failed write is dropped: the index is a cache.
+   * overlaid with the entries this process changed and completed with every other entry it holds, minus the
+   * entries of vanished artifacts ({@link #prune}). Entries of paths this process has not seen are adopted into
+   * memory. Nothing is written when nothing changed and nothing was pruned. A failed write is dropped (the
+   * index is a cache) and noted in {@link persistenceNote}.
    */
   async #writeOnce(): Promise<void> {
     const touched = this.#touched;
     this.#touched = new Set();
+    this.#pruneRequested = false;
+    const indexPath = this.#indexPath;
+    if (indexPath === undefined) return;
     const merged = (await this.#readIndexFile()) ?? new Map<string, TitleIndexEntry>();
     for (const [path, entry] of merged) {
       if (!this.#entries.has(path) && !touched.has(path)) this.#entries.set(path, entry);
@@ -437,10 +554,16 @@ export class TitleIndex {
       // An entry another process wrote for a path this process did not change may be the newer one: keep it.
       if (touched.has(path) || !merged.has(path)) merged.set(path, entry);
     }
+    const pruned = await this.#prune(merged);
+    if (touched.size === 0 && pruned === 0) return;
     try {
-      await this.#fs.replaceFile(this.#indexPath, encodeTitleIndex(merged));
-    } catch {
-      // Not persisted (read-only root, missing directory, full disk): answers are unaffected, later ones may rescan.
+      if (this.#createDirectory) await this.#fs.ensureDirectory(dirname(indexPath));
+      await this.#fs.replaceFile(indexPath, encodeTitleIndex(this.#realRoot, this.#fileEntries(merged)));
+      this.#persistenceNote = undefined;
+    } catch (error) {
+      // Not persisted (read-only cache or root, missing directory, full disk): answers are unaffected, later ones
+      // may rescan. Kept as the one diagnostic note (the latest failure), never printed.
+      this.#persistenceNote = `title index not written to ${indexPath}: ${error instanceof Error ? error.message : String(error)}`;
     }
   }
 }
