@@ -5,11 +5,13 @@
  * root of the other encoding or a file is refused with a typed error before anything is written.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../src/main/cli/cli-io.js';
+import { runDemoCommand } from '../../src/main/cli/commands/demo-command.js';
 import { RAW_ROOT, REPO_ROOT } from '../support/fixtures.js';
 
 const run = promisify(execFile);
@@ -107,5 +109,19 @@ describe('sessionctx demo: placement and clean-up', () => {
     expect(outcome.code).toBe(0);
     expect(JSON.parse(outcome.stdout)).toMatchObject({ root, kept: true });
     expect(tree(root).filter((path) => path.endsWith('session.jsonl.zstd'))).toHaveLength(5);
+  });
+
+  it('keep: true (the `--keep` of the demo\'s own options) keeps the temporary corpus and says so', async () => {
+    let stdout = '';
+    const io: CliIo = { stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true }, env: {}, cwd: dir, readStdin: async () => '' };
+    await runDemoCommand(io, { json: true, keep: true });
+    const summary = JSON.parse(stdout) as { root: string; kept: boolean; sessions: string[] };
+    try {
+      expect(summary.kept).toBe(true);
+      expect(existsSync(summary.root)).toBe(true);
+      expect(tree(summary.root).filter((path) => path.endsWith('session.jsonl.zstd'))).toHaveLength(5);
+    } finally {
+      rmSync(join(summary.root, '..'), { recursive: true, force: true });
+    }
   });
 });

@@ -29,7 +29,8 @@ describe('sessionctx index', () => {
   let root: string;
   beforeEach(() => {
     root = join(mkdtempSync(join(tmpdir(), 'sessionctx-index-')), 'sessions');
-    cpSync(RAW_ROOT, root, { recursive: true });
+    // Without a title index another test may have left beside the fixtures: this test builds its own.
+    cpSync(RAW_ROOT, root, { recursive: true, filter: (source) => !source.endsWith('.sessionctx-title-index.v1') });
     makeWritable(root);
   });
   afterEach(() => rmSync(join(root, '..'), { recursive: true, force: true }));

@@ -122,7 +122,10 @@ export class SessionReferenceService {
   /**
    * Prepares the context for one message (§8): validates and normalises the references, reads
    * every source in parallel, fits each into its budget and renders one snapshot message. All or
-   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context.
+   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context. A
+   * budget failure keeps dsh's text and names, in `sourceSessionId` and `minimumBudgetBytes`, the
+   * source needing the largest budget and that budget, the least with which this preparation over
+   * the same reads would succeed.
    */
   async prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences> {
     const acceptedContent = structuredClone(content) as ContentBlock[];
