@@ -21,12 +21,22 @@ export type SessionReferenceErrorCode =
   /** The caller's signal aborted discovery or preparation. */
   | 'SESSION_REFERENCE_CANCELLED';
 
+/** What a `SESSION_REFERENCE_BUDGET_EXCEEDED` error knows about the budget it exceeded. */
+export interface BudgetExceededDetails {
+  /** The referenced session that needs the largest budget among those that did not fit. */
+  readonly sourceSessionId: string;
+  /** The smallest `maxReferenceBytes` with which the same preparation, on the same reads, would not throw. */
+  readonly minimumBudgetBytes: number;
+}
+
 /** Construction options of {@link SessionReferenceError}. */
 export interface SessionReferenceErrorOptions {
   /** The underlying failure; the `cause` property is only created when this key is present. */
   readonly cause?: unknown;
   /** The claimed direct user messages of a failed step (§13.3). */
   readonly claimedDirectMessages?: readonly Message[];
+  /** The details of a budget failure; the two properties are only created when this key is present. */
+  readonly budget?: BudgetExceededDetails;
 }
 
 /**
@@ -45,12 +55,30 @@ export class SessionReferenceError extends Error {
    */
   declare claimedDirectMessages?: readonly Message[];
 
+  /**
+   * `SESSION_REFERENCE_BUDGET_EXCEEDED` only: the id of the referenced session that did not fit its byte budget —
+   * of several, the one that needs the largest budget (the first in reference order on a tie). Absent on every
+   * other code. The message stays dsh's exact text (§8 step 7), so this is where a host reads which source it was.
+   */
+  declare readonly sourceSessionId?: string;
+
+  /**
+   * `SESSION_REFERENCE_BUDGET_EXCEEDED` only: the smallest `maxReferenceBytes` for which the same preparation over
+   * the same source reads would not have thrown — every source fits it, and with one byte less
+   * {@link sourceSessionId} does not. Absent on every other code.
+   */
+  declare readonly minimumBudgetBytes?: number;
+
   constructor(code: SessionReferenceErrorCode, message: string, options?: SessionReferenceErrorOptions) {
     // Only forward `cause` when given: `new Error(m, {cause: undefined})` would create an own `cause` key.
     super(message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
     this.code = code;
     Object.defineProperty(this, 'name', { value: 'SessionReferenceError', enumerable: false, configurable: true, writable: true });
     if (options?.claimedDirectMessages !== undefined) this.claimedDirectMessages = options.claimedDirectMessages;
+    if (options?.budget !== undefined) {
+      this.sourceSessionId = options.budget.sourceSessionId;
+      this.minimumBudgetBytes = options.budget.minimumBudgetBytes;
+    }
   }
 }
 
@@ -113,9 +141,13 @@ export function readFailedError(rejection: unknown): SessionReferenceError {
   return new SessionReferenceError('SESSION_REFERENCE_READ_FAILED', `failed to read referenced session: ${detail}`, { cause: rejection });
 }
 
-/** `referenced session snapshot cannot fit the configured byte budget` (§8 step 7). */
-export function budgetExceededError(): SessionReferenceError {
-  return new SessionReferenceError('SESSION_REFERENCE_BUDGET_EXCEEDED', 'referenced session snapshot cannot fit the configured byte budget');
+/**
+ * `referenced session snapshot cannot fit the configured byte budget` (§8 step 7): dsh's exact text; which source
+ * and what budget would fit travel as {@link SessionReferenceError.sourceSessionId} and
+ * {@link SessionReferenceError.minimumBudgetBytes}.
+ */
+export function budgetExceededError(details: BudgetExceededDetails): SessionReferenceError {
+  return new SessionReferenceError('SESSION_REFERENCE_BUDGET_EXCEEDED', 'referenced session snapshot cannot fit the configured byte budget', { budget: details });
 }
 
 /** `session reference preparation was cancelled`, cause `signal.reason` (§7.2, §14). */

@@ -77,8 +77,6 @@ describe('sessionctx dcp', () => {
     expect(context.text).toContain('manual mode: OFF');
     const manual = await dcp('manual');
     expect(manual).toMatchObject({ kind: 'success', appendedEvents: 0 });
-    const missing = await dcp('show', 'b9');
-    expect(missing).toMatchObject({ kind: 'success', appendedEvents: 0 });
     expect((await storedEvents()).length).toBe(before.length);
   });
 
@@ -122,11 +120,12 @@ describe('sessionctx dcp', () => {
     expect(context.text).toContain('manual mode: ON');
   });
 
-  it('an error result (unknown block) appends nothing', async () => {
+  it('a failed command (unknown block) exits 1 and appends nothing', async () => {
     const before = (await storedEvents()).length;
-    const result = await dcp('recompress', 'b7');
-    expect(result.kind).toBe('error');
-    expect(result.appendedEvents).toBe(0);
+    const failure = await run(process.execPath, [BIN, 'dcp', 'recompress', 'b7', '--session', ID, '--root', root, '--json'])
+      .then(() => undefined, (error: { code: number; stdout: string }) => error);
+    expect(failure?.code).toBe(1);
+    expect((JSON.parse(failure!.stdout) as { error: { code: string } }).error.code).toBe('DCP_BLOCK_NOT_FOUND');
     expect((await storedEvents()).length).toBe(before);
   });
 

@@ -15,7 +15,9 @@ const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 
 describe('sessionctx demo', () => {
   it('walks through discovery, mentions, a snapshot, a budget cut, typed errors and DCP, and names its corpus', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'demo']);
+    // With --root the corpus is kept, so the commands the walkthrough suggests can be tried on it.
+    const dir = mkdtempSync(join(tmpdir(), 'sessionctx-demo-walk-'));
+    const { stdout } = await run(process.execPath, [BIN, 'demo', '--root', join(dir, 'sessions')]);
     for (const section of ['1. Discovery', '2. Mentions', '3. A prepared snapshot', '4. A budget', '5. Typed errors', '6. DCP', 'Keep exploring']) {
       expect(stdout).toContain(section);
     }
@@ -32,7 +34,8 @@ describe('sessionctx demo', () => {
     expect(stdout).toContain('  prune replacements: 1');
     expect(stdout).toContain('  inline cleanups: 1');
     const root = /written in DeepSeek Harness's own format \(zstd\) to:\n {2}(\S+)\n/u.exec(stdout)?.[1];
-    expect(root).toBeDefined();
+    expect(root).toBe(join(dir, 'sessions'));
+    expect(stdout).toContain(`sessionctx dcp show b1 --raw --session session-demo-dcp-cart-totals --root ${root as string}\n`);
     try {
       const listed = await run(process.execPath, [BIN, 'sessions', '--root', root as string, '--json']);
       const rows = JSON.parse(listed.stdout) as Array<{ header: { id: string }; title: { title: string } | null }>;
@@ -47,7 +50,7 @@ describe('sessionctx demo', () => {
       expect(shownBlock.stdout).toMatch(/^Block b1:\n/u);
       expect(shownBlock.stdout).toMatch(/Original leaf nodes \(\d+\):/u);
     } finally {
-      rmSync(join(root as string, '..'), { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
@@ -59,10 +62,10 @@ describe('sessionctx demo', () => {
       const summary = JSON.parse(stdout) as { root: string; sessions: string[] };
       expect(summary.root).toBe(root);
       expect(summary.sessions).toHaveLength(5);
-      // A second demo into the same root refuses to overwrite existing logs.
+      // A second demo into the same root refuses to write into it at all.
       const again = await run(process.execPath, [BIN, 'demo', '--root', root, '--json']).catch((error: { code: number; stdout: string }) => error);
       expect((again as { code: number }).code).toBe(1);
-      expect(JSON.parse((again as { stdout: string }).stdout).error.message).toMatch(/^refusing to materialize "/);
+      expect(JSON.parse((again as { stdout: string }).stdout).error.code).toBe('DEMO_ROOT_NOT_EMPTY');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -15,7 +15,7 @@ describe('validateTaskOutcome', () => {
   it('accepts well-formed readSource values', () => {
     const rendered = { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: true, sessionId: 's', capturedThroughSeq: null, json: '{}', stats: STATS } } };
     expect(validateTaskOutcome('readSource', rendered)).toBe(rendered);
-    const oversized = { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: false } } };
+    const oversized = { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: false, minimumBudgetBytes: 417 } } };
     expect(validateTaskOutcome('readSource', oversized)).toBe(oversized);
   });
 
@@ -27,7 +27,11 @@ describe('validateTaskOutcome', () => {
       { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: true, sessionId: 's', capturedThroughSeq: 1.5, json: '{}', stats: STATS } } },
       { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: true, sessionId: 's', capturedThroughSeq: 1, json: 7, stats: STATS } } },
       { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: true, sessionId: 's', capturedThroughSeq: 1, json: '{}', stats: { ...STATS, omittedBytes: -1 } } } },
-      { ok: true, value: { status: 'rendered', header: { id: 5 }, render: { fits: false } } },
+      { ok: true, value: { status: 'rendered', header: { id: 5 }, render: { fits: false, minimumBudgetBytes: 417 } } },
+      // An oversized source must say what budget would fit it (a positive safe integer).
+      { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: false } } },
+      { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: false, minimumBudgetBytes: 0 } } },
+      { ok: true, value: { status: 'rendered', header: HEADER, render: { fits: false, minimumBudgetBytes: 1.5 } } },
       { ok: true, value: { status: 'unknown', header: HEADER } },
       { ok: true, value: { status: 'surface-failed', header: HEADER, error: { kind: 'error', name: 'E' } } },
       { ok: false, error: 'text' },

@@ -35,7 +35,7 @@ describe('SessionReferenceError (§14)', () => {
   });
 
   it('lets the listener attach claimed messages later', () => {
-    const error = budgetExceededError();
+    const error = budgetExceededError({ sourceSessionId: 's', minimumBudgetBytes: 17 });
     error.claimedDirectMessages = [];
     expect(error.claimedDirectMessages).toEqual([]);
   });
@@ -58,7 +58,7 @@ describe('factories produce the exact §14 texts and codes', () => {
     [tooManyReferencesError(3), 'SESSION_REFERENCE_TOO_MANY', 'a message may reference at most 3 sessions'],
     [readFailedError('non-error read failure'), 'SESSION_REFERENCE_READ_FAILED', 'failed to read referenced session: non-error read failure'],
     [readFailedError(new Error('broken')), 'SESSION_REFERENCE_READ_FAILED', 'failed to read referenced session: broken'],
-    [budgetExceededError(), 'SESSION_REFERENCE_BUDGET_EXCEEDED', 'referenced session snapshot cannot fit the configured byte budget'],
+    [budgetExceededError({ sourceSessionId: 's', minimumBudgetBytes: 17 }), 'SESSION_REFERENCE_BUDGET_EXCEEDED', 'referenced session snapshot cannot fit the configured byte budget'],
     [cancelledError('host cancelled'), 'SESSION_REFERENCE_CANCELLED', 'session reference preparation was cancelled'],
   ];
   it.each(cases)('%#: %s', (error, code, message) => {
@@ -66,6 +66,16 @@ describe('factories produce the exact §14 texts and codes', () => {
     expect(error.name).toBe('SessionReferenceError');
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
+  });
+
+  it('only a budget error carries the source and the minimum budget, as readonly data next to dsh\'s text', () => {
+    const error = budgetExceededError({ sourceSessionId: 'session-big', minimumBudgetBytes: 4242 });
+    expect(error.message).toBe('referenced session snapshot cannot fit the configured byte budget');
+    expect({ sourceSessionId: error.sourceSessionId, minimumBudgetBytes: error.minimumBudgetBytes }).toEqual({ sourceSessionId: 'session-big', minimumBudgetBytes: 4242 });
+    for (const other of [readFailedError('x'), tooManyReferencesError(3), cancelledError('c')]) {
+      expect('sourceSessionId' in other).toBe(false);
+      expect('minimumBudgetBytes' in other).toBe(false);
+    }
   });
 
   it('sets causes exactly where §4, §8 and §14 say', () => {
@@ -76,7 +86,7 @@ describe('factories produce the exact §14 texts and codes', () => {
     expect(readFailedError(broken).cause).toBe(broken);
     expect(readFailedError('non-error read failure').cause).toBe('non-error read failure');
     expect(cancelledError('host cancelled').cause).toBe('host cancelled');
-    for (const error of [configMaxReferencesTooLargeError(), referenceShapeError(), selfReferenceError('t'), tooManyReferencesError(3), budgetExceededError()]) {
+    for (const error of [configMaxReferencesTooLargeError(), referenceShapeError(), selfReferenceError('t'), tooManyReferencesError(3), budgetExceededError({ sourceSessionId: 's', minimumBudgetBytes: 17 })]) {
       expect('cause' in error).toBe(false);
     }
   });

@@ -34,11 +34,19 @@ export interface FixtureSession {
   readonly zstdPath: string;
 }
 
+/**
+ * The sub-directories of `dir`, sorted. Files are skipped: a store opened over the fixtures by a test running as
+ * root may leave its title index file (`.sessionctx-title-index.v1`) beside the project directories.
+ */
+function directoriesOf(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+}
+
 /** Every session of the fixture corpus, found by walking the raw root. */
 export function fixtureSessions(): FixtureSession[] {
   const out: FixtureSession[] = [];
-  for (const projectDir of readdirSync(RAW_ROOT).sort()) {
-    for (const sessionDir of readdirSync(join(RAW_ROOT, projectDir)).sort()) {
+  for (const projectDir of directoriesOf(RAW_ROOT)) {
+    for (const sessionDir of directoriesOf(join(RAW_ROOT, projectDir))) {
       out.push({
         id: sessionDir,
         projectDir,

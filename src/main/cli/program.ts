@@ -254,13 +254,16 @@ export function buildProgram(run: ProgramRun): Command {
 
   examples(
     withCommonOptions(
-      program.command('demo').description('write a demo corpus (to a temporary directory unless --root) and walk through discovery, mentions, snapshots, budgets, errors and DCP'),
+      program
+        .command('demo')
+        .description('write a demo corpus (to a temporary directory, removed at the end, unless --root or --keep) and walk through discovery, mentions, snapshots, budgets, errors and DCP')
+        .option('--keep', 'keep the temporary corpus and print where it is (a --root corpus is always kept; the root must be missing or empty)'),
       { workers: false },
     ),
-    ['sessionctx demo', 'sessionctx demo --root /tmp/demo-sessions'],
-  ).action(async (options: CommonOptions) => {
+    ['sessionctx demo', 'sessionctx demo --keep', 'sessionctx demo --root /tmp/demo-sessions'],
+  ).action(async (options: CommonOptions & { keep?: boolean }) => {
     const context = await contextFor(run, options);
-    return runDemoCommand(io, { root: options.root === undefined ? undefined : context.resolved.config.root, json: context.json }, run.signal);
+    return runDemoCommand(io, { root: options.root === undefined ? undefined : context.resolved.config.root, json: context.json, keep: options.keep === true }, run.signal);
   });
 
   return program;

@@ -51,19 +51,33 @@ function logBatch(runtime: DcpRuntime, result: StrategyBatchResult): void {
   if (result.hostError !== undefined) runtime.logger.warn(`DCP strategy batch stopped: ${result.hostError}`);
 }
 
+/**
+ * A control's notice and whether the control did what it was scheduled for. A control that could not run (a busy
+ * sweep, a refused expansion or recompression) is notified at level `warn`, so a host (and `sessionctx dcp`) can
+ * tell the outcome from the text it shows; a sweep that found nothing to prune did run.
+ */
+interface ControlOutcome {
+  readonly text: string;
+  readonly ok: boolean;
+}
+
 /** Runs one control body synchronously and returns its notice (§11.6 rule 6). */
-function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayload, body: ControlBody): string {
+function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayload, body: ControlBody): ControlOutcome {
   switch (body.kind) {
     case 'sweep': {
       const selection = strategiesFor(runtime, index.manualOn, { kind: 'sweep' });
       const result = selection === undefined ? undefined : runStrategyBatch(runtime, index, payload.session, payload.turn, selection);
       if (result !== undefined) logBatch(runtime, result);
-      return sweepOutcomeNotice(result);
+      return { text: sweepOutcomeNotice(result), ok: result?.kind !== 'busy' };
     }
-    case 'expand':
-      return expansionNotice(body.blockRef, expandBlock(runtime, index, payload.session, body.blockRef, payload.turn));
-    case 'recompress':
-      return recompressionNotice(body.blockRef, recompressBlock(index, payload.session, body.blockRef, payload.turn));
+    case 'expand': {
+      const outcome = expandBlock(runtime, index, payload.session, body.blockRef, payload.turn);
+      return { text: expansionNotice(body.blockRef, outcome), ok: outcome.ok };
+    }
+    case 'recompress': {
+      const outcome = recompressBlock(index, payload.session, body.blockRef, payload.turn);
+      return { text: recompressionNotice(body.blockRef, outcome), ok: outcome.ok };
+    }
     default:
       return assertNever(body);
   }
@@ -82,7 +96,7 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
     if (decision.kind === 'reject') {
       for (const { control, pending } of controls) {
         runtime.pendingControls.delete(control.commandId);
-        pending.notify(controlRejectedNotice(formatControlBody(control.body)));
+        pending.notify(controlRejectedNotice(formatControlBody(control.body)), 'warn');
       }
       return decision;
     }
@@ -93,7 +107,8 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
     for (const { control, pending } of controls) {
       runtime.pendingControls.delete(control.commandId);
       if (control.body.kind === 'sweep') swept = true;
-      pending.notify(runControl(runtime, index, payload, control.body));
+      const outcome = runControl(runtime, index, payload, control.body);
+      pending.notify(outcome.text, outcome.ok ? 'info' : 'warn');
     }
     // §11.6 rule 7: a control turn ends with no model request; derived extras (a runtime snapshot) are dropped.
     if (controls.length > 0 && controls.length === payload.messages.length) return { kind: 'enter', messages: [] };

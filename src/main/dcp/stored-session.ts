@@ -2,7 +2,8 @@
  * One `/dcp` command run against a stored session (the `sessionctx dcp` CLI): the session is loaded from the
  * store as a seed (HOST.md §2.1), DCP is mounted on a host agent whose model has no replies, the command runs,
  * control turns run to idle (they make no model calls, DCP.md §11.5), and only what the command wrote is appended
- * to the stored log as one durable batch.
+ * to the stored log as one durable batch. A command that fails — not a command, a block the session does not have,
+ * a refusal, a control turn that could not run — throws a {@link DcpCommandError} and appends nothing.
  */
 import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
 import { parseDcpCommand } from '../../protocol/dcp/command-parser.js';
@@ -16,20 +17,29 @@ import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
+import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
+import { DcpCommandError } from './dcp-command-error.js';
 import { dcpPlugin } from './dcp-plugin.js';
 import type { FullLogTasksOptions } from './ledger-service.js';
+import { recordedContextWindows } from './recorded-context-windows.js';
 
 /** Shown after `/dcp compress`: the CLI runs no model, so the trigger does not reach a model turn here. */
 export const STORED_COMPRESS_NOTE =
   'note: sessionctx runs no model, so no compression turn ran here; the trigger is logged by the model turn that acts on it (run /dcp compress in the host for that turn)';
 
-/** What one stored-session command did. */
+/** What one stored-session command did (a failed command throws instead). */
 export interface StoredDcpCommandResult {
   readonly sessionId: string;
   /** The command line as run, e.g. `/dcp show b1`. */
   readonly command: string;
-  readonly kind: 'success' | 'error';
+  /** Always `success`: the host's `{kind, text}` result (DCP.md §11.1) of a command that did not fail. */
+  readonly kind: 'success';
   readonly text: string;
+  /**
+   * What the command's control turn reported when it ran (§11.6 rule 6), e.g.
+   * `DCP sweep: pruned 1 duplicate output(s) and 0 errored unit(s), ~40 tokens.`; empty for commands without one.
+   */
+  readonly notices: readonly string[];
   /** Events appended to the stored log (crash closers of a resumed log included). */
   readonly appendedEvents: number;
 }
@@ -94,9 +104,35 @@ function holdingTriggers(context: PluginContext, command: DcpCommand): PluginCon
 }
 
 /**
- * Runs `/dcp <args>` on the stored session `sessionId` and appends what it wrote (nothing for a read).
+ * Throws `DCP_COMMAND_USAGE` when `args` cannot be a runnable `/dcp` command whatever the session holds (an unknown
+ * sub-command, a bad or missing block ref, an unknown flag), so a caller can refuse them before opening anything.
+ * `manual <other>` is refused by {@link runStoredDcpCommand} once the session's manual state is known.
+ *
+ * @throws DcpCommandError `DCP_COMMAND_USAGE` with the command's usage text (DCP.md §11.2).
+ */
+export function checkStoredDcpArgs(args: string): void {
+  const trimmed = args.trim();
+  const command = parseDcpCommand(trimmed);
+  if (command.kind === 'usage-error' || command.kind === 'unknown-subcommand') {
+    throw new DcpCommandError('DCP_COMMAND_USAGE', trimmed === '' ? '/dcp' : `/dcp ${trimmed}`, command.text);
+  }
+}
+
+/** The block a command reads or changes, when it names one. */
+function namedBlock(command: DcpCommand): string | undefined {
+  return command.kind === 'show' || command.kind === 'decompress' || command.kind === 'recompress' ? command.blockRef : undefined;
+}
+
+/**
+ * Runs `/dcp <args>` on the stored session `sessionId` and appends what it wrote (nothing for a read). The session's
+ * context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
  *
  * @throws DcpConfigError `DCP_CONFIG_INVALID` when `dcpConfig` is invalid or disables DCP.
+ * @throws DcpCommandError `DCP_COMMAND_USAGE` for arguments that are no runnable command (an unknown sub-command, a
+ * bad or missing block ref, an unknown flag — before the store is read — or `manual <other>`);
+ * `DCP_BLOCK_NOT_FOUND` when `show`, `decompress` or `recompress` names a block the session does not have;
+ * `DCP_COMMAND_REFUSED` when the command's result is an error or its control turn could not run. Nothing is
+ * appended in either case.
  */
 export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
@@ -107,11 +143,20 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   if (!resolveDcpConfig(options.dcpConfig).config.enabled) {
     throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
   }
+  checkStoredDcpArgs(args);
   const inspection = await store.inspectArtifact(sessionId);
   const storedCount = inspection.decoded.events.length;
   const seedLength = inspection.events.length;
-  const session = Session.create(sessionId, { header: inspection.meta, seed: [...inspection.events] });
+  const session = Session.create(sessionId, {
+    header: inspection.meta,
+    seed: [...inspection.events],
+    contextWindowOf: recordedContextWindows(inspection.events),
+  });
   const agent = new Agent({ session, model: new ScriptedModel({ script: [] }) });
+  const notifications: Array<{ readonly text: string; readonly level: string }> = [];
+  agent.on('command/notify', (notification) => {
+    notifications.push({ text: notification.text, level: notification.level });
+  });
   const plugin = dcpPlugin(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks });
   plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed));
   if (plugin.runtime === undefined) {
@@ -119,15 +164,33 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
     // Unreachable: the configuration was resolved and found enabled above, so the plugin mounted.
     throw new TypeError('the DCP plugin did not mount over a valid, enabled configuration');
   }
+  const index = plugin.runtime.indexFor(session);
+  // In a host these are answers shown to a person (§11.2: the unknown-block text is even a success); run on a
+  // stored session they are failures, decided before the command runs so nothing of it is logged.
+  const blockRef = namedBlock(parsed);
+  const refusal = blockRef !== undefined && index.block(blockRef) === undefined
+    ? new DcpCommandError('DCP_BLOCK_NOT_FOUND', line, blockDoesNotExistText(blockRef))
+    : parsed.kind === 'manual-usage'
+      ? new DcpCommandError('DCP_COMMAND_USAGE', line, manualUsageText(index.manualOn))
+      : undefined;
+  if (refusal !== undefined) {
+    await agent.dispose();
+    throw refusal;
+  }
   const result = await agent.runCommand(line);
   await agent.runUntilIdle();
   await agent.dispose();
-  const text = parsed.kind === 'compress' && result.kind === 'success' ? `${result.text}\n${STORED_COMPRESS_NOTE}` : result.text;
-  if (result.kind === 'error' || !isMutating(parsed)) return { sessionId, command: line, kind: result.kind, text, appendedEvents: 0 };
+  if (result.kind === 'error') throw new DcpCommandError('DCP_COMMAND_REFUSED', line, result.text);
+  // A control that could not do what was scheduled notifies at `warn` (dcp-pre-step.ts): the command failed.
+  const failed = notifications.filter((notification) => notification.level !== 'info');
+  if (failed.length > 0) throw new DcpCommandError('DCP_COMMAND_REFUSED', line, failed.map((notification) => notification.text).join('\n'));
+  const notices = notifications.map((notification) => notification.text);
+  const text = parsed.kind === 'compress' ? `${result.text}\n${STORED_COMPRESS_NOTE}` : result.text;
+  if (!isMutating(parsed)) return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: 0 };
   // Resuming a log makes its crash closers (and a torn tail's recovery) durable first (SESSION-LOG.md §9.12);
   // then the seed's `session/end-seed` and the command's events follow, so stored seqs stay contiguous.
   const repaired = storedCount === seedLength && inspection.decoded.tornTail === undefined ? 0 : await store.repair(sessionId);
   const added = session.events.slice(seedLength);
   await store.append(inspection.meta, added);
-  return { sessionId, command: line, kind: result.kind, text, appendedEvents: repaired + added.length };
+  return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: repaired + added.length };
 }

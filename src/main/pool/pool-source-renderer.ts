@@ -69,7 +69,7 @@ function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSourc
       throw rebuildError(value.error);
     case 'rendered': {
       const render = value.render;
-      if (!render.fits) return { fits: false };
+      if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
       return { fits: true, sessionId: render.sessionId, capturedThroughSeq: render.capturedThroughSeq, json: render.json, stats: render.stats };
     }
     default: {

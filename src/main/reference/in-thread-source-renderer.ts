@@ -5,6 +5,7 @@
  */
 import type { SessionId } from '../../protocol/events.js';
 import { projectSurface } from '../../workers/reference/project-surface.js';
+import { minimumFittingBudget } from '../../workers/reference/minimum-budget.js';
 import { retainSource } from '../../workers/reference/retain-source.js';
 import type { OversizedSource, ReferenceSessionQuery, ReferenceSourceRenderer, RenderedSource } from './reference-types.js';
 
@@ -15,17 +16,15 @@ export class InThreadSourceRenderer implements ReferenceSourceRenderer {
   /** Reads the current surface and fits it into `maxBytes`. */
   async render(sessionId: SessionId, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
     const snapshot = await this.query.readSurface(sessionId, signal);
-    const retained = retainSource(
-      {
-        sessionId: snapshot.session.id,
-        label,
-        cwd: snapshot.session.cwd ?? null,
-        capturedThroughSeq: snapshot.capturedThroughSeq,
-        items: projectSurface(snapshot.events),
-      },
-      maxBytes,
-    );
-    if (!retained.fits) return { fits: false };
+    const input = {
+      sessionId: snapshot.session.id,
+      label,
+      cwd: snapshot.session.cwd ?? null,
+      capturedThroughSeq: snapshot.capturedThroughSeq,
+      items: projectSurface(snapshot.events),
+    };
+    const retained = retainSource(input, maxBytes);
+    if (!retained.fits) return { fits: false, minimumBudgetBytes: minimumFittingBudget(input, maxBytes) };
     return { fits: true, sessionId: snapshot.session.id, capturedThroughSeq: snapshot.capturedThroughSeq, json: retained.json, stats: retained.stats };
   }
 }

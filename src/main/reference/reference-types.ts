@@ -60,6 +60,11 @@ export interface RenderedSource {
 /** A source that read fine but cannot fit its budget. */
 export interface OversizedSource {
   readonly fits: false;
+  /**
+   * The least `maxBytes` with which this read of the source would fit (`minimumFittingBudget` over the same
+   * projected items); the service reports it in `SESSION_REFERENCE_BUDGET_EXCEEDED`.
+   */
+  readonly minimumBudgetBytes: number;
 }
 
 /**

@@ -29,6 +29,7 @@ import type { SessionReferenceConfig, SessionReferenceConfigInput } from './refe
 import type {
   Candidate,
   MentionCandidate,
+  OversizedSource,
   PreparedReferences,
   ReferenceMetadata,
   ReferencePreStepDecision,
@@ -121,7 +122,10 @@ export class SessionReferenceService {
   /**
    * Prepares the context for one message (§8): validates and normalises the references, reads
    * every source in parallel, fits each into its budget and renders one snapshot message. All or
-   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context.
+   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context. A
+   * budget failure keeps dsh's text and names, in `sourceSessionId` and `minimumBudgetBytes`, the
+   * source needing the largest budget and that budget, the least with which this preparation over
+   * the same reads would succeed.
    */
   async prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences> {
     const acceptedContent = structuredClone(content) as ContentBlock[];
@@ -132,10 +136,18 @@ export class SessionReferenceService {
     // The signal may have aborted while the reads settled (§8 step 6).
     if (isAborted(signal)) throw cancelledError(signal.reason);
     const sources: RenderedSource[] = [];
-    for (const source of rendered) {
-      if (!source.fits) throw budgetExceededError();
-      sources.push(source);
+    let binding: { readonly sourceSessionId: string; readonly minimumBudgetBytes: number } | undefined;
+    for (const [at, source] of rendered.entries()) {
+      if (source.fits) {
+        sources.push(source);
+        continue;
+      }
+      // The source needing the most decides the budget the whole preparation needs (the first of equals wins).
+      if (binding === undefined || source.minimumBudgetBytes > binding.minimumBudgetBytes) {
+        binding = { sourceSessionId: (normalized[at] as NormalizedReference).sessionId, minimumBudgetBytes: source.minimumBudgetBytes };
+      }
     }
+    if (binding !== undefined) throw budgetExceededError(binding);
     const metadata: ReferenceMetadata[] = sources.map((source, inputIndex) => ({
       sessionId: source.sessionId,
       label: (normalized[inputIndex] as NormalizedReference).label,
@@ -215,7 +227,7 @@ export class SessionReferenceService {
    * §8 step 5: every read starts at once; the first failure in time aborts the siblings and
    * becomes `READ_FAILED` (or `CANCELLED` when the caller aborted).
    */
-  private async renderAll(references: readonly NormalizedReference[], signal: AbortSignal | undefined): Promise<Array<RenderedSource | { fits: false }>> {
+  private async renderAll(references: readonly NormalizedReference[], signal: AbortSignal | undefined): Promise<Array<RenderedSource | OversizedSource>> {
     const { controller, dispose } = linkedController(signal);
     const reads = references.map((reference) =>
       Promise.resolve()

@@ -35,7 +35,10 @@ const STAT_COUNTS = ['originalMessages', 'retainedMessages', 'omittedMessages', 
 
 function isRender(value: unknown): value is SourceRender {
   if (!isObject(value)) return false;
-  if (value['fits'] === false) return true;
+  if (value['fits'] === false) {
+    const minimum = value['minimumBudgetBytes'];
+    return typeof minimum === 'number' && Number.isSafeInteger(minimum) && minimum > 0;
+  }
   if (value['fits'] !== true) return false;
   const stats = value['stats'];
   const seq = value['capturedThroughSeq'];

@@ -10,6 +10,7 @@ import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { ReadSourceValue } from '../../protocol/wire/task-shapes.js';
 import { serializeError } from '../../protocol/wire/wire-error.js';
 import { projectSurface } from '../reference/project-surface.js';
+import { minimumFittingBudget } from '../reference/minimum-budget.js';
 import { retainSource } from '../reference/retain-source.js';
 
 /** Events folded between two polls. */
@@ -55,8 +56,12 @@ export function renderSurface(header: SessionHeader, events: readonly unknown[],
   const capturedThroughSeq = last === undefined ? null : last.seq;
   const items = projectSurface(surface);
   request.poll();
-  const retained = retainSource({ sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items }, request.maxBytes);
-  if (!retained.fits) return { status: 'rendered', header, render: { fits: false } };
+  const input = { sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items };
+  const retained = retainSource(input, request.maxBytes);
+  if (!retained.fits) {
+    request.poll();
+    return { status: 'rendered', header, render: { fits: false, minimumBudgetBytes: minimumFittingBudget(input, request.maxBytes) } };
+  }
   return {
     status: 'rendered',
     header,

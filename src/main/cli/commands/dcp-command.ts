@@ -1,9 +1,15 @@
 /**
  * `sessionctx dcp <subcommand> [args…] --session <id>`: runs one `/dcp` command (DCP.md §11) on a stored session
- * and appends what it wrote to the stored log; reads (stats, context, show, manual status) append nothing.
+ * and appends what it wrote to the stored log; reads (stats, context, show, manual status) append nothing. A command
+ * that fails exits non-zero like any other failure of the CLI: arguments that are no `/dcp` command are a usage
+ * error (`CLI_USAGE`, exit 2); a missing block, a refusal or a control turn that could not run fail with their
+ * `DCP_*` code (exit 1). Nothing is appended for a failed command.
  */
+import { DCP_COMMAND_HINT } from '../../../protocol/dcp/constants.js';
 import { asSessionId } from '../../../protocol/events.js';
-import { runStoredDcpCommand } from '../../dcp/stored-session.js';
+import { DcpCommandError } from '../../dcp/dcp-command-error.js';
+import { checkStoredDcpArgs, runStoredDcpCommand } from '../../dcp/stored-session.js';
+import { UsageError } from '../usage-error.js';
 import { WorkerPool } from '../../pool/worker-pool.js';
 import type { CliIo } from '../cli-io.js';
 import { stderrLogger } from '../stderr-logger.js';
@@ -23,19 +29,39 @@ export interface DcpCommandOptions {
   readonly poolSize: number;
 }
 
+/** The command line shape of `sessionctx dcp`, naming every sub-command (DCP.md §11.1). */
+const DCP_USAGE = `sessionctx dcp <${DCP_COMMAND_HINT}> [args…] --session <id> [--root DIR] [--json]`;
+
+/** The CLI's form of a failure: a `DCP_COMMAND_USAGE` failure becomes a usage error naming the sub-commands. */
+function cliError(error: unknown): unknown {
+  return error instanceof DcpCommandError && error.code === 'DCP_COMMAND_USAGE' ? new UsageError(`${error.message} (usage: ${DCP_USAGE})`) : error;
+}
+
 /**
- * Prints the command's result text, or with `json` `{sessionId, command, kind, text, appendedEvents}`. An
- * `error` result is printed like a success (it is the command's answer, not a failure of the CLI).
+ * Prints the command's result text and the notices of its control turn, or with `json`
+ * `{sessionId, command, kind, text, notices, appendedEvents}`.
+ *
+ * @throws UsageError `CLI_USAGE` when the arguments are no `/dcp` command (the message names the sub-commands).
+ * @throws DcpCommandError `DCP_BLOCK_NOT_FOUND` or `DCP_COMMAND_REFUSED` when the command fails.
  */
 export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Promise<void> {
+  const args = options.args.join(' ');
+  // Arguments that are no command are refused before the root is opened.
+  try {
+    checkStoredDcpArgs(args);
+  } catch (error) {
+    throw cliError(error);
+  }
   const { store } = await openCorpus(options.root, io.env);
   // The pool starts its threads lazily: a short log never starts one.
   const pool = new WorkerPool({ size: options.poolSize });
   let result;
   try {
     result = await runStoredDcpCommand({
-      store, sessionId: asSessionId(options.sessionId), args: options.args.join(' '), dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool }, logger: stderrLogger(io),
+      store, sessionId: asSessionId(options.sessionId), args, dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool }, logger: stderrLogger(io),
     });
+  } catch (error) {
+    throw cliError(error);
   } finally {
     await pool.close();
   }
@@ -43,5 +69,9 @@ export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Prom
     writeJson(io, result);
     return;
   }
-  writeLines(io, [result.text, ...(result.appendedEvents > 0 ? [`(${result.appendedEvents} events appended to session ${result.sessionId})`] : [])]);
+  writeLines(io, [
+    result.text,
+    ...result.notices,
+    ...(result.appendedEvents > 0 ? [`(${result.appendedEvents} events appended to session ${result.sessionId})`] : []),
+  ]);
 }

@@ -2,9 +2,11 @@
  * `sessionctx demo` (what `npm start` runs): writes a realistic demo corpus with this project's
  * own store, then walks through discovery, mentions, a prepared snapshot, a budget truncation,
  * typed errors and a DCP session (marker, dedup, compress, stats), and says where the corpus is so the
- * reader can keep exploring.
+ * reader can keep exploring. With `--root DIR` the corpus is written there and kept; the directory must be missing
+ * or empty (`DEMO_ROOT_NOT_EMPTY` before anything is written otherwise). Without it the corpus goes to a fresh
+ * temporary directory, which is removed at the end — whether the demo succeeded or failed — unless `keep`.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { asSessionId } from '../../../protocol/events.js';
@@ -15,6 +17,8 @@ import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
 import { SessionQuery } from '../../corpus/session-query.js';
 import { DEMO_CWDS, DEMO_IDS, writeDemoCorpus } from '../../demo/demo-corpus.js';
 import { DEMO_DCP_ID, runDemoDcp } from '../../demo/demo-dcp.js';
+import { assertEmptyDemoRoot } from '../../demo/demo-root.js';
+import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
 import { SessionReferenceService } from '../../reference/session-reference-service.js';
 import type { ReferenceMetadata, ReferenceTarget } from '../../reference/reference-types.js';
 import type { CliIo } from '../cli-io.js';
@@ -22,9 +26,20 @@ import { writeJson, writeLines } from '../cli-io.js';
 
 /** Options of the demo. */
 export interface DemoCommandOptions {
-  /** Where to write the corpus; a fresh temporary directory when absent. */
+  /** Where to write the corpus (kept; must be missing or empty); a fresh temporary directory when absent. */
   readonly root?: string;
   readonly json: boolean;
+  /**
+   * Keep the temporary corpus of a demo without `root` instead of removing it at the end (`--keep`). Without
+   * `root` and `keep` nothing of the demo remains. Default `false`; a given `root` is always kept.
+   */
+  readonly keep?: boolean;
+}
+
+/** Where this run writes and whether the corpus outlives it. */
+interface DemoPlacement {
+  readonly root: string;
+  readonly kept: boolean;
 }
 
 function heading(io: CliIo, text: string): void {
@@ -42,16 +57,38 @@ function excerpt(text: string, lines: number): string[] {
   return all.length <= lines ? all : [...all.slice(0, lines), `… (${all.length - lines} more lines)`];
 }
 
-/** Runs the demo end to end. */
+/**
+ * Runs the demo end to end.
+ *
+ * @throws DemoRootError `DEMO_ROOT_NOT_EMPTY` / `DEMO_ROOT_NOT_DIRECTORY` for a `root` that is not missing or empty,
+ * before anything is written.
+ * @throws ScenarioRunError `SCENARIO_RUN_FAILED` if the scripted DCP conversation did not run as scripted.
+ */
 export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, signal?: AbortSignal): Promise<void> {
-  const root = options.root ?? join(await mkdtemp(join(tmpdir(), 'sessionctx-demo-')), 'sessions');
+  if (options.root !== undefined) {
+    await assertEmptyDemoRoot(options.root);
+    return runDemo(io, { root: options.root, kept: true }, options.json, signal);
+  }
+  const directory = await mkdtemp(join(tmpdir(), 'sessionctx-demo-'));
+  const kept = options.keep === true;
+  try {
+    await runDemo(io, { root: join(directory, 'sessions'), kept }, options.json, signal);
+  } finally {
+    if (!kept) await rm(directory, { recursive: true, force: true, maxRetries: 3 });
+  }
+  if (!kept && !options.json) writeLines(io, ['', `(removed ${directory}: nothing of this demo remains)`]);
+}
+
+/** The walkthrough over a corpus written to `placement.root`. */
+async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signal: AbortSignal | undefined): Promise<void> {
+  const { root, kept } = placement;
   const store = await writeDemoCorpus(root);
   const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
   const service = new SessionReferenceService({ sessionQuery: query });
   const target: ReferenceTarget = { id: DEMO_IDS.target, session: { header: { cwd: DEMO_CWDS.webshop } } };
   const records = await query.listSessions(signal);
-  if (options.json) {
-    writeJson(io, { root, sessions: records.map((record) => record.header.id) });
+  if (json) {
+    writeJson(io, { root, kept, sessions: records.map((record) => record.header.id) });
     return;
   }
 
@@ -59,6 +96,7 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
     'sessionctx demo',
     `A demo corpus of ${records.length} sessions was written in DeepSeek Harness's own format (zstd) to:`,
     `  ${root}`,
+    kept ? 'It stays there when the demo ends.' : 'It is removed when the demo ends (run sessionctx demo --keep, or --root DIR, to keep one).',
     'We play a new conversation in the webshop project that wants to build on earlier work.',
   ]);
 
@@ -124,6 +162,8 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
 
   heading(io, '6. DCP: keeping a long conversation small');
   const dcp = await runDemoDcp(store, DEMO_CWDS.webshop);
+  // The walkthrough below describes a run that went as scripted; one that did not is reported, not narrated.
+  if (dcp.errors.length > 0) throw new ScenarioRunError(dcp);
   const textOf = (event: { data: unknown }): string => {
     const data = event.data as { content?: unknown; message?: { content?: unknown } };
     const content = (data.message?.content ?? data.content) as Array<{ type?: string; text?: string }> | undefined;
@@ -148,12 +188,15 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
 
   heading(io, 'Keep exploring');
   const show = await query.readSurface(asSessionId(DEMO_IDS.checkout), signal);
+  // A removed corpus cannot be explored: the commands then name the root a kept demo would have.
+  const at = kept ? root : 'DIR';
   writeLines(io, [
-    `sessionctx sessions --root ${root}`,
-    `sessionctx sessions --root ${root} --query checkout --cwd ${DEMO_CWDS.webshop}`,
-    `sessionctx show ${DEMO_IDS.checkout} --root ${root}          (${show.events.length} surface events)`,
+    ...(kept ? [] : ['This corpus is removed when the demo ends. To explore one, run sessionctx demo --root DIR (or sessionctx demo --keep and use the root it prints), then:']),
+    `sessionctx sessions --root ${at}`,
+    `sessionctx sessions --root ${at} --query checkout --cwd ${DEMO_CWDS.webshop}`,
+    `sessionctx show ${DEMO_IDS.checkout} --root ${at}          (${show.events.length} surface events)`,
     `sessionctx mention ${DEMO_IDS.training} --label "training OOM"`,
-    `sessionctx prepare --root ${root} --target my-new-session "Build on ${checkoutMention}"`,
-    `sessionctx dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${root}`,
+    `sessionctx prepare --root ${at} --target my-new-session "Build on ${checkoutMention}"`,
+    `sessionctx dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${at}`,
   ]);
 }

@@ -1,7 +1,9 @@
 /**
  * `sessionctx script run <scenario.json>`: runs a scripted scenario on the real host (scripted
  * model, canned tools, the reference service and DCP mounted) and writes the session into the
- * store, so people and tests can produce real logs and see what the model saw.
+ * store, so people and tests can produce real logs and see what the model saw. A run that did not go as scripted
+ * (a turn that ended with an error, a failed command step) exits 1 with `SCENARIO_RUN_FAILED`, listing what went
+ * wrong; the session it wrote is kept, since its log is the record of what happened.
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
@@ -9,6 +11,7 @@ import { resolveDcpConfig } from '../../../protocol/dcp/config.js';
 import { parseScenario } from '../../scenario/scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import { runScenario } from '../../scenario/run-scenario.js';
+import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
 import type { Plugin } from '../../host/plugin-context.js';
 import { JsonlSessionStore } from '../../store/jsonl-store.js';
 import { detectCompression } from '../../store/detect-compression.js';
@@ -40,7 +43,13 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
   }
 }
 
-/** Runs the scenario and prints the session id, the final surface and each tool result. */
+/**
+ * Runs the scenario and prints the session id, the final surface and each tool result.
+ *
+ * @throws ScenarioRunError `SCENARIO_RUN_FAILED` after the session was written, when the run had errors: with
+ * `json` nothing else is printed (the error's `details` carry the report, `errors` included); without, the report
+ * is printed first and the errors follow on standard error.
+ */
 export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions): Promise<void> {
   const scenario = parseScenario(await readScenarioFile(io, options.file));
   // A bad DCP configuration fails the run loudly instead of silently running without DCP; its warnings (unknown keys)
@@ -48,8 +57,12 @@ export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions)
   resolveDcpConfig(scenario.config.dcp ?? {});
   const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root), env: io.env });
   const run = await runScenario(scenario, store, { ...(options.plugins === undefined ? {} : { plugins: options.plugins }), logger: stderrLogger(io) });
+  const report = { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors };
+  const failed = run.errors.length > 0 ? new ScenarioRunError(run, { surface: run.surface, toolResults: run.toolResults, commands: run.commands }) : undefined;
   if (options.json) {
-    writeJson(io, { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors });
+    // One JSON document on stdout: the report, or the error whose details carry it.
+    if (failed !== undefined) throw failed;
+    writeJson(io, report);
     return;
   }
   writeLines(io, [
@@ -57,7 +70,7 @@ export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions)
     `${run.modelRequests} model request${run.modelRequests === 1 ? '' : 's'}; ${run.surface.events.length} surface events; captured through seq ${run.surface.capturedThroughSeq}`,
     ...run.toolResults.map((result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`),
     ...run.commands.map((command) => `${command.input} → ${command.kind}: ${command.text.split('\n')[0] ?? ''}`),
-    ...run.errors.map((error) => `turn failed: ${error}`),
     `inspect it with: sessionctx show ${run.sessionId} --root ${options.root}`,
   ]);
+  if (failed !== undefined) throw failed;
 }
