@@ -74,7 +74,7 @@ describe('sessionctx dcp failures', () => {
     const human = await dcpLeavingLogAlone(['bogus'], []);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toMatch(/^sessionctx: Unknown \/dcp subcommand "bogus"\./u);
+    expect(human.stderr).toMatch(/^sessionctx: error: Unknown \/dcp subcommand "bogus"\./u);
   });
 
   it.each([
@@ -107,7 +107,7 @@ describe('sessionctx dcp failures', () => {
     const human = await dcpLeavingLogAlone(args, []);
     expect(human.code).toBe(1);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toBe('sessionctx: Compression b9 does not exist. (DCP_BLOCK_NOT_FOUND)\n');
+    expect(human.stderr).toBe('sessionctx: error: Compression b9 does not exist. (DCP_BLOCK_NOT_FOUND)\n');
   });
 
   it('a refused recompression fails with DCP_COMMAND_REFUSED and the §12.3 reason', async () => {

@@ -89,7 +89,7 @@ describe('sessionctx demo: placement and clean-up', () => {
     const outcome = await demo(['--root', root]);
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toBe('');
-    expect(outcome.stderr).toMatch(/^sessionctx: refusing to write the demo corpus into .*it holds raw \(uncompressed\) sessions, and the demo writes zstd.* \(DEMO_ROOT_NOT_EMPTY\)\n$/u);
+    expect(outcome.stderr).toMatch(/^sessionctx: error: refusing to write the demo corpus into .*it holds raw \(uncompressed\) sessions, and the demo writes zstd.* \(DEMO_ROOT_NOT_EMPTY\)\n$/u);
     expect(tree(root)).toEqual(before);
     expect(before.some((path) => path.endsWith('.zstd'))).toBe(false);
   });

@@ -58,7 +58,7 @@ describe('sessionctx prepare over budget', () => {
     expect(below.code).toBe(1);
     expect(below.stdout).toBe('');
     expect(below.stderr).toBe(
-      `sessionctx: ${DSH_MESSAGE} (SESSION_REFERENCE_BUDGET_EXCEEDED)\n` +
+      `sessionctx: error: ${DSH_MESSAGE} (SESSION_REFERENCE_BUDGET_EXCEEDED)\n` +
         `  hint: session ${JSON.stringify(SOURCE)} fits with maxReferenceBytes ${minimum} or more (--max-bytes ${minimum})\n`,
     );
   });

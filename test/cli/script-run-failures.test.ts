@@ -89,7 +89,7 @@ describe('sessionctx script run: a run with errors', () => {
     const outcome = await scriptRun({ session: { id: 'failing-human' }, model: [{ text: 'only answer' }], steps: [{ prompt: 'one' }, { prompt: 'two' }, { command: '/nope' }] }, false);
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toMatch(/^session failing-human written to /u);
-    expect(outcome.stderr).toMatch(/^sessionctx: scenario session "failing-human" ran with 2 errors; it was written to .* \(SCENARIO_RUN_FAILED\)\n/u);
+    expect(outcome.stderr).toMatch(/^sessionctx: error: scenario session "failing-human" ran with 2 errors; it was written to .* \(SCENARIO_RUN_FAILED\)\n/u);
     expect(outcome.stderr.split('\n').slice(1)).toEqual([
       '  turn 2 failed: UNKNOWN: scripted model has no reply for request 2',
       '  steps[2] (/nope) failed: Unknown command "/nope".',
