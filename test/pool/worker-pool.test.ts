@@ -34,10 +34,16 @@ describe('configuration', () => {
     expect(resolvePoolConfig()).toEqual({ size: Math.min(3, availableParallelism()), allowTestTasks: false });
   });
 
-  it('rejects a size that is not a positive safe integer up to 64, and a non-boolean allowTestTasks', () => {
-    for (const size of [0, -1, 1.5, 65, Number.NaN, '2']) {
-      expect(() => new WorkerPool({ size: size as number })).toThrow(new SessionPoolError('SESSION_POOL_INVALID_CONFIG', 'session-pool: size must be a positive safe integer no greater than 64'));
+  it('rejects a size that is not a positive safe integer up to four per core, and a non-boolean allowTestTasks', () => {
+    const cores = availableParallelism();
+    const expected = new SessionPoolError(
+      'SESSION_POOL_INVALID_CONFIG',
+      `session-pool: size must be a positive safe integer no greater than ${4 * cores} (4 per core; this machine has ${cores})`,
+    );
+    for (const size of [0, -1, 1.5, 4 * cores + 1, Number.NaN, '2']) {
+      expect(() => new WorkerPool({ size: size as number })).toThrow(expected);
     }
+    expect(resolvePoolConfig({ size: 4 * cores }).size).toBe(4 * cores);
     expect(() => new WorkerPool({ allowTestTasks: 'yes' as unknown as boolean })).toThrow('session-pool: allowTestTasks must be a boolean');
   });
 
