@@ -37,7 +37,8 @@ export interface FixtureSession {
 /** Every session of the fixture corpus, found by walking the raw root. */
 export function fixtureSessions(): FixtureSession[] {
   const out: FixtureSession[] = [];
-  for (const projectDir of readdirSync(RAW_ROOT).sort()) {
+  // Directories only: a store opened over the fixture root by some test may have left its title index file there.
+  for (const projectDir of readdirSync(RAW_ROOT, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
     for (const sessionDir of readdirSync(join(RAW_ROOT, projectDir)).sort()) {
       out.push({
         id: sessionDir,

@@ -12,7 +12,7 @@
  */
 import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { SessionLogError } from '../../protocol/errors.js';
 
@@ -81,7 +81,20 @@ function entryKind(stats: Stats): string {
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice()) return 'a character device';
   if (stats.isBlockDevice()) return 'a block device';
-  return 'not a regular file';
+  return 'an entry of another kind';
+}
+
+/**
+ * What a non-regular entry is, for the text of {@link notAFileError} ("a FIFO", "a socket", …), found by a `stat`
+ * (which never blocks, whatever the entry); used after an open refused with ENXIO.
+ */
+export async function kindOf(path: string): Promise<string> {
+  try {
+    return entryKind(await stat(path));
+  } catch {
+    // Gone or unreachable since the open: the open's own answer (no device or address) is all there is.
+    return 'a socket or a device without a driver';
+  }
 }
 
 /** `session store: "<path>" is <kind>, not a regular file`, code `SESSION_STORE_NOT_A_FILE`. */
@@ -106,7 +119,7 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
     handle = await open(path, READ_FLAGS);
   } catch (error) {
     // Opening a socket fails with ENXIO ("no such device or address"): the entry exists but is no file.
-    if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, 'a socket or a device without a driver', error);
+    if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, await kindOf(path), error);
     throw storeIoError('open', path, error);
   }
   let stats: Stats;
