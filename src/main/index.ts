@@ -12,7 +12,8 @@ export type { Compression } from '../protocol/storage-paths.js';
 export { JsonlSessionStore } from './store/jsonl-store.js';
 export type { ArtifactInspection } from './store/jsonl-store.js';
 export { defaultSessionRoot, resolveJsonlStoreConfig } from './store/store-config.js';
-export type { JsonlStoreConfig, JsonlStoreOptions } from './store/store-config.js';
+export type { JsonlStoreConfig, JsonlStoreOptions, ListingMode } from './store/store-config.js';
+export type { ListingProblem, ListingProblemCode, ListingReport } from './store/listing-problem.js';
 export { detectCompression } from './store/detect-compression.js';
 export { SessionQuery, isSessionQueryError } from './corpus/session-query.js';
 export type {
@@ -22,6 +23,7 @@ export type {
   FulfilledTitleObservation,
   RejectedTitleObservation,
   SessionQueryOptions,
+  SessionListReport,
 } from './corpus/session-query.js';
 export { InMemoryLiveRegistry } from './corpus/live-registry.js';
 export type { LiveRegistry, LiveSession } from './corpus/live-registry.js';

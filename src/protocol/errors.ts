@@ -21,14 +21,23 @@ export type SessionLogErrorCode =
   | 'SESSION_LOG_CORRUPT'
   /** Store layout problems: flat files, mixed encodings, duplicate ids, existing artifacts (§9.13–§9.16). */
   | 'SESSION_STORE_LAYOUT'
-  /** A lookup by id found no artifact (§9.15 R1). */
-  | 'SESSION_STORE_NOT_FOUND'
+  /**
+   * A lookup by id found no artifact (§9.15 R1). The query layer's code, so that a missing session carries
+   * one code whichever layer reports it.
+   */
+  | 'SESSION_QUERY_SESSION_NOT_FOUND'
   /** An empty id or cwd cannot name a storage path (§9.3, §9.4). */
   | 'SESSION_STORE_INVALID_PATH'
   /** A file kept changing while it was read (§9.10); the read gave up instead of returning a torn view. */
   | 'SESSION_STORE_UNSTABLE_READ'
   /** The configured root is not a readable directory, or the store configuration is invalid (§9.1). */
-  | 'SESSION_STORE_INVALID_CONFIG';
+  | 'SESSION_STORE_INVALID_CONFIG'
+  /** An artifact path names a FIFO, socket, device or directory; it was refused without being read. */
+  | 'SESSION_STORE_NOT_A_FILE'
+  /** The file system refused an operation on a path (EACCES, EPERM, EROFS); the system error is the `cause`. */
+  | 'SESSION_STORE_ACCESS_DENIED'
+  /** Any other file-system failure (a vanished file, EMFILE, ENOSPC, EIO, …); the system error is the `cause`. */
+  | 'SESSION_STORE_IO_FAILED';
 
 /**
  * A log-format error. dsh throws plain `Error`s here and embeds `String(error)` in later messages

@@ -48,7 +48,8 @@ describe('discovery over a root with a corrupt log', () => {
     const warnings = stderr.trim().split('\n');
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('session "broken" is listed by its id');
-    expect(warnings[0]).toContain('SESSION_QUERY_PERSISTENCE_FAILED');
+    // Damaged log bytes are corruption at the query layer, like a validation failure.
+    expect(warnings[0]).toContain('SESSION_QUERY_CORRUPT_SESSION');
     expect(warnings[0]).toContain('corrupt session log: unparsable committed event at line 5');
   });
 

@@ -38,6 +38,8 @@ describe('sessionctx index', () => {
     root = join(dir, 'sessions');
     cacheHome = join(dir, 'cache');
     cpSync(RAW_ROOT, root, { recursive: true });
+    // Not part of the ground truth: a store opened over the fixture root by another test may have left its index there.
+    rmSync(join(root, '.sessionctx-title-index.v1'), { force: true });
     makeWritable(root);
   });
   afterEach(() => rmSync(join(root, '..'), { recursive: true, force: true }));

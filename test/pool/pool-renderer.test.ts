@@ -1,7 +1,8 @@
 // The pool renderer keeps readSurface semantics (SESSION-LOG.md §10.4 steps 1–8, §10.1 mapping) and the
 // reference service's contract (SESSION-REFERENCE.md §8 "Placement"): live wins, listing and not-found
 // rules, error mapping equal to the in-thread path, capture at call start, and cancellation that
-// settles at once even when a read never settles (a never-settling listing, a FIFO stuck in a worker).
+// settles at once even when a read never settles (a never-settling listing, a worker stuck in a read). A FIFO in
+// place of a log no longer blocks a worker at all: it is refused at once.
 import { execFileSync } from 'node:child_process';
 import { open, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -249,33 +250,58 @@ describe('cancellation never waits for a read', () => {
     expect((outcome as { error: { cause?: unknown } }).error.cause).toBe(controller.signal.reason);
   });
 
-  it('a worker stuck opening a FIFO cannot hold the turn; a failing sibling read does not wait for it; the pool recovers', async () => {
+  it('a FIFO in place of a source log is refused at once, without blocking a worker; the pool keeps answering', async () => {
     const fifo = join(dir, 'session.jsonl');
     execFileSync('mkfifo', [fifo]);
-    const stuck: PoolRendererStorage = {
-      list: () => Promise.resolve([header('stuck', 1)]),
+    const storage: PoolRendererStorage = {
+      list: () => Promise.resolve([header('fifo', 1)]),
       locate: () => Promise.resolve(fifo),
       config: { root: dir, compression: 'none' },
     };
     try {
-      const { service } = serviceWith('pool', pool, { storage: stuck as never });
-      // Abort while the worker is blocked in open(): the caller settles at once.
-      const controller = new AbortController();
-      const preparing = outcomeOf(service.prepare(target(), CONTENT, [{ sessionId: 'stuck' }], controller.signal));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      controller.abort(new Error('turn cancelled'));
-      expect(errorShape(await within(preparing, 50))).toMatchObject(CANCELLED);
-      // A sibling that fails fails the whole preparation at once (first failure in time).
-      const failing = await within(outcomeOf(service.prepare(target(), CONTENT, [{ sessionId: 'stuck' }, { sessionId: 'missing' }])), 500);
-      expect(errorShape(failing)).toMatchObject({ code: 'SESSION_REFERENCE_READ_FAILED', message: 'failed to read referenced session: session "missing" not found' });
+      const { service } = serviceWith('pool', pool, { storage: storage as never });
+      const refused = await within(outcomeOf(service.prepare(target(), CONTENT, [{ sessionId: 'fifo' }])), 2000);
+      expect(errorShape(refused)).toMatchObject({
+        code: 'SESSION_REFERENCE_READ_FAILED',
+        cause: {
+          name: 'SessionQueryError',
+          code: 'SESSION_QUERY_PERSISTENCE_FAILED',
+          message: `failed to inspect session "fifo": session store: "${fifo}" is a FIFO, not a regular file`,
+        },
+      });
     } finally {
-      // Release any blocked open: a read-write open never blocks on Linux and counts as a writer, so
-      // every pending reader's open completes; after the close the readers see EOF.
+      // Only a regression opens the FIFO: a read-write open never blocks on Linux and counts as a writer, so a
+      // blocked reader's open would complete and then see EOF.
       const release = await open(fifo, 'r+');
-      await new Promise((resolve) => setTimeout(resolve, 50));
       await release.close();
     }
-    // Both threads answer again.
+    const answers = await Promise.all([0, 1, 2, 3].map(() => within(pool.run('testFault', { mode: 'echo', delayMs: 10 }), 2000)));
+    expect(new Set(answers.map((answer) => answer.threadId)).size).toBe(2);
+  });
+
+  it('a worker stuck in a read cannot hold the turn; a failing sibling read does not wait for it; the pool recovers', async () => {
+    const store = await storeWith([{ header: header('stuck', 1), events: [userEvent(0, 'hello')] }]);
+    // Every readSource occupies a worker for 300 ms without polling its control port (a worker stuck in a slow
+    // system call) and then never answers: only the caller's race can settle it. The workers are free again later.
+    const stalling: TaskRunner = {
+      run: <K extends TaskKind>(kind: K, payload: TaskPayloads[K], options?: TaskRunOptions): Promise<TaskValues[K]> =>
+        (kind === 'readSource'
+          ? pool.run('testFault', { mode: 'echo', delayMs: 300 }, options).then(() => new Promise<never>(() => undefined))
+          : pool.run(kind, payload, options)) as Promise<TaskValues[K]>,
+      close: () => Promise.resolve(),
+    };
+    const { service } = serviceWith('pool', stalling, { storage: store });
+    // Abort while the worker is stuck: the caller settles at once.
+    const controller = new AbortController();
+    const preparing = outcomeOf(service.prepare(target(), CONTENT, [{ sessionId: 'stuck' }], controller.signal));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort(new Error('turn cancelled'));
+    expect(errorShape(await within(preparing, 50))).toMatchObject(CANCELLED);
+    // A sibling that fails fails the whole preparation at once (first failure in time).
+    const failing = await within(outcomeOf(service.prepare(target(), CONTENT, [{ sessionId: 'stuck' }, { sessionId: 'missing' }])), 500);
+    expect(errorShape(failing)).toMatchObject({ code: 'SESSION_REFERENCE_READ_FAILED', message: 'failed to read referenced session: session "missing" not found' });
+    // Once the stuck reads are over (300 ms each), both threads answer again.
+    await new Promise((resolve) => setTimeout(resolve, 400));
     const answers = await Promise.all([0, 1, 2, 3].map(() => within(pool.run('testFault', { mode: 'echo', delayMs: 10 }), 2000)));
     expect(new Set(answers.map((answer) => answer.threadId)).size).toBe(2);
   });

@@ -50,7 +50,8 @@ describe.each([
   ['zstd', ZSTD_ROOT, 'zstd' as const],
 ])('fixture corpus (%s)', (_name, root, compression) => {
   it('every session inspects on the pool exactly as in-thread: header, balanced events, frozen', async () => {
-    const store = await JsonlSessionStore.open({ root, compression });
+    // No title index: it would write its file into the read-only ground truth (test/fixtures).
+    const store = await JsonlSessionStore.open({ root, compression, titleIndex: false });
     const pooled = new PooledSessionStorage(store, pool);
     for (const session of fixtureSessions()) {
       const id = asSessionId(session.id);
@@ -63,7 +64,8 @@ describe.each([
   });
 
   it('batched title observations equal SessionQuery.readTitleSnapshots, live and missing ids included', async () => {
-    const store = await JsonlSessionStore.open({ root, compression });
+    // No title index: it would write its file into the read-only ground truth (test/fixtures).
+    const store = await JsonlSessionStore.open({ root, compression, titleIndex: false });
     const registry = new InMemoryLiveRegistry();
     registry.attach({ header: header('live-one', 5), events: [userEvent(0, 'x'), titleEvent(1, 'Live title')] });
     const ids = [...fixtureSessions().map((session) => asSessionId(session.id)), asSessionId('live-one'), asSessionId('missing'), asSessionId(fixtureSessions()[0]!.id)];
@@ -125,7 +127,7 @@ describe('failures match the store', () => {
       code: 'SESSION_LOG_CORRUPT',
       message: `corrupt session log "${join(misplacedDir, 'session.jsonl')}": header id "placed" and cwd identify "${placedPath}"`,
     });
-    expect(await failureOf(pooled.inspect(asSessionId('absent')))).toMatchObject({ code: 'SESSION_STORE_NOT_FOUND', message: 'session "absent" not found' });
+    expect(await failureOf(pooled.inspect(asSessionId('absent')))).toMatchObject({ code: 'SESSION_QUERY_SESSION_NOT_FOUND', message: 'session "absent" not found' });
     expect(await failureOf(pooled.inspect(asSessionId('broken')))).toMatchObject({ name: 'SessionPersistenceCorruptionError', code: 'SESSION_PERSISTENCE_CORRUPT' });
   });
 

@@ -2,13 +2,24 @@
  * The dsh-written fixture corpus, read through the JSONL store and the query layer, must give
  * exactly what dsh's own services returned (expected/*.json), for raw and zstd roots alike.
  */
-import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import type { SessionTitleObservation } from '../../src/main/corpus/session-query.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { RAW_ROOT, ZSTD_ROOT, readExpected } from '../support/fixtures.js';
+import { makeTempDir, removeTempDir } from './store-test-builders.js';
+
+// The fixture roots are ground truth and must stay untouched, so the title index lives in a temporary directory.
+let indexDir: string;
+beforeAll(async () => {
+  indexDir = await makeTempDir();
+});
+afterAll(async () => {
+  await removeTempDir(indexDir);
+});
 
 interface ExpectedSurface {
   session: { id: string };
@@ -32,7 +43,7 @@ const roots = [
 
 describe.each(roots)('fixture corpus ($name)', ({ root, compression }) => {
   async function open(): Promise<{ store: JsonlSessionStore; query: SessionQuery }> {
-    const store = await JsonlSessionStore.open({ root, compression });
+    const store = await JsonlSessionStore.open({ root, compression, titleIndexPath: join(indexDir, `titles-${compression}.v1`) });
     return { store, query: new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store }) };
   }
 

@@ -34,11 +34,28 @@ async function expectInvalidConfig(options: JsonlStoreOptions): Promise<void> {
 }
 
 describe('store configuration (§9.1)', () => {
-  it('defaults to compression "zstd" and packChunks true, and resolves the root to an absolute path once', async () => {
+  it('defaults to compression "zstd", packChunks true and a tolerant listing, and resolves the root to an absolute path once', async () => {
     const store = await JsonlSessionStore.open({ root: join(temp, 'sessions') });
-    expect(store.config).toEqual({ root: join(temp, 'sessions'), compression: 'zstd', packChunks: true });
-    expect(resolveJsonlStoreConfig({ root: 'relative/sessions', compression: 'none', packChunks: false }))
-      .toEqual({ root: resolve('relative/sessions'), compression: 'none', packChunks: false });
+    expect(store.config).toEqual({ root: join(temp, 'sessions'), compression: 'zstd', packChunks: true, listing: 'tolerant' });
+    expect(resolveJsonlStoreConfig({ root: 'relative/sessions', compression: 'none', packChunks: false, listing: 'strict' }))
+      .toEqual({ root: resolve('relative/sessions'), compression: 'none', packChunks: false, listing: 'strict' });
+  });
+
+  it('rejects a listing mode other than "strict" or "tolerant" with the key named', async () => {
+    for (const listing of ['lenient', '', true, 0]) {
+      await expectInvalidConfig({ root: temp, listing: listing as never });
+      expect(() => resolveJsonlStoreConfig({ root: temp, listing: listing as never }))
+        .toThrow(`session store: listing must be "strict" or "tolerant", got ${JSON.stringify(listing)}`);
+    }
+  });
+
+  it('rootExists tells a missing root from an empty one (both list nothing)', async () => {
+    const missing = await JsonlSessionStore.open({ root: join(temp, 'missing', 'sessions') });
+    expect(await missing.rootExists()).toBe(false);
+    expect(await missing.list()).toEqual([]);
+    const empty = await JsonlSessionStore.open({ root: temp });
+    expect(await empty.rootExists()).toBe(true);
+    expect(await empty.list()).toEqual([]);
   });
 
   it('rejects an unknown compression, an empty root and a non-boolean packChunks with SESSION_STORE_INVALID_CONFIG', async () => {
@@ -59,14 +76,14 @@ describe('store configuration (§9.1)', () => {
   it.each(['none', 'zstd'] as const)('a missing root (%s) lists nothing and inspect reports the id as not found', async (compression) => {
     const store = await JsonlSessionStore.open({ root: join(temp, 'missing', 'sessions'), compression });
     expect(await store.list()).toEqual([]);
-    await expectRejection(store.inspect(asSessionId('a/b')), { message: 'session "a/b" not found', code: 'SESSION_STORE_NOT_FOUND', name: 'Error' });
+    await expectRejection(store.inspect(asSessionId('a/b')), { message: 'session "a/b" not found', code: 'SESSION_QUERY_SESSION_NOT_FOUND', name: 'Error' });
     expect(await store.locate(asSessionId('a/b'))).toBeUndefined();
   });
 
   it.each(['none', 'zstd'] as const)('an empty root (%s) lists nothing and inspect reports the id as not found', async (compression) => {
     const store = await JsonlSessionStore.open({ root: temp, compression });
     expect(await store.list()).toEqual([]);
-    await expectRejection(store.inspect(asSessionId('abc')), { message: 'session "abc" not found', code: 'SESSION_STORE_NOT_FOUND' });
+    await expectRejection(store.inspect(asSessionId('abc')), { message: 'session "abc" not found', code: 'SESSION_QUERY_SESSION_NOT_FOUND' });
   });
 
   it('the first create materialises a missing root', async () => {

@@ -92,11 +92,11 @@ describe('the header line the store writes (§9.6)', () => {
 describe.each(ENCODINGS)('first lines that listing skips ($compression)', ({ compression, file }) => {
   const goodLine = '{"type":"session","version":0,"id":"good","createdAt":5,"cwd":"/p","delegationDepth":0}';
 
-  async function storeWith(id: string, headerLine: string, rest = ''): Promise<{ store: JsonlSessionStore; path: string }> {
+  async function storeWith(id: string, headerLine: string, rest = '', listing?: 'strict' | 'tolerant'): Promise<{ store: JsonlSessionStore; path: string }> {
     await writeArtifactFile(join(root, '--p--', 'good', file), artifactBytes(compression, goodLine));
     const path = join(root, '--p--', id, file);
     await writeArtifactFile(path, artifactBytes(compression, headerLine, rest));
-    return { store: await JsonlSessionStore.open({ root, compression }), path };
+    return { store: await JsonlSessionStore.open({ root, compression, ...(listing === undefined ? {} : { listing }) }), path };
   }
 
   const goodHeader = '[{"version":0,"id":"good","createdAt":5,"cwd":"/p","delegationDepth":0}]';
@@ -135,12 +135,36 @@ describe.each(ENCODINGS)('first lines that listing skips ($compression)', ({ com
     expect(json(await store.list())).toBe(goodHeader);
   });
 
-  it('sandboxMode or approvalPolicy in a header fails the whole listing', async () => {
-    const { store } = await storeWith('retired', '{"type":"session","version":0,"id":"retired","createdAt":5,"cwd":"/p","delegationDepth":0,"sandboxMode":"workspace-write"}');
+  it('strict: sandboxMode or approvalPolicy in a header fails the whole listing', async () => {
+    const { store } = await storeWith('retired', '{"type":"session","version":0,"id":"retired","createdAt":5,"cwd":"/p","delegationDepth":0,"sandboxMode":"workspace-write"}', '', 'strict');
     await expectRejection(store.list(), { message: 'session header uses retired policy baseline fields', name: 'Error' });
     await removeTempDir(root);
-    const second = await storeWith('retired2', '{"type":"session","version":0,"id":"retired2","createdAt":5,"delegationDepth":0,"approvalPolicy":null}');
+    const second = await storeWith('retired2', '{"type":"session","version":0,"id":"retired2","createdAt":5,"delegationDepth":0,"approvalPolicy":null}', '', 'strict');
     await expectRejection(second.store.list(), { message: 'session header uses retired policy baseline fields' });
+  });
+
+  it('tolerant: a header with retired fields is skipped and reported as a corrupt header; the rest is listed', async () => {
+    const { store, path } = await storeWith('retired', '{"type":"session","version":0,"id":"retired","createdAt":5,"cwd":"/p","delegationDepth":0,"sandboxMode":"workspace-write"}');
+    const report = await store.listReport();
+    expect(json(report.headers)).toBe(goodHeader);
+    expect(report.problems).toEqual([{ path, code: 'SESSION_STORE_CORRUPT_HEADER', message: 'session header uses retired policy baseline fields' }]);
+  });
+
+  it('tolerant: every first line dsh skips silently is reported once with the inspection\'s text; strict reports none', async () => {
+    const { store } = await storeWith('nodepth', '{"type":"session","version":0,"id":"nodepth","createdAt":5,"cwd":"/p"}');
+    const notJson = join(root, '--p--', 'notjson', file);
+    await writeArtifactFile(notJson, artifactBytes(compression, '{"type":"session","version":0,'));
+    const empty = join(root, '--p--', 'empty', file);
+    await writeArtifactFile(empty, '');
+    const report = await store.listReport();
+    expect(json(report.headers)).toBe(goodHeader);
+    expect(report.problems).toEqual([
+      { path: empty, code: 'SESSION_STORE_INCOMPLETE_HEADER', message: compression === 'zstd' ? 'empty or header-less Zstandard session log' : 'empty or header-less session log' },
+      { path: join(root, '--p--', 'nodepth', file), code: 'SESSION_STORE_CORRUPT_HEADER', message: 'corrupt session log: first line is not a session header' },
+      { path: notJson, code: 'SESSION_STORE_CORRUPT_HEADER', message: 'corrupt session log: header line is not valid JSON' },
+    ]);
+    const strict = await JsonlSessionStore.open({ root, compression, listing: 'strict' });
+    expect(await strict.listReport()).toEqual({ headers: report.headers, problems: [] });
   });
 
   it('a version 1 header is listed, and its inspection is refused with the §7.4 text plus the raw log path', async () => {

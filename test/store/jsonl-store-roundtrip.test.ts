@@ -3,6 +3,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SessionLogError } from '../../src/protocol/errors.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
@@ -221,7 +222,12 @@ describe.each(['none', 'zstd'] as const)('read back (%s)', (compression) => {
     } catch (error) {
       thrown = error;
     }
-    expect((thrown as { code?: unknown }).code).toBe('ENOENT');
+    // A typed store error naming the operation and the path, the system error kept as its cause.
+    const path = join(root, '--home-u-app--', 'writer~002F1', compression === 'zstd' ? 'session.jsonl.zstd' : 'session.jsonl');
+    expect(thrown).toBeInstanceOf(SessionLogError);
+    expect((thrown as SessionLogError).code).toBe('SESSION_STORE_IO_FAILED');
+    expect((thrown as Error).message.startsWith(`session store: cannot append to "${path}": ENOENT: `), (thrown as Error).message).toBe(true);
+    expect(((thrown as Error).cause as { code?: unknown }).code).toBe('ENOENT');
     expect(await store.list()).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
 // SESSION-LOG.md §9.16 rule 2: an append whose write fails leaves the file at its previous size. The
 // failure is real, not mocked: a child process runs the store under `ulimit -f` (RLIMIT_FSIZE), so the
 // kernel accepts part of the batch (a short write) and then refuses the rest with EFBIG. Node ignores
-// SIGXFSZ, so the process survives and sees the errors.
+// SIGXFSZ, so the process survives and sees the errors. The store reports them typed (SESSION_STORE_IO_FAILED,
+// the system error as its cause).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
@@ -31,6 +32,8 @@ const STORE_MODULE = new URL('../../src/main/store/jsonl-store.js', import.meta.
 interface ChildOutcome {
   readonly ok: boolean;
   readonly code?: string;
+  /** The code of the error's cause (the system error a typed store error wraps). */
+  readonly cause?: string;
 }
 
 /** Runs `store[operation](header, batch)` in a child process whose files may not grow past {@link LIMIT_KIB} KiB. */
@@ -47,7 +50,7 @@ async function runLimited(operation: 'append' | 'create', compression: Compressi
       await store[${JSON.stringify(operation)}](header, batch);
       process.stdout.write(JSON.stringify({ ok: true }));
     } catch (error) {
-      process.stdout.write(JSON.stringify({ ok: false, code: error.code }));
+      process.stdout.write(JSON.stringify({ ok: false, code: error.code, cause: error.cause?.code }));
     }
   `;
   const child = spawnSync('/bin/sh', ['-c', `ulimit -f ${LIMIT_KIB} && exec "$0" --input-type=module -e "$1" "$2"`, process.execPath, script, input], {
@@ -75,7 +78,7 @@ describe.skipIf(!existsSync('/bin/sh'))('a failed write leaves no partial batch 
     expect(before.length).toBeLessThan(LIMIT_KIB * 1024);
 
     const outcome = await runLimited('append', compression, header, bigTurn(log, 2));
-    expect(outcome).toEqual({ ok: false, code: 'EFBIG' });
+    expect(outcome).toEqual({ ok: false, code: 'SESSION_STORE_IO_FAILED', cause: 'EFBIG' });
     expect((await stat(path)).size).toBe(before.length);
     expect(Buffer.compare(await readFile(path), before)).toBe(0);
     expect(json((await store.inspect(asSessionId('limited'))).events)).toBe(json(first));
@@ -85,7 +88,7 @@ describe.skipIf(!existsSync('/bin/sh'))('a failed write leaves no partial batch 
     const store = await JsonlSessionStore.open({ root, compression });
     const header = sessionHeader('never', '/p');
     const outcome = await runLimited('create', compression, header, bigTurn(new EventSequence(), 1));
-    expect(outcome).toEqual({ ok: false, code: 'EFBIG' });
+    expect(outcome).toEqual({ ok: false, code: 'SESSION_STORE_IO_FAILED', cause: 'EFBIG' });
     expect(await store.locate(asSessionId('never'))).toBeUndefined();
     expect(await store.list()).toEqual([]);
     const sessionDir = join(root, projectDirName('/p'), 'never');

@@ -21,6 +21,7 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { foldSurface } from '../../protocol/surface-fold.js';
 import { foldTitle } from '../../protocol/title-fold.js';
+import type { ListingProblem, ListingReport } from '../store/listing-problem.js';
 import type { LiveRegistry } from './live-registry.js';
 import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';
@@ -31,6 +32,13 @@ export interface SessionRecord {
   readonly header: SessionHeader;
   readonly live: boolean;
   readonly persisted: boolean;
+}
+
+/** What `listSessionsReport` returns: the records of `listSessions` and what the storage listing skipped. */
+export interface SessionListReport {
+  readonly records: SessionRecord[];
+  /** The storage's listing problems (SESSION-LOG.md §9.13, tolerant mode); empty without storage or in strict mode. */
+  readonly problems: readonly ListingProblem[];
 }
 
 /** The value of a fulfilled title observation: the detached header, and `title` only when the log has one. */
@@ -112,6 +120,24 @@ export class SessionQuery {
     const storage = this.#storage;
     const persisted = storage === undefined ? [] : await listPersisted(storage, signal);
     signal?.throwIfAborted();
+    return this.#records(persisted);
+  }
+
+  /**
+   * {@link listSessions} with what the storage listing skipped: the same records (same order, same failures),
+   * plus the storage's listing problems — an artifact or directory that could not be listed, each once with its
+   * path and a stable code. A storage without `listReport` reports none.
+   */
+  async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    signal?.throwIfAborted();
+    const storage = this.#storage;
+    const report: ListingReport = storage === undefined ? { headers: [], problems: [] } : await listPersistedReport(storage, signal);
+    signal?.throwIfAborted();
+    return { records: this.#records(report.headers), problems: report.problems };
+  }
+
+  /** Persisted headers overlaid by live sessions, sorted (§10.3 steps after the listing). */
+  #records(persisted: readonly SessionHeader[]): SessionRecord[] {
     const persistedById = new Map<string, SessionHeader>();
     const records = new Map<string, SessionRecord>();
     for (const header of persisted) {
@@ -258,6 +284,17 @@ export class SessionQuery {
       return rejected(id, error);
     }
     return observeTitle(id, inspection.meta, inspection.events, signal);
+  }
+}
+
+/** Storage listing with its problems, with the §10.1 mapping. */
+async function listPersistedReport(storage: SessionStorage, signal: AbortSignal | undefined): Promise<ListingReport> {
+  try {
+    if (storage.listReport !== undefined) return await storage.listReport(signal);
+    return { headers: await storage.list(signal), problems: [] };
+  } catch (error: unknown) {
+    signal?.throwIfAborted();
+    throw listingFailure(error);
   }
 }
 

@@ -3,6 +3,7 @@
  * The JSONL directory store implements it; tests use stubs.
  */
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
+import type { ListingReport } from '../store/listing-problem.js';
 
 /**
  * The result of one full inspection of a persisted session (SESSION-LOG.md §9.15): the validated
@@ -23,6 +24,11 @@ export interface SessionInspection {
 export interface SessionStorage {
   /** The headers of every listed session (header reads only, §9.13). */
   list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+  /**
+   * Optional: the listing with the entries it skipped (the JSONL store's tolerant listing). `headers` must be what
+   * `list` returns. When absent, the query layer's `listSessionsReport` uses `list` and reports no problems.
+   */
+  listReport?(signal?: AbortSignal): Promise<ListingReport>;
   /** A full inspection of one session (§9.15); rejects with the backend's own error classes. */
   inspect(id: SessionId, signal?: AbortSignal): Promise<SessionInspection>;
   /**

@@ -17,6 +17,7 @@ import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/st
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
 import { sessionNotFoundError } from '../store/layout-errors.js';
+import { withStoreIo } from '../../workers/tasks/regular-file.js';
 import type { TaskRunner } from './task-runner.js';
 import { TickCoalescer } from './tick-coalescer.js';
 
@@ -52,7 +53,7 @@ async function captureArtifact(storage: PoolRendererStorage, id: SessionId, sign
   const path = await storage.locate(id, signal);
   if (path === undefined) throw sessionNotFoundError(id);
   signal.throwIfAborted();
-  const stats = await stat(path, { bigint: true });
+  const stats = await withStoreIo('stat', path, () => stat(path, { bigint: true }));
   return {
     sessionId: id,
     path,

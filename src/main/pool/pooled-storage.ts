@@ -8,11 +8,12 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
 import type { SessionInspection, SessionStorage } from '../corpus/session-storage.js';
 import { sessionNotFoundError } from '../store/layout-errors.js';
+import type { ListingReport } from '../store/listing-problem.js';
 import type { PoolRendererStorage } from './pool-source-renderer.js';
 import type { TaskRunner } from './task-runner.js';
 
-/** The store side: listing, lookup and location (the JSONL store satisfies it). */
-export type PooledStorageBackend = PoolRendererStorage;
+/** The store side: listing (with its problems, when the store reports them), lookup and location (the JSONL store satisfies it). */
+export type PooledStorageBackend = PoolRendererStorage & { listReport?(signal?: AbortSignal): Promise<ListingReport> };
 
 /** Lists through the store, inspects on the pool. */
 export class PooledSessionStorage implements SessionStorage {
@@ -28,6 +29,12 @@ export class PooledSessionStorage implements SessionStorage {
   /** The store's header listing (§9.13). */
   list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
     return this.#backend.list(signal);
+  }
+
+  /** The store's listing with its problems; a backend without `listReport` reports none. */
+  async listReport(signal?: AbortSignal): Promise<ListingReport> {
+    if (this.#backend.listReport !== undefined) return this.#backend.listReport(signal);
+    return { headers: await this.#backend.list(signal), problems: [] };
   }
 
   /**

@@ -12,6 +12,7 @@ import { serializeHeaderLine } from '../../protocol/header-line.js';
 import { encodeStorageBatch } from '../../protocol/storage-rows.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../workers/decode/zstd-codec.js';
+import { kindOf, notAFileError, systemErrorCode } from '../../workers/tasks/regular-file.js';
 import { alreadyMaterializedError, encodingMismatchError } from './layout-errors.js';
 import { pathExists, oppositeArtifactName } from './store-layout.js';
 import { isMissingFile } from './header-reader.js';
@@ -48,8 +49,11 @@ async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> 
   }
 }
 
+/** Never waits for a writer: the path is a directory or an artifact, and a FIFO swapped in must not hang us. */
+const NONBLOCK = constants.O_NONBLOCK ?? 0;
+
 async function fsyncPath(path: string): Promise<void> {
-  const handle = await open(path, constants.O_RDONLY);
+  const handle = await open(path, constants.O_RDONLY | NONBLOCK);
   try {
     await handle.sync();
   } finally {
@@ -114,7 +118,7 @@ export async function materializeArtifact(
  */
 export async function appendBatch(path: string, bytes: Uint8Array): Promise<void> {
   const previousSize = (await stat(path)).size;
-  const handle = await open(path, 'a');
+  const handle = await openForAppend(path);
   try {
     await writeFully(handle, bytes);
     await handle.sync();
@@ -124,6 +128,31 @@ export async function appendBatch(path: string, bytes: Uint8Array): Promise<void
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Opens an existing artifact for appending without ever blocking (a FIFO without a reader would make a plain
+ * open wait) and only when the opened handle is a regular file.
+ *
+ * @throws SessionLogError `SESSION_STORE_NOT_A_FILE` for a FIFO, socket, device or directory; the open's own
+ *   system error otherwise (the store wraps it).
+ */
+async function openForAppend(path: string): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_WRONLY | constants.O_APPEND | NONBLOCK);
+  } catch (error) {
+    // ENXIO: a FIFO nobody reads, or a socket; EISDIR: a directory. Neither is a log to append to.
+    const code = systemErrorCode(error);
+    if (code === 'ENXIO' || code === 'EISDIR') throw notAFileError(path, await kindOf(path), error);
+    throw error;
+  }
+  const stats = await handle.stat();
+  if (!stats.isFile()) {
+    await handle.close();
+    throw notAFileError(path, await kindOf(path));
+  }
+  return handle;
 }
 
 async function unlinkQuietly(path: string): Promise<void> {

@@ -1,10 +1,13 @@
 /**
  * File revisions and the stable read of SESSION-LOG.md §9.10: an artifact is read whole between two
- * equal `stat`s, so an append in progress is never observed half-applied.
+ * equal `stat`s, so an append in progress is never observed half-applied. Artifacts are opened without
+ * blocking and read only when the opened handle is a regular file (`regular-file.ts`).
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { SessionLogError } from '../../protocol/errors.js';
+import { openRegularFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
 
 /** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
 export interface FileRevision {
@@ -31,9 +34,9 @@ export function sameRevision(a: FileRevision, b: FileRevision): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
-/** `stat` with nanosecond precision, as a revision. */
+/** `stat` with nanosecond precision, as a revision; a failure is a typed store I/O error (`storeIoError`). */
 export async function statRevision(path: string): Promise<FileRevision> {
-  return revisionOf(await stat(path, { bigint: true }));
+  return revisionOf(await withStoreIo('stat', path, () => stat(path, { bigint: true })));
 }
 
 /** What a stable read returns: the bytes and the revision they belong to. */
@@ -52,13 +55,28 @@ export const STABLE_READ_ATTEMPTS = 64;
  * Reads a whole file between two equal revisions (SESSION-LOG.md §9.10). The signal reaches the
  * read itself; after {@link STABLE_READ_ATTEMPTS} unequal attempts it fails with
  * `SESSION_STORE_UNSTABLE_READ` rather than return bytes of no single revision.
+ *
+ * Each attempt opens the file (refusing a FIFO, socket, device or directory with `SESSION_STORE_NOT_A_FILE`
+ * before reading anything), takes the "before" revision from the open handle, reads through it, and takes
+ * the "after" revision from the path: a file replaced at the path during the read changes the inode, so the
+ * bytes are only returned when they belong to what the path names now.
+ *
+ * @throws SessionLogError `SESSION_STORE_NOT_A_FILE`, `SESSION_STORE_UNSTABLE_READ`, or a typed I/O error
+ *   (`SESSION_STORE_ACCESS_DENIED`, `SESSION_STORE_IO_FAILED`, the system error as `cause`); or the signal's reason.
  */
 export async function stableRead(path: string, signal?: AbortSignal): Promise<StableReadResult> {
   for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
     signal?.throwIfAborted();
-    const before = await statRevision(path);
-    signal?.throwIfAborted();
-    const bytes = await readFile(path, signal ? { signal } : {});
+    const handle = await openRegularFile(path);
+    let before: FileRevision;
+    let bytes: Buffer;
+    try {
+      before = revisionOf(await withStoreIo('stat', path, () => handle.stat({ bigint: true })));
+      signal?.throwIfAborted();
+      bytes = await readThrough(handle, path, signal);
+    } finally {
+      await closeHandle(handle);
+    }
     signal?.throwIfAborted();
     const after = await statRevision(path);
     if (sameRevision(before, after) && BigInt(bytes.byteLength) === BigInt(after.size)) {
@@ -68,4 +86,20 @@ export async function stableRead(path: string, signal?: AbortSignal): Promise<St
     await new Promise((resolve) => setImmediate(resolve));
   }
   throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
+}
+
+async function readThrough(handle: FileHandle, path: string, signal: AbortSignal | undefined): Promise<Buffer> {
+  try {
+    return await handle.readFile(signal ? { signal } : {});
+  } catch (error) {
+    throw storeIoError('read', path, error);
+  }
+}
+
+async function closeHandle(handle: FileHandle): Promise<void> {
+  try {
+    await handle.close();
+  } catch {
+    // A failed close of a read-only handle loses nothing: the bytes (or the read's own error) are the answer.
+  }
 }

@@ -2,6 +2,10 @@
  * The JSONL directory store: dsh's on-disk layout, read and written (SESSION-LOG.md §9). It lists
  * headers only, inspects whole logs through the unindexed definition (§9.15), answers title
  * observations through the persistent title index (§10.7), and appends batches.
+ *
+ * Listing is tolerant by default (one damaged artifact is skipped and reported, see `tolerant-listing.ts`);
+ * `listing: 'strict'` keeps dsh's all-or-nothing listing. Every file-system failure leaves as a typed
+ * `SessionLogError` (`SESSION_STORE_ACCESS_DENIED`, `SESSION_STORE_NOT_A_FILE`, `SESSION_STORE_IO_FAILED`).
  */
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -18,13 +22,16 @@ import { TitleIndex, type TitleIndexStats } from '../corpus/title-index/title-in
 import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import { resolveTitleIndexLocation } from '../config/cache-location.js';
+import { isMissingFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
 import { appendBatch, batchBytes, materializeArtifact, truncateDurably } from './artifact-writer.js';
 import { stableRead } from './file-revision.js';
 import type { FileRevision } from './file-revision.js';
-import { readListedHeader } from './header-reader.js';
+import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
+import type { ListingProblem, ListingReport } from './listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
-import { encodingMismatchError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
+import { duplicateIdError, encodingMismatchError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
+import { listSessionDirectory, listingProblem, walkTolerant } from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
 import {
@@ -76,6 +83,18 @@ type ListedSegments = ReadonlyMap<string, readonly string[]>;
 /** How many session directories a listing checks at once (header reads of new or changed artifacts overlap). */
 const LISTING_CONCURRENCY = 64;
 
+/** Records that `sessionPath`'s segment has a session directory in `projectPath`. */
+function addSegment(segments: Map<string, string[]>, sessionPath: string, projectPath: string): void {
+  const projects = segments.get(basename(sessionPath));
+  if (projects === undefined) segments.set(basename(sessionPath), [projectPath]);
+  else projects.push(projectPath);
+}
+
+/** A listed header record as the header it is (the id typed as a session id). */
+function listedHeader(record: Record<string, unknown>): SessionHeader {
+  return { ...record, id: asSessionId(record['id'] as string) } as unknown as SessionHeader;
+}
+
 /** The JSONL directory store over one root and one encoding. */
 export class JsonlSessionStore implements SessionStorage {
   /** The resolved configuration. */
@@ -115,7 +134,7 @@ export class JsonlSessionStore implements SessionStorage {
     }
     const rootStats = await stat(config.root).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-      throw error;
+      throw storeIoError('stat', config.root, error);
     });
     if (rootStats !== undefined && !rootStats.isDirectory()) {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: root "${config.root}" is not a directory`);
@@ -142,11 +161,49 @@ export class JsonlSessionStore implements SessionStorage {
   }
 
   /**
-   * Every session header under the root, in directory-walk order (§9.13). Any layout or header
-   * failure fails the whole listing. The encoding scan runs once per store and is memoised.
+   * True when the root exists (as a directory). A missing root is "no sessions" for every read (dsh); this tells a
+   * caller that wants to say so apart from an empty root.
+   *
+   * @throws a typed store I/O error when the root cannot be checked (EACCES on a parent, …).
+   */
+  async rootExists(): Promise<boolean> {
+    try {
+      return (await stat(this.config.root)).isDirectory();
+    } catch (error) {
+      if (isMissingFile(error)) return false;
+      throw storeIoError('stat', this.config.root, error);
+    }
+  }
+
+  /**
+   * Every session header under the root, in directory-walk order (§9.13): the headers of {@link listReport}.
+   * Tolerant mode (the default) never fails for one artifact; strict mode fails the whole listing on any layout
+   * or header failure, as dsh does.
    */
   async list(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+    return (await this.listReport(signal)).headers;
+  }
+
+  /**
+   * The listing with what it skipped. Tolerant mode (the default): an artifact or directory that cannot be
+   * listed — a corrupt, incomplete or non-header first line or frame, a non-regular or unreadable artifact, a
+   * dangling link, an opposite-encoding artifact in its session directory, a misplaced or unnameable header, a
+   * flat transcript file, an unreadable project directory, and every artifact of an id found more than once
+   * (none of them is listed: which one is "first" depends on directory order, and a lookup of that id fails
+   * anyway) — is skipped and reported once, problems sorted by path. Only an unreadable root fails the listing.
+   * Strict mode: {@link listStrict}, with no problems.
+   */
+  async listReport(signal?: AbortSignal): Promise<ListingReport> {
     signal?.throwIfAborted();
+    if (this.config.listing === 'strict') return { headers: await this.listStrict(signal), problems: [] };
+    return this.listTolerant(signal);
+  }
+
+  /**
+   * dsh's listing (§9.13): any layout or header failure fails the whole listing. The encoding scan runs once per
+   * store and is memoised.
+   */
+  private async listStrict(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
     this.encodingCheck ??= assertSingleEncoding(this.config);
     await this.encodingCheck;
     signal?.throwIfAborted();
@@ -154,27 +211,19 @@ export class JsonlSessionStore implements SessionStorage {
     const ids = new DuplicateIdGuard();
     const directories = await walkSessionDirectories(this.config.root, signal);
     const segments = new Map<string, string[]>();
-    for (const dir of directories) {
-      const projects = segments.get(basename(dir.sessionPath));
-      if (projects === undefined) segments.set(basename(dir.sessionPath), [dir.projectPath]);
-      else projects.push(dir.projectPath);
-    }
-    const header = this.headerCache;
+    for (const dir of directories) addSegment(segments, dir.sessionPath, dir.projectPath);
     const revisions = new Map<string, FileRevision>();
     // The per-directory checks run concurrently; their outcomes are then taken in walk order, so the listing
     // fails with the error (and the duplicate) a one-by-one walk would meet first.
     const outcomes = await settleInOrder(directories, LISTING_CONCURRENCY, async (dir) => {
       const artifact = join(dir.sessionPath, artifactFileName(this.config.compression));
       await this.assertNoOppositeArtifact(dir.sessionPath);
-      const listed = header === undefined
-        ? await readListedHeader(artifact, this.config.compression, signal)
-        : await header.read(artifact, this.config.compression, signal);
-      const revision = header?.listedRevision(artifact);
-      if (revision !== undefined) revisions.set(artifact, revision);
+      const listed = await this.readHeader(artifact, revisions, signal);
       signal?.throwIfAborted();
-      if (listed === undefined) return undefined;
-      await assertArtifactIdentity(this.config, artifact, listed.record);
-      return listed.record;
+      // dsh skips a missing artifact, an incomplete header and a first line that is not a header (§9.13 step 4–5).
+      if (listed.kind !== 'header') return undefined;
+      await assertArtifactIdentity(this.config, artifact, listed.header.record);
+      return listed.header.record;
     });
     signal?.throwIfAborted();
     for (const outcome of outcomes) {
@@ -185,11 +234,85 @@ export class JsonlSessionStore implements SessionStorage {
       if (record === undefined) continue;
       const id = record['id'] as string;
       ids.add(id);
-      headers.push({ ...record, id: asSessionId(id) } as unknown as SessionHeader);
+      headers.push(listedHeader(record));
     }
     this.listedSegments = segments;
     this.listingRevisions.set(headers, revisions);
     return headers;
+  }
+
+  /** The tolerant listing of {@link listReport}. */
+  private async listTolerant(signal?: AbortSignal): Promise<ListingReport> {
+    const walk = await walkTolerant(this.config.root, signal);
+    const problems: ListingProblem[] = [...walk.problems];
+    const revisions = new Map<string, FileRevision>();
+    // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
+    const unsure = new Set<string>(walk.flatSegments);
+    const outcomes = await settleInOrder(walk.directories, LISTING_CONCURRENCY, (dir) =>
+      listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal));
+    signal?.throwIfAborted();
+    const listed: { artifact: string; record: Record<string, unknown> }[] = [];
+    const artifactsById = new Map<string, string[]>();
+    walk.directories.forEach((dir, index) => {
+      const outcome = outcomes[index];
+      // Unreachable: a tolerant directory check only rejects with the signal's reason (thrown above) or a defect.
+      if (outcome === undefined) throw new Error('listing outcome missing before the first failure');
+      if (outcome.status === 'rejected') throw outcome.reason;
+      const value = outcome.value;
+      switch (value.kind) {
+        case 'skipped':
+          return;
+        case 'problem':
+          problems.push(value.problem);
+          if (value.segmentUnsure) unsure.add(basename(dir.sessionPath));
+          return;
+        case 'listed': {
+          const id = value.record['id'] as string;
+          const paths = artifactsById.get(id);
+          if (paths === undefined) artifactsById.set(id, [value.artifact]);
+          else paths.push(value.artifact);
+          listed.push(value);
+          return;
+        }
+        default: {
+          const unreachable: never = value;
+          throw new TypeError(`unknown directory listing ${JSON.stringify(unreachable)}`);
+        }
+      }
+    });
+    const headers: SessionHeader[] = [];
+    for (const { artifact, record } of listed) {
+      const id = record['id'] as string;
+      if ((artifactsById.get(id)?.length ?? 0) > 1) {
+        problems.push(listingProblem(artifact, 'SESSION_STORE_DUPLICATE_ID', duplicateIdError(id).message));
+        continue;
+      }
+      headers.push(listedHeader(record));
+    }
+    problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // A lookup from this listing must find what locateArtifact finds: not when a project directory was unreadable
+    // (its session directories are unknown), nor for a segment whose lookup would fail.
+    if (walk.complete) {
+      const segments = new Map<string, string[]>();
+      for (const dir of walk.directories) {
+        if (!unsure.has(basename(dir.sessionPath))) addSegment(segments, dir.sessionPath, dir.projectPath);
+      }
+      this.listedSegments = segments;
+    } else {
+      this.listedSegments = undefined;
+    }
+    this.listingRevisions.set(headers, revisions);
+    return { headers, problems };
+  }
+
+  /** The header read of one listed artifact, through the header cache when there is one; records its revision. */
+  private async readHeader(artifact: string, revisions: Map<string, FileRevision>, signal?: AbortSignal): Promise<ListedHeaderOutcome> {
+    const cache = this.headerCache;
+    if (cache === undefined) return readListedHeader(artifact, this.config.compression, signal);
+    const outcome = await cache.read(artifact, this.config.compression, signal);
+    const revision = cache.listedRevision(artifact);
+    if (revision !== undefined) revisions.set(artifact, revision);
+    return outcome;
   }
 
   /** An opposite-encoding artifact in a session directory fails the listing (§9.13 step 4). */
@@ -322,7 +445,8 @@ export class JsonlSessionStore implements SessionStorage {
    */
   async create(header: SessionHeader, firstBatch: readonly SessionEvent[] = []): Promise<string> {
     const path = artifactPathFor(this.config, header.id, header.cwd);
-    await this.serialized(path, () => materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks));
+    await withStoreIo('create', path, () =>
+      this.serialized(path, () => materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks)));
     return path;
   }
 
@@ -331,7 +455,7 @@ export class JsonlSessionStore implements SessionStorage {
     if (batch.length === 0) return;
     const path = artifactPathFor(this.config, header.id, header.cwd);
     const bytes = await batchBytes(batch, this.config.compression, this.config.packChunks);
-    await this.serialized(path, () => appendBatch(path, bytes));
+    await withStoreIo('append to', path, () => this.serialized(path, () => appendBatch(path, bytes)));
   }
 
   /**
@@ -348,10 +472,10 @@ export class JsonlSessionStore implements SessionStorage {
     const recovered = tail === undefined ? [] : (inspection.decoded.events.slice(stored - tail.recoveredEvents) as SessionEvent[]);
     const batch = [...recovered, ...closers];
     const truncateTo = tail?.truncateTo;
-    await this.serialized(inspection.path, async () => {
+    await withStoreIo('repair', inspection.path, () => this.serialized(inspection.path, async () => {
       if (truncateTo !== undefined) await truncateDurably(inspection.path, truncateTo);
       if (batch.length > 0) await appendBatch(inspection.path, await batchBytes(batch, this.config.compression, this.config.packChunks));
-    });
+    }));
     return batch.length;
   }
 

@@ -30,9 +30,12 @@ export function duplicateIdError(id: string): SessionLogError {
   return new SessionLogError('SESSION_STORE_LAYOUT', `duplicate JSONL session id "${id}" appears in multiple project directories`);
 }
 
-/** No artifact exists for an id (§9.15 R1). */
+/**
+ * No artifact exists for an id (§9.15 R1): dsh's plain `Error` (name `Error`), with the query layer's code
+ * `SESSION_QUERY_SESSION_NOT_FOUND` so a missing session has one code in every layer.
+ */
 export function sessionNotFoundError(id: string): SessionLogError {
-  return new SessionLogError('SESSION_STORE_NOT_FOUND', `session "${id}" not found`);
+  return new SessionLogError('SESSION_QUERY_SESSION_NOT_FOUND', `session "${id}" not found`);
 }
 
 /** The header's id or cwd cannot be turned into a path (§9.5). */

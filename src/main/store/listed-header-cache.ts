@@ -14,12 +14,12 @@
 import { stat } from 'node:fs/promises';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { revisionOf, sameRevision, type FileRevision } from './file-revision.js';
-import { readListedHeader, type ListedHeader } from './header-reader.js';
+import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 
 interface CachedHeader {
   readonly revision: FileRevision;
-  /** `undefined` when the listing skips the artifact (EOF before a complete header, not a header line). */
-  readonly listed: ListedHeader | undefined;
+  /** What the header read found (a header, or why the listing skips the artifact). */
+  readonly listed: ListedHeaderOutcome;
 }
 
 /** The artifact's revision, or `undefined` when it cannot be stat'ed. */
@@ -56,7 +56,7 @@ export class ListedHeaderCache {
   }
 
   /** What {@link readListedHeader} returns for `path` now, read again only when the file's revision changed. */
-  async read(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeader | undefined> {
+  async read(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeaderOutcome> {
     signal?.throwIfAborted();
     const before = await revisionOrUndefined(path);
     signal?.throwIfAborted();

@@ -14,17 +14,29 @@ export interface JsonlStoreOptions {
   readonly compression?: Compression;
   /** Pack runs of stream chunks into rows when writing (readers always decode rows). */
   readonly packChunks?: boolean;
+  /**
+   * How a listing treats an artifact it cannot list (default `'tolerant'`): `'tolerant'` skips it and reports
+   * it as a listing problem, `'strict'` fails the whole listing with dsh's error (SESSION-LOG.md §9.13 step 8).
+   */
+  readonly listing?: ListingMode;
 }
+
+/** The listing modes of {@link JsonlStoreOptions.listing}. */
+export type ListingMode = 'strict' | 'tolerant';
 
 /** The resolved, validated store configuration. */
 export interface JsonlStoreConfig {
   readonly root: string;
   readonly compression: Compression;
   readonly packChunks: boolean;
+  readonly listing: ListingMode;
 }
 
 /** Defaults of SESSION-LOG.md §9.1. */
 export const DEFAULT_COMPRESSION: Compression = 'zstd';
+
+/** One damaged artifact must not hide every healthy session, so listings tolerate damage unless asked not to. */
+export const DEFAULT_LISTING_MODE: ListingMode = 'tolerant';
 
 /** Validates store options and fills in the defaults (SESSION-LOG.md §9.1). */
 export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreConfig {
@@ -39,7 +51,11 @@ export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreC
   if (typeof packChunks !== 'boolean') {
     throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: packChunks must be a boolean');
   }
-  return { root: resolve(options.root), compression, packChunks };
+  const listing = options.listing ?? DEFAULT_LISTING_MODE;
+  if (listing !== 'strict' && listing !== 'tolerant') {
+    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: listing must be "strict" or "tolerant", got ${JSON.stringify(listing)}`);
+  }
+  return { root: resolve(options.root), compression, packChunks, listing };
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * Where artifacts live under a root (SESSION-LOG.md §9.2–§9.5, §9.13 steps 1–3, §9.14) and the
- * identity rule that ties a header to its path.
+ * identity rule that ties a header to its path. File-system failures leave as typed store I/O errors
+ * (`storeIoError`); a missing entry is "absent", as in dsh.
  */
 import { readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
+import type { SessionLogError } from '../../protocol/errors.js';
 import { artifactFileName, encodeSegment, projectDirName } from '../../protocol/storage-paths.js';
 import type { Compression } from '../../protocol/storage-paths.js';
+import { storeIoError, systemErrorCode } from '../../workers/tasks/regular-file.js';
 import type { JsonlStoreConfig } from './store-config.js';
 import { isMissingFile } from './header-reader.js';
 import {
@@ -29,28 +32,39 @@ export function oppositeArtifactName(compression: Compression): string {
 }
 
 /** True when a file name looks like a transcript (flat-file layout detection). */
-function isTranscriptName(name: string): boolean {
+export function isTranscriptName(name: string): boolean {
   return name.endsWith('.jsonl') || name.endsWith('.jsonl.zstd');
 }
 
-/** Directory entries, or an empty list when the directory does not exist. */
+/** The session-directory name a flat transcript file's name stands for (`<segment>.jsonl[.zstd]`). */
+export function flatTranscriptSegment(name: string): string {
+  return name.endsWith('.jsonl.zstd') ? name.slice(0, -'.jsonl.zstd'.length) : name.slice(0, -'.jsonl'.length);
+}
+
+/** True for a failure that means "not permitted here" (EACCES, EPERM), raw or wrapped. */
+export function isAccessDenied(error: unknown): boolean {
+  const code = systemErrorCode(error);
+  return code === 'EACCES' || code === 'EPERM';
+}
+
+/** Directory entries, or an empty list when the directory does not exist; other failures are typed. */
 export async function readDirectory(path: string): Promise<Dirent[]> {
   try {
     return await readdir(path, { withFileTypes: true });
   } catch (error) {
     if (isMissingFile(error)) return [];
-    throw error;
+    throw storeIoError('list directory', path, error);
   }
 }
 
-/** True when a path exists (any kind of entry). */
+/** True when a path exists (any kind of entry); a failure other than "missing" is typed. */
 export async function pathExists(path: string): Promise<boolean> {
   try {
     await stat(path);
     return true;
   } catch (error) {
     if (isMissingFile(error)) return false;
-    throw error;
+    throw storeIoError('stat', path, error);
   }
 }
 
@@ -101,16 +115,29 @@ export async function assertSingleEncoding(config: JsonlStoreConfig): Promise<vo
 /**
  * Finds the artifact of one id (§9.14): a flat file or an opposite-encoding artifact throws, two
  * artifacts are a duplicate, none is `undefined`.
+ *
+ * Only paths of this id are looked at, so other sessions' damage never matters. In tolerant listing mode a
+ * project directory that cannot be searched (its own `stat`s fail with EACCES/EPERM) is skipped as well: it
+ * belongs to whichever sessions it holds, not to this lookup. In strict mode (dsh) it fails the lookup.
  */
 export async function locateArtifact(config: JsonlStoreConfig, id: string, signal?: AbortSignal): Promise<string | undefined> {
   const segment = encodeSegment(id);
   const found: string[] = [];
-  for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
+  projects: for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
     signal?.throwIfAborted();
     const projectPath = join(config.root, project.name);
     for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
       const flatPath = join(projectPath, flat);
-      if (await isFile(flatPath)) throw flatLayoutError(flatPath);
+      let flatFile: boolean;
+      try {
+        flatFile = await isFile(flatPath);
+      } catch (error) {
+        // A flat file's stat needs search permission on the project directory only, so a refusal here is the
+        // project directory's problem: skip it when tolerant.
+        if (config.listing === 'tolerant' && isAccessDenied(error)) continue projects;
+        throw error;
+      }
+      if (flatFile) throw flatLayoutError(flatPath);
     }
     const opposite = join(projectPath, segment, oppositeArtifactName(config.compression));
     if (await pathExists(opposite)) throw encodingMismatchError(opposite, config.compression);
@@ -121,12 +148,13 @@ export async function locateArtifact(config: JsonlStoreConfig, id: string, signa
   return found[0];
 }
 
+/** True when `path` is a regular file (following links); missing is `false`, other failures are typed. */
 async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch (error) {
     if (isMissingFile(error)) return false;
-    throw error;
+    throw storeIoError('stat', path, error);
   }
 }
 
@@ -135,15 +163,23 @@ async function realpathOrUndefined(path: string): Promise<string | undefined> {
     return await realpath(path);
   } catch (error) {
     if (isMissingFile(error)) return undefined;
-    throw error;
+    throw storeIoError('resolve', path, error);
   }
 }
 
+/** How a header breaks the identity rule of §9.5, with the error that reports it. */
+export interface IdentityViolation {
+  readonly kind: 'unnameable' | 'misplaced';
+  readonly error: SessionLogError;
+}
+
 /**
- * The identity rule of §9.5: the artifact at `path` must be the one its header's id and cwd name
- * (the same path, or the same file after resolving links).
+ * The identity rule of §9.5 as a check: `undefined` when the artifact at `path` is the one its header's id and
+ * cwd name (the same path, or the same file after resolving links), else how it is not.
+ *
+ * @throws a typed store I/O error when resolving a path fails for another reason than "missing".
  */
-export async function assertArtifactIdentity(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<void> {
+export async function identityViolation(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<IdentityViolation | undefined> {
   const { id, cwd } = header;
   let expected: string;
   try {
@@ -151,13 +187,23 @@ export async function assertArtifactIdentity(config: JsonlStoreConfig, path: str
     expected = artifactPathFor(config, id, cwd);
   } catch {
     // An empty id or cwd (or a non-string one) cannot be encoded into a path: that is the error.
-    throw unnameableHeaderError(path);
+    return { kind: 'unnameable', error: unnameableHeaderError(path) };
   }
-  if (path === expected) return;
+  if (path === expected) return undefined;
   const [actualReal, expectedReal] = await Promise.all([realpathOrUndefined(path), realpathOrUndefined(expected)]);
   if (actualReal === undefined || expectedReal === undefined || actualReal !== expectedReal) {
-    throw misplacedArtifactError(path, id, expected);
+    return { kind: 'misplaced', error: misplacedArtifactError(path, id, expected) };
   }
+  return undefined;
+}
+
+/**
+ * The identity rule of §9.5: the artifact at `path` must be the one its header's id and cwd name
+ * (the same path, or the same file after resolving links).
+ */
+export async function assertArtifactIdentity(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<void> {
+  const violation = await identityViolation(config, path, header);
+  if (violation !== undefined) throw violation.error;
 }
 
 /** Tracks ids during a listing and fails on the second occurrence (§9.13 step 7). */

@@ -104,8 +104,10 @@ function prototypeFor(name: string, code: string | number | undefined): object {
     case 'ReferenceError':
       return ReferenceError.prototype;
     case 'Error':
-      // SessionLogError keeps the name 'Error' for dsh compatibility; its codes identify it.
-      return typeof code === 'string' && (code.startsWith('SESSION_LOG_') || code.startsWith('SESSION_STORE_'))
+      // SessionLogError keeps the name 'Error' for dsh compatibility; its codes identify it (the store's
+      // not-found error shares the query layer's code, but only a SessionQueryError is named SessionQueryError).
+      return typeof code === 'string'
+        && (code.startsWith('SESSION_LOG_') || code.startsWith('SESSION_STORE_') || code === 'SESSION_QUERY_SESSION_NOT_FOUND')
         ? SessionLogError.prototype
         : Error.prototype;
     default:

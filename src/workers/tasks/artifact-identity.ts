@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { SessionLogError } from '../../protocol/errors.js';
 import { artifactFileName, encodeSegment, projectDirName } from '../../protocol/storage-paths.js';
 import type { ArtifactRef } from '../../protocol/wire/task-shapes.js';
+import { isMissingFile, storeIoError } from './regular-file.js';
 
 function corrupt(message: string): SessionLogError {
   return new SessionLogError('SESSION_LOG_CORRUPT', message);
@@ -18,9 +19,8 @@ async function realpathOrUndefined(path: string): Promise<string | undefined> {
   try {
     return await realpath(path);
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    throw error;
+    if (isMissingFile(error)) return undefined;
+    throw storeIoError('resolve', path, error);
   }
 }
 

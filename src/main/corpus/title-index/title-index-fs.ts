@@ -4,11 +4,11 @@
  * index file, creating its cache directory and replacing it atomically.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { revisionOf, type FileRevision } from '../../store/file-revision.js';
-import { isMissingFile } from '../../store/header-reader.js';
+import { isMissingFile, openRegularFile, readRegularFile } from '../../../workers/tasks/regular-file.js';
 
 /** One byte range to read. */
 export interface ByteRange {
@@ -73,7 +73,7 @@ export const nodeTitleIndexFs: TitleIndexFs = {
   },
 
   async readRanges(path, ranges) {
-    const handle = await open(path, 'r');
+    const handle = await openRegularFile(path);
     try {
       const out: Uint8Array[] = [];
       for (const range of ranges) out.push(await readFully(handle, range));
@@ -84,7 +84,7 @@ export const nodeTitleIndexFs: TitleIndexFs = {
   },
 
   async readFile(path, signal) {
-    return readFile(path, signal === undefined ? {} : { signal });
+    return readRegularFile(path, signal);
   },
 
   async replaceFile(path, bytes) {

@@ -1,0 +1,200 @@
+/**
+ * The tolerant listing (the store's default, `listing: 'tolerant'`): the walk and per-directory checks of
+ * SESSION-LOG.md §9.13, except that whatever makes dsh fail the whole listing — and whatever dsh skips
+ * silently although it is damage — skips only the entry concerned and is reported as a {@link ListingProblem}.
+ * Healthy sessions stay listed. Only the root itself failing (unreadable) still fails the listing: then no
+ * session can be listed at all.
+ */
+import { lstat, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SessionFormatUnsupportedError, SessionLogError } from '../../protocol/errors.js';
+import { artifactFileName } from '../../protocol/storage-paths.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import { storeIoError } from '../../workers/tasks/regular-file.js';
+import { isMissingFile, type ListedHeaderOutcome } from './header-reader.js';
+import { encodingMismatchError, flatLayoutError } from './layout-errors.js';
+import type { ListingProblem, ListingProblemCode } from './listing-problem.js';
+import type { JsonlStoreConfig } from './store-config.js';
+import {
+  flatTranscriptSegment,
+  identityViolation,
+  isTranscriptName,
+  oppositeArtifactName,
+  pathExists,
+  readDirectory,
+  type SessionDirectory,
+} from './store-layout.js';
+
+/** What the tolerant walk of a root found. */
+export interface TolerantWalk {
+  /** Every session directory of every readable project directory, in walk order. */
+  readonly directories: readonly SessionDirectory[];
+  /** Project directories that could not be read, and flat transcript files. */
+  readonly problems: readonly ListingProblem[];
+  /** Segment names of flat transcript files: a lookup of such an id must run (it fails with the flat-file text). */
+  readonly flatSegments: ReadonlySet<string>;
+  /** False when a project directory could not be read, so the session directories it holds are unknown. */
+  readonly complete: boolean;
+}
+
+/** One problem. */
+export function listingProblem(path: string, code: ListingProblemCode, message: string): ListingProblem {
+  return { path, code, message };
+}
+
+/**
+ * The problem a failure of one entry's checks is reported as. The signal's reason is rethrown (an aborted
+ * listing rejects, it does not report), and so is anything that is not one of the store's typed errors: that
+ * is a defect, not damage on disk.
+ */
+export function problemOfError(path: string, error: unknown, signal: AbortSignal | undefined): ListingProblem {
+  signal?.throwIfAborted();
+  if (error instanceof SessionLogError) {
+    switch (error.code) {
+      case 'SESSION_STORE_NOT_A_FILE':
+      case 'SESSION_STORE_ACCESS_DENIED':
+      case 'SESSION_STORE_IO_FAILED':
+        return listingProblem(path, error.code, error.message);
+      default:
+        // Every other code a header read throws is about the header's bytes (frame, checksum, line, fields).
+        return listingProblem(path, 'SESSION_STORE_CORRUPT_HEADER', error.message);
+    }
+  }
+  if (error instanceof SessionFormatUnsupportedError) return listingProblem(path, 'SESSION_STORE_CORRUPT_HEADER', error.message);
+  throw error;
+}
+
+/**
+ * Steps 2–3 of §9.13, tolerantly: the root's directories are project directories; one that cannot be read is a
+ * problem (its sessions are unknown), a flat transcript file in one is a problem, and every subdirectory is a
+ * session directory. A root that cannot be read throws a typed store I/O error; a missing root has no sessions.
+ */
+export async function walkTolerant(root: string, signal?: AbortSignal): Promise<TolerantWalk> {
+  signal?.throwIfAborted();
+  const directories: SessionDirectory[] = [];
+  const problems: ListingProblem[] = [];
+  const flatSegments = new Set<string>();
+  let complete = true;
+  const projects = (await readDirectory(root)).filter((entry) => entry.isDirectory());
+  for (const project of projects) {
+    signal?.throwIfAborted();
+    const projectPath = join(root, project.name);
+    let entries;
+    try {
+      entries = await readdir(projectPath, { withFileTypes: true });
+    } catch (error) {
+      // Removed since the root was read: nothing to list, nothing damaged.
+      if (isMissingFile(error)) continue;
+      problems.push(problemOfError(projectPath, storeIoError('list directory', projectPath, error), signal));
+      complete = false;
+      continue;
+    }
+    signal?.throwIfAborted();
+    for (const entry of entries) {
+      if (entry.isFile() && isTranscriptName(entry.name)) {
+        const flat = join(projectPath, entry.name);
+        problems.push(listingProblem(flat, 'SESSION_STORE_FLAT_LAYOUT', flatLayoutError(flat).message));
+        flatSegments.add(flatTranscriptSegment(entry.name));
+      }
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) directories.push({ projectPath, sessionPath: join(projectPath, entry.name) });
+    }
+  }
+  return { directories, problems, flatSegments, complete };
+}
+
+/** What the tolerant check of one session directory found. */
+export type DirectoryListing =
+  | { readonly kind: 'listed'; readonly artifact: string; readonly record: Record<string, unknown> }
+  /** `segmentUnsure`: a lookup of this directory's id must run itself (it would fail, not find this artifact). */
+  | { readonly kind: 'problem'; readonly problem: ListingProblem; readonly segmentUnsure: boolean }
+  /** No artifact here (dsh skips the directory too). */
+  | { readonly kind: 'skipped' };
+
+const SKIPPED: DirectoryListing = Object.freeze({ kind: 'skipped' });
+
+function problem(path: string, code: ListingProblemCode, message: string, segmentUnsure = false): DirectoryListing {
+  return { kind: 'problem', problem: listingProblem(path, code, message), segmentUnsure };
+}
+
+/** The inspection's text for a header that ends too early (§9.6, §9.9). */
+function incompleteHeaderText(compression: Compression): string {
+  return compression === 'zstd' ? 'empty or header-less Zstandard session log' : 'empty or header-less session log';
+}
+
+/**
+ * Step 4–6 of §9.13 for one session directory, tolerantly: an opposite-encoding artifact, a header that cannot
+ * be read or is not a header, a non-regular or unreadable artifact, a dangling link and an identity violation
+ * are each one problem. `readHeader` reads (or answers from the listing cache) the header of the artifact.
+ */
+export async function listSessionDirectory(
+  config: JsonlStoreConfig,
+  dir: SessionDirectory,
+  readHeader: (artifact: string) => Promise<ListedHeaderOutcome>,
+  signal: AbortSignal | undefined,
+): Promise<DirectoryListing> {
+  const name = artifactFileName(config.compression);
+  const artifact = join(dir.sessionPath, name);
+  let entries: string[];
+  try {
+    entries = await readdir(dir.sessionPath);
+  } catch (error) {
+    if (isMissingFile(error)) return SKIPPED;
+    return { kind: 'problem', problem: problemOfError(dir.sessionPath, storeIoError('list directory', dir.sessionPath, error), signal), segmentUnsure: false };
+  }
+  signal?.throwIfAborted();
+  const oppositeName = oppositeArtifactName(config.compression);
+  const opposite = join(dir.sessionPath, oppositeName);
+  try {
+    // Decided by `stat`, as the strict listing and the lookup decide it (a dangling link of that name is absent).
+    if (entries.includes(oppositeName) && await pathExists(opposite)) {
+      return problem(opposite, 'SESSION_STORE_MIXED_ENCODING', encodingMismatchError(opposite, config.compression).message, true);
+    }
+  } catch (error) {
+    return { kind: 'problem', problem: problemOfError(opposite, error, signal), segmentUnsure: true };
+  }
+  if (!entries.includes(name)) return SKIPPED;
+  try {
+    const outcome = await readHeader(artifact);
+    signal?.throwIfAborted();
+    switch (outcome.kind) {
+      case 'header': {
+        const violation = await identityViolation(config, artifact, outcome.header.record);
+        signal?.throwIfAborted();
+        if (violation === undefined) return { kind: 'listed', artifact, record: outcome.header.record };
+        return violation.kind === 'unnameable'
+          ? problem(artifact, 'SESSION_STORE_UNNAMEABLE_HEADER', violation.error.message)
+          : problem(artifact, 'SESSION_STORE_MISPLACED_ARTIFACT', violation.error.message);
+      }
+      case 'missing':
+        return await missingArtifact(artifact);
+      case 'incomplete':
+        return problem(artifact, 'SESSION_STORE_INCOMPLETE_HEADER', incompleteHeaderText(config.compression));
+      case 'not-a-header':
+        return problem(artifact, 'SESSION_STORE_CORRUPT_HEADER', outcome.message);
+      default: {
+        const unreachable: never = outcome;
+        throw new TypeError(`unknown header outcome ${JSON.stringify(unreachable)}`);
+      }
+    }
+  } catch (error) {
+    return { kind: 'problem', problem: problemOfError(artifact, error, signal), segmentUnsure: false };
+  }
+}
+
+/**
+ * The directory lists the artifact's name but opening it found nothing: a dangling symbolic link is damage; an
+ * artifact removed since the directory was read is simply gone.
+ */
+async function missingArtifact(artifact: string): Promise<DirectoryListing> {
+  try {
+    if ((await lstat(artifact)).isSymbolicLink()) {
+      return problem(artifact, 'SESSION_STORE_BROKEN_LINK', `session store: ${JSON.stringify(artifact)} is a symbolic link to a missing file`);
+    }
+  } catch (error) {
+    if (isMissingFile(error)) return SKIPPED;
+    return { kind: 'problem', problem: problemOfError(artifact, storeIoError('stat', artifact, error), undefined), segmentUnsure: false };
+  }
+  return SKIPPED;
+}
