@@ -134,7 +134,7 @@ describe('human output is terminal-safe; --json keeps raw values', () => {
     expect(human.stdout).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F]/);
     expect(human.stdout).toContain('Nightly \\u{001B}[2J\\u{001B}[31mred\\u{000D}over\\u{0007}');
     const json = await cli(['sessions', '--root', root, '--json']);
-    const rows = JSON.parse(json.stdout) as Array<{ header: { id: string }; title: { title: string } | null }>;
+    const rows = (JSON.parse(json.stdout) as { sessions: Array<{ header: { id: string }; title: { title: string } | null }> }).sessions;
     expect(rows.find((row) => row.header.id === WEBSHOP)?.title?.title).toBe(hostile);
   });
 

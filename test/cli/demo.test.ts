@@ -38,7 +38,7 @@ describe('sessionctx demo', () => {
     expect(stdout).toContain(`sessionctx dcp show b1 --raw --session session-demo-dcp-cart-totals --root ${root as string}\n`);
     try {
       const listed = await run(process.execPath, [BIN, 'sessions', '--root', root as string, '--json']);
-      const rows = JSON.parse(listed.stdout) as Array<{ header: { id: string }; title: { title: string } | null }>;
+      const rows = (JSON.parse(listed.stdout) as { sessions: Array<{ header: { id: string }; title: { title: string } | null }> }).sessions;
       expect(rows).toHaveLength(6);
       // The five hand-written sessions carry titles; the scripted DCP session has none.
       expect(rows.filter((row) => row.title === null).map((row) => row.header.id)).toEqual(['session-demo-dcp-cart-totals']);

@@ -40,7 +40,7 @@ describe('discovery over a root with a corrupt log', () => {
 
   it('lists the corrupt session under its id and warns once on stderr', async () => {
     const { stdout, stderr } = await run(process.execPath, [BIN, 'sessions', '--root', root, '--query', '', '--json']);
-    const candidates = JSON.parse(stdout) as Array<{ sessionId: string; label: string }>;
+    const { candidates } = JSON.parse(stdout) as { candidates: Array<{ sessionId: string; label: string }> };
     expect(candidates.map((candidate) => [candidate.sessionId, candidate.label])).toEqual([
       ['broken', 'broken'],
       ['healthy', 'Healthy title'],
@@ -55,7 +55,7 @@ describe('discovery over a root with a corrupt log', () => {
 
   it('a query that matches only the healthy session still reports the unreadable log it observed', async () => {
     const { stdout, stderr } = await run(process.execPath, [BIN, 'sessions', '--root', root, '--query', 'healthy', '--json']);
-    expect((JSON.parse(stdout) as Array<{ sessionId: string }>).map((candidate) => candidate.sessionId)).toEqual(['healthy']);
+    expect((JSON.parse(stdout) as { candidates: Array<{ sessionId: string }> }).candidates.map((candidate) => candidate.sessionId)).toEqual(['healthy']);
     // The corrupt log is observed (a non-empty query reads every title) and reported, but it does not match.
     expect(stderr).toContain('session "broken" is listed by its id');
   });

@@ -59,7 +59,7 @@ describe('sessionctx index', () => {
     const log = join(root, '--home-dev-projects-webshop--', 'session-9d029d81-e515-48ac-b168-fef7011f3491', 'session.jsonl');
     appendFileSync(log, '{"type":"session/title","seq":88,"time":1772581600000,"data":{"title":"Renamed by test","messageSeqs":[4],"source":{"kind":"user"}}}\n');
     expect(await cli(['index', 'build', '--root', root])).toMatchObject({ stats: { statOnly: 13, incremental: 1, full: 0 } });
-    const candidates = (await cli(['sessions', '--root', root, '--query', 'renamed by test'])) as Array<{ sessionId: string; label: string }>;
+    const { candidates } = (await cli(['sessions', '--root', root, '--query', 'renamed by test'])) as { candidates: Array<{ sessionId: string; label: string }> };
     expect(candidates).toEqual([expect.objectContaining({ sessionId: 'session-9d029d81-e515-48ac-b168-fef7011f3491', label: 'Renamed by test' })]);
     expect(await cli(['index', 'clear', '--root', root])).toMatchObject({ removed: true, indexPath: status.indexPath });
     expect(existsSync(status.indexPath)).toBe(false);

@@ -80,7 +80,8 @@ describe('sessionctx sessions', () => {
   it('--json lists every header newest first with its folded title', async () => {
     const result = await cli(['sessions', '--root', ZSTD_ROOT, '--json']);
     expect(result.code).toBe(0);
-    const rows = JSON.parse(result.stdout) as Array<{ header: unknown; title: unknown }>;
+    const { sessions: rows, problems } = JSON.parse(result.stdout) as { sessions: Array<{ header: unknown; title: unknown }>; problems: unknown[] };
+    expect(problems).toEqual([]);
     const listing = readExpected<Array<{ header: unknown }>>('listing.json');
     const titles = readExpected<Array<{ value: { title?: unknown } }>>('titles.json');
     expect(rows.map((row) => row.header)).toEqual(listing.map((record) => record.header));
@@ -93,7 +94,7 @@ describe('sessionctx sessions', () => {
       mkdirSync(join(home, 'sessions'));
       const result = await cli(['sessions', '--json'], { ...process.env, DSH_HOME: home });
       expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual([]);
+      expect(JSON.parse(result.stdout)).toEqual({ sessions: [], problems: [] });
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

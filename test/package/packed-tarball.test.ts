@@ -52,6 +52,6 @@ describe('the packed tarball', () => {
     const root = join(scratch, 'root');
     cpSync(RAW_ROOT, root, { recursive: true });
     const { stdout } = await run(npx, ['--no-install', 'sessionctx', 'sessions', '--root', root, '--json'], { cwd: project, env });
-    expect((JSON.parse(stdout) as unknown[]).length).toBe(14);
+    expect((JSON.parse(stdout) as { sessions: unknown[] }).sessions.length).toBe(14);
   });
 });

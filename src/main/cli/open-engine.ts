@@ -46,6 +46,9 @@ export async function withEngine<T>(context: CommandContext, work: (engine: Loca
     // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
     store: { env: io.env },
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
+    onListingProblem: (problem) => {
+      io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`);
+    },
     onTitleFailure: (sessionId, reason) => {
       const message = reason instanceof Error ? reason.message : String(reason);
       io.stderr.write(

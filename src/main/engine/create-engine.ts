@@ -22,7 +22,8 @@ import type { JsonlSessionStoreOptions } from '../store/jsonl-store.js';
 import { detectCompression } from '../store/detect-compression.js';
 import { DEFAULT_COMPRESSION } from '../store/store-config.js';
 import type { Compression } from '../../protocol/storage-paths.js';
-import type { SessionTitleObservation } from '../corpus/session-query.js';
+import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import type { ListingProblem } from '../store/listing-problem.js';
 import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
 
@@ -49,6 +50,11 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
    * labelled by its id, as dsh does): the CLI prints it as a warning instead of leaving the fallback silent.
    */
   readonly onTitleFailure?: (sessionId: SessionId, reason: unknown) => void;
+  /**
+   * Called once per damaged artifact (path and code) that a listing of this engine skipped — a listing of its own
+   * or one inside discovery or preparation — so a host or the CLI can say what it left out.
+   */
+  readonly onListingProblem?: (problem: ListingProblem) => void;
 }
 
 /**
@@ -69,8 +75,20 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const titles = (options.titles ?? 'index') === 'index'
     ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...(options.query === undefined ? {} : { config: options.query }) })
     : new PoolTitleSnapshots({ runner, registry, ...(store === undefined ? {} : { storage: store }), ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }) });
+  const reportedProblems = new Set<string>();
+  async function listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    const report = await query.listSessionsReport(signal);
+    for (const problem of report.problems) {
+      const key = `${problem.code}\u0000${problem.path}`;
+      if (reportedProblems.has(key)) continue;
+      reportedProblems.add(key);
+      options.onListingProblem?.(problem);
+    }
+    return report;
+  }
+  const listSessions = async (signal?: AbortSignal): Promise<SessionRecord[]> => (await listSessionsReport(signal)).records;
   const sessionQuery: ReferenceSessionQuery = {
-    listSessions: (signal) => query.listSessions(signal),
+    listSessions,
     readSurface: (id, signal) => query.readSurface(id, signal),
     readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
   };
@@ -79,7 +97,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const service = new SessionReferenceService({ sessionQuery: discoveryQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
-    const ids = (await query.listSessions(scan.signal)).map((record) => record.header.id);
+    const ids = (await listSessions(scan.signal)).map((record) => record.header.id);
     let titled = 0;
     let failed = 0;
     const step = Math.max(1, options.titleBatchSize ?? 16) * 4;
@@ -98,7 +116,8 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     runner,
     store,
     compression,
-    listSessions: (signal) => query.listSessions(signal),
+    listSessions,
+    listSessionsReport,
     readTitleSnapshots: (ids, signal) => discoveryQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) => service.listCandidates(agent, text, limit, signal),

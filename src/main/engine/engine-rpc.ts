@@ -8,11 +8,12 @@ import type { WireError } from '../../protocol/wire/wire-error.js';
 import type { EngineProgress, TitleScanSummary } from './engine-types.js';
 
 /** The engine methods callable with plain-data arguments. */
-export type EngineMethod = 'listSessions' | 'readSurface' | 'readTitleSnapshots' | 'listCandidates' | 'candidates' | 'prepare';
+export type EngineMethod = 'listSessions' | 'listSessionsReport' | 'readSurface' | 'readTitleSnapshots' | 'listCandidates' | 'candidates' | 'prepare';
 
 /** The argument index of each method's `AbortSignal`. */
 export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
   listSessions: 0,
+  listSessionsReport: 0,
   readSurface: 1,
   readTitleSnapshots: 1,
   listCandidates: 3,

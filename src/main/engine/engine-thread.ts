@@ -25,7 +25,7 @@ import { nodeEndpoint } from './node-endpoint.js';
 const ENTRY_URL = new URL('./engine-thread-entry.js', import.meta.url);
 
 /** Methods whose abort rejects with exactly `signal.reason` (the query layer, SESSION-LOG.md §10.1). */
-const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set(['listSessions', 'readSurface', 'readTitleSnapshots']);
+const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set(['listSessions', 'listSessionsReport', 'readSurface', 'readTitleSnapshots']);
 
 /** The returned messages of a surface snapshot are deep-frozen (§10.4 step 8); the header is not. */
 function refreezeSurface(snapshot: SessionSurfaceSnapshot): SessionSurfaceSnapshot {
@@ -52,6 +52,7 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
       return (value as Array<SessionTitleObservation | (RejectedTitleObservation & { reason: WireError })>).map((observation) =>
         observation.status === 'rejected' ? { ...observation, reason: rebuildError(observation.reason as WireError) } : observation);
     case 'listSessions':
+    case 'listSessionsReport':
     case 'listCandidates':
     case 'candidates':
       return value;
@@ -76,6 +77,10 @@ class EngineThreadClient implements SessionEngine {
 
   listSessions(...args: Parameters<SessionEngine['listSessions']>): ReturnType<SessionEngine['listSessions']> {
     return this.#call('listSessions', args) as ReturnType<SessionEngine['listSessions']>;
+  }
+
+  listSessionsReport(...args: Parameters<SessionEngine['listSessionsReport']>): ReturnType<SessionEngine['listSessionsReport']> {
+    return this.#call('listSessionsReport', args) as ReturnType<SessionEngine['listSessionsReport']>;
   }
 
   readSurface(...args: Parameters<SessionEngine['readSurface']>): ReturnType<SessionEngine['readSurface']> {

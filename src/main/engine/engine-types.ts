@@ -5,7 +5,7 @@
 import type { ContentBlock, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import type { SessionQueryConfigInput } from '../corpus/query-config.js';
-import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
 import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
 
@@ -62,6 +62,8 @@ export interface TitleScanSummary {
 export interface SessionEngine {
   /** Every known session (SESSION-LOG.md §10.3). */
   listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
+  /** {@link listSessions} with what the tolerant listing skipped (damaged artifacts, with path and code). */
+  listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
   /** The current surface of one session (§10.4). */
   readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot>;
   /** Title observations of sessions, in input order, one per id (SESSION-LOG.md §10.5). */

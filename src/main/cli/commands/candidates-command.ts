@@ -28,11 +28,13 @@ export interface CandidatesCommandOptions {
 export async function runCandidatesCommand(context: CommandContext, options: CandidatesCommandOptions): Promise<void> {
   const { io, signal } = context;
   await withEngine(context, async (engine) => {
+    // The listing's problems are reported on stderr by the engine; with --json they are part of the answer too.
+    const { problems } = await engine.listSessionsReport(signal);
     const target = await resolveTarget(engine, options.target, options.cwd, signal);
     const limit = options.limit ?? context.resolved.config.candidateLimit;
     const candidates: MentionCandidate[] = await engine.candidates(target, options.query, signal, limit);
     if (context.json) {
-      writeJson(io, candidates);
+      writeJson(io, { candidates, problems });
       return;
     }
     if (candidates.length === 0) {

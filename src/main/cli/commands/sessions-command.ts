@@ -1,5 +1,7 @@
 /**
- * `sessionctx sessions`: the sessions of a root with their titles, in listing order.
+ * `sessionctx sessions`: the sessions of a root with their titles, in listing order. Damaged artifacts the
+ * listing skipped are reported once each on stderr (and as `problems` with `--json`); every healthy session is
+ * still listed.
  */
 import type { SessionHeader, SessionTitleSnapshot } from '../../../protocol/events.js';
 import { errorCode } from '../../../protocol/error-code.js';
@@ -24,7 +26,7 @@ export interface SessionListing {
 export async function runSessionsCommand(context: CommandContext): Promise<void> {
   const { io, signal } = context;
   await withEngine(context, async (engine) => {
-    const records = await engine.listSessions(signal);
+    const { records, problems } = await engine.listSessionsReport(signal);
     const titles = await engine.readTitleSnapshots(records.map((record) => record.header.id), signal);
     const listings: SessionListing[] = records.map((record, index) => {
       const observation = titles[index];
@@ -35,7 +37,7 @@ export async function runSessionsCommand(context: CommandContext): Promise<void>
       return { header: record.header, title: observation.value.title ?? null };
     });
     if (context.json) {
-      writeJson(io, listings);
+      writeJson(io, { sessions: listings, problems });
       return;
     }
     if (listings.length === 0) {
