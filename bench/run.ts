@@ -3,6 +3,7 @@
  * report for bench/RESULTS.md.
  */
 import { machineLine } from './support/measure.js';
+import { runEngineDiscovery } from './engine-discovery.js';
 import { runP1 } from './p1-prepare.js';
 import { runP1Pool } from './p3-p1-through-pool.js';
 import { runP3 } from './p3-stall.js';
@@ -29,6 +30,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p7: runP7,
   p8: runP8,
   transport: runTransport,
+  engine: runEngineDiscovery,
 };
 
 const requested = process.argv.slice(2);
