@@ -82,12 +82,19 @@ describe('sessionctx index', () => {
     expect(built.stdout).toContain(`index file: ${indexPath}\n`);
     const reported = (await human(['index', 'status', '--root', root], { XDG_CACHE_HOME: cacheHome })).stdout;
     expect(reported.startsWith(`title index ${indexPath}\n14 entries, `)).toBe(true);
-    // A cache "directory" that is a file: nothing can be written; build says so on stdout, nothing on stderr.
+    // A cache "directory" that is a file: nothing can be written, so the build fails (exit 1) and says why.
     const blocked = join(root, '..', 'not-a-directory');
     writeFileSync(blocked, '');
-    const failing = await human(['index', 'build', '--root', root, '--json'], { XDG_CACHE_HOME: blocked });
-    expect(failing.stderr).toBe('');
-    expect(JSON.parse(failing.stdout)).toMatchObject({ fulfilled: 14, note: expect.stringContaining('title index not written to') });
+    const failing = await human(['index', 'build', '--root', root, '--json'], { XDG_CACHE_HOME: blocked }).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failing?.code).toBe(1);
+    expect(failing?.stderr).toBe('');
+    const { error } = JSON.parse(failing?.stdout ?? '') as { error: { code: string; message: string; details: Record<string, unknown> } };
+    expect(error.code).toBe('CLI_INDEX_NOT_WRITTEN');
+    expect(error.message).toContain('the index was not saved: title index not written to');
+    expect(error.details).toMatchObject({ fulfilled: 14 });
   });
 
   it('a corrupt index file is reported by status and rebuilt by build', async () => {

@@ -6,21 +6,25 @@
  */
 
 /** The codes of {@link CliError}. */
-export type CliErrorCode = 'CLI_ROOT_NOT_FOUND' | 'CLI_SESSION_ID_AMBIGUOUS' | 'CLI_INPUT_UNREADABLE' | 'CLI_IO_FAILED';
+export type CliErrorCode = 'CLI_ROOT_NOT_FOUND' | 'CLI_SESSION_ID_AMBIGUOUS' | 'CLI_INPUT_UNREADABLE' | 'CLI_IO_FAILED' | 'CLI_INDEX_NOT_WRITTEN';
 
 /** A typed CLI failure (exit status 1). */
 export class CliError extends Error {
   /** The stable code. */
   readonly code: CliErrorCode;
+  /** What the command had done when it failed, for `--json` (`error.details`). */
+  readonly details: Readonly<Record<string, unknown>> | undefined;
 
   /**
    * @param code - the stable code.
    * @param message - what went wrong, naming the path or the input.
+   * @param options - the cause, and details for `--json`.
    */
-  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown; details?: Readonly<Record<string, unknown>> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CliError';
     this.code = code;
+    this.details = options?.details;
   }
 }
 

@@ -17,6 +17,7 @@ import type { CliIo } from '../cli-io.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { progressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
+import { CliError } from '../cli-error.js';
 
 /** The index verbs. */
 export type IndexVerb = 'build' | 'status' | 'clear';
@@ -62,17 +63,24 @@ async function build(io: CliIo, options: IndexCommandOptions, signal?: AbortSign
     fulfilled,
     rejected,
     stats: store.titleIndexStats ?? null,
-    // Asked for explicitly, so a file that could not be written is reported (as data, not as a warning).
+    // Asked for explicitly, so a file that could not be written fails the build (below).
     note: store.titleIndexNote ?? null,
   };
+  // The user asked for an index on disk: a build whose file could not be written has not done its job.
+  if (summary.indexPath === null || summary.note !== null) {
+    throw new CliError(
+      'CLI_INDEX_NOT_WRITTEN',
+      `observed ${ids.length} title${ids.length === 1 ? '' : 's'} under ${options.root}, but the index was not saved: ${summary.note ?? NO_CACHE}`,
+      { details: summary },
+    );
+  }
   if (options.json) {
     writeJson(io, summary);
     return;
   }
   writeLines(io, [
     `indexed ${ids.length} session${ids.length === 1 ? '' : 's'} under ${options.root}`,
-    `index file: ${summary.indexPath ?? NO_CACHE}`,
-    ...(summary.note === null || summary.indexPath === null ? [] : [summary.note]),
+    `index file: ${summary.indexPath}`,
     ...(summary.stats === null ? [] : [`answered: ${Object.entries(summary.stats).map(([kind, count]) => `${kind} ${String(count)}`).join(', ')}`]),
     ...rejected.map((failure) => `unreadable: ${failure.sessionId}: ${failure.message}`),
   ]);
