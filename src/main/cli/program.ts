@@ -132,7 +132,7 @@ export function buildProgram(run: ProgramRun): Command {
         .option('--cwd <dir>', 'discovery: rank as if citing from this working directory')
         .option('--limit <n>', 'discovery: how many candidates at most (default: candidateLimit, 20)', positiveInteger),
     ),
-    ['sessionctx sessions --root ~/.dsh/sessions', 'sessionctx sessions --query "billing" --cwd ~/projects/webshop --limit 5', 'sessionctx sessions --json | jq ".[].header.id"'],
+    ['sessionctx sessions --root ~/.dsh/sessions', 'sessionctx sessions --query "billing" --cwd ~/projects/webshop --limit 5', 'sessionctx sessions --json | jq ".sessions[].header.id"'],
   ).action(async (options: CommonOptions & { query?: string; target?: string; cwd?: string; limit?: number }) => {
     const context = await contextFor(run, options);
     const discovery = options.query !== undefined || options.target !== undefined || options.cwd !== undefined || options.limit !== undefined;
