@@ -33,11 +33,17 @@ export async function assertRootExists(root: string): Promise<void> {
  * Builds the engine over the configured root, runs `work` with it and closes it.
  * @param context - the command's context.
  * @param work - what the command does with the engine.
+ * @param options - `createsRoot`: the command writes sessions and may start from a missing root.
  * @returns what `work` returns.
  */
-export async function withEngine<T>(context: CommandContext, work: (engine: LocalSessionEngine) => Promise<T>): Promise<T> {
+export async function withEngine<T>(
+  context: CommandContext,
+  work: (engine: LocalSessionEngine) => Promise<T>,
+  { createsRoot = false }: { readonly createsRoot?: boolean } = {},
+): Promise<T> {
   const { config } = context.resolved;
-  await assertRootExists(config.root);
+  // A command that writes sessions (script run) creates a missing root; every other command needs it to exist.
+  if (!createsRoot) await assertRootExists(config.root);
   const { io } = context;
   const engine = await createEngine({
     root: config.root,

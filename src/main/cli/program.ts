@@ -23,8 +23,6 @@ import { runSessionsCommand } from './commands/sessions-command.js';
 import { runShowCommand } from './commands/show-command.js';
 import { runScriptCommand } from './commands/script-command.js';
 import { runIndexCommand } from './commands/index-command.js';
-import { dcpPlugin } from '../dcp/dcp-plugin.js';
-import { WorkerPool } from '../pool/worker-pool.js';
 import { runDemoCommand } from './commands/demo-command.js';
 import { runDcpCommand } from './commands/dcp-command.js';
 
@@ -191,10 +189,10 @@ export function buildProgram(run: ProgramRun): Command {
     ['status', 'say where the index is, how many entries it holds and whether it is valid'],
     ['clear', 'remove this root\'s index (the next discovery rebuilds it)'],
   ] as const) {
-    examples(withCommonOptions(index.command(verb).description(summary), { workers: false }), [`sessionctx index ${verb} --root ~/.dsh/sessions`]).action(async (options: CommonOptions) => {
+    examples(withCommonOptions(index.command(verb).description(summary), { workers: verb === 'build' }), [`sessionctx index ${verb} --root ~/.dsh/sessions`]).action(async (options: CommonOptions) => {
       const context = await contextFor(run, options);
-      if (verb !== 'clear') await assertRootExists(context.resolved.config.root);
-      return runIndexCommand(io, { root: context.resolved.config.root, json: context.json, verb }, run.signal);
+      if (verb === 'status') await assertRootExists(context.resolved.config.root);
+      return runIndexCommand(context, verb);
     });
   }
 
@@ -207,16 +205,7 @@ export function buildProgram(run: ProgramRun): Command {
         .argument('<scenario>', 'the scenario JSON file'),
     ),
     ['sessionctx script run examples/compress-scenario.json --root /tmp/sessions'],
-  ).action(async (file: string, options: CommonOptions) => {
-    const context = await contextFor(run, options);
-    // Full-log folds of long scenario sessions run on worker threads, started only if one is needed.
-    const pool = new WorkerPool({ size: context.resolved.config.poolSize });
-    try {
-      return await runScriptCommand(io, { root: context.resolved.config.root, json: context.json, file: expandHome(file, io.env), plugins: [dcpPlugin({ fullLogTasks: { runner: pool } })] });
-    } finally {
-      await pool.close();
-    }
-  });
+  ).action(async (file: string, options: CommonOptions) => runScriptCommand(await contextFor(run, options), { file: expandHome(file, io.env) }));
 
   examples(
     withCommonOptions(
@@ -232,14 +221,9 @@ export function buildProgram(run: ProgramRun): Command {
     ['sessionctx dcp stats --session session-9d029d81', 'sessionctx dcp show b1 --raw --session session-9d029d81', 'sessionctx dcp manual on --session session-9d029d81'],
   ).action(async (subcommand: string, args: string[], options: CommonOptions & { session: string; raw?: boolean; intoContext?: boolean }) => {
     const context = await contextFor(run, options);
-    await assertRootExists(context.resolved.config.root);
-    return runDcpCommand(io, {
-      root: context.resolved.config.root,
-      json: context.json,
+    return runDcpCommand(context, {
       sessionId: options.session,
       args: [subcommand, ...args, ...(options.raw === true ? ['--raw'] : []), ...(options.intoContext === true ? ['--into-context'] : [])],
-      dcpConfig: context.resolved.config.dcp,
-      poolSize: context.resolved.config.poolSize,
     });
   });
 

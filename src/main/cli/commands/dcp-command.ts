@@ -10,23 +10,18 @@ import { asSessionId } from '../../../protocol/events.js';
 import { DcpCommandError } from '../../dcp/dcp-command-error.js';
 import { checkStoredDcpArgs, runStoredDcpCommand } from '../../dcp/stored-session.js';
 import { UsageError } from '../usage-error.js';
-import { WorkerPool } from '../../pool/worker-pool.js';
-import type { CliIo } from '../cli-io.js';
+import type { CommandContext } from '../command-context.js';
 import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { openCorpus } from '../open-corpus.js';
+import { withEngine } from '../open-engine.js';
+import { resolveSessionId } from '../session-id-prefix.js';
 
-/** Options of the `dcp` command. */
+/** Options of the `dcp` command (its `dcp` configuration namespace comes from the resolved configuration). */
 export interface DcpCommandOptions {
-  readonly root: string;
-  readonly json: boolean;
+  /** The stored session: an id or an unambiguous prefix. */
   readonly sessionId: string;
   /** The subcommand and its arguments, as typed after `dcp`. */
   readonly args: readonly string[];
-  /** The resolved `dcp` configuration namespace. */
-  readonly dcpConfig: Readonly<Record<string, unknown>>;
-  /** Worker threads for full-log folds (`/dcp stats` on a long log); started only if one is needed. */
-  readonly poolSize: number;
 }
 
 /** The command line shape of `sessionctx dcp`, naming every sub-command (DCP.md §11.1). */
@@ -44,7 +39,8 @@ function cliError(error: unknown): unknown {
  * @throws UsageError `CLI_USAGE` when the arguments are no `/dcp` command (the message names the sub-commands).
  * @throws DcpCommandError `DCP_BLOCK_NOT_FOUND` or `DCP_COMMAND_REFUSED` when the command fails.
  */
-export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Promise<void> {
+export async function runDcpCommand(context: CommandContext, options: DcpCommandOptions): Promise<void> {
+  const { io } = context;
   const args = options.args.join(' ');
   // Arguments that are no command are refused before the root is opened.
   try {
@@ -52,20 +48,20 @@ export async function runDcpCommand(io: CliIo, options: DcpCommandOptions): Prom
   } catch (error) {
     throw cliError(error);
   }
-  const { store } = await openCorpus(options.root, io.env);
-  // The pool starts its threads lazily: a short log never starts one.
-  const pool = new WorkerPool({ size: options.poolSize });
-  let result;
-  try {
-    result = await runStoredDcpCommand({
-      store, sessionId: asSessionId(options.sessionId), args, dcpConfig: options.dcpConfig, fullLogTasks: { runner: pool }, logger: stderrLogger(io),
-    });
-  } catch (error) {
-    throw cliError(error);
-  } finally {
-    await pool.close();
-  }
-  if (options.json) {
+  const result = await withEngine(context, async (engine) => {
+    const store = engine.store;
+    if (store === undefined) throw new TypeError('sessionctx dcp needs a session root');
+    const sessionId = (await resolveSessionId(engine, options.sessionId, context.signal)) ?? asSessionId(options.sessionId);
+    try {
+      // Full-log folds of a long log (`/dcp stats`) run on the engine's pool, whose threads start only if one is needed.
+      return await runStoredDcpCommand({
+        store, sessionId, args, dcpConfig: context.resolved.config.dcp, fullLogTasks: { runner: engine.runner }, logger: stderrLogger(io),
+      });
+    } catch (error) {
+      throw cliError(error);
+    }
+  });
+  if (context.json) {
     writeJson(io, result);
     return;
   }

@@ -9,11 +9,9 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolveTitleIndexLocation, type TitleIndexLocation } from '../../config/cache-location.js';
 import { decodeTitleIndex } from '../../corpus/title-index/title-index-file.js';
-import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
-import { SessionQuery } from '../../corpus/session-query.js';
-import { detectCompression } from '../../store/detect-compression.js';
-import { JsonlSessionStore } from '../../store/jsonl-store.js';
 import type { CliIo } from '../cli-io.js';
+import type { CommandContext } from '../command-context.js';
+import { withEngine } from '../open-engine.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { progressBar } from '../progress-bar.js';
 import { UsageError } from '../usage-error.js';
@@ -40,22 +38,26 @@ function locationOf(io: CliIo, options: IndexCommandOptions): Promise<TitleIndex
 /** What the verbs print when no cache directory can be determined (the index then lives in memory only). */
 const NO_CACHE = 'no cache directory (set XDG_CACHE_HOME or HOME): the title index is kept in memory only';
 
-async function build(io: CliIo, options: IndexCommandOptions, signal?: AbortSignal): Promise<void> {
-  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root), env: io.env });
-  const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
-  const ids = (await query.listSessions(signal)).map((record) => record.header.id);
-  const progress = progressBar(io, 'indexing titles', ids.length);
-  let fulfilled = 0;
-  const rejected: Array<{ sessionId: string; message: string }> = [];
-  for (let start = 0; start < ids.length; start += BUILD_BATCH) {
-    for (const observation of await query.readTitleSnapshots(ids.slice(start, start + BUILD_BATCH), signal)) {
-      if (observation.status === 'fulfilled') fulfilled += 1;
-      else rejected.push({ sessionId: observation.sessionId, message: observation.reason instanceof Error ? observation.reason.message : String(observation.reason) });
+async function build(context: CommandContext, options: IndexCommandOptions): Promise<void> {
+  const { io, signal } = context;
+  const { ids, fulfilled, rejected, store } = await withEngine(context, async (engine) => {
+    const store = engine.store;
+    if (store === undefined) throw new TypeError('index build needs a session root');
+    const listed = (await engine.listSessions(signal)).map((record) => record.header.id);
+    const progress = progressBar(io, 'indexing titles', listed.length);
+    let observed = 0;
+    const failures: Array<{ sessionId: string; message: string }> = [];
+    for (let start = 0; start < listed.length; start += BUILD_BATCH) {
+      for (const observation of await engine.readTitleSnapshots(listed.slice(start, start + BUILD_BATCH), signal)) {
+        if (observation.status === 'fulfilled') observed += 1;
+        else failures.push({ sessionId: observation.sessionId, message: observation.reason instanceof Error ? observation.reason.message : String(observation.reason) });
+      }
+      progress.update(Math.min(listed.length, start + BUILD_BATCH));
     }
-    progress.update(Math.min(ids.length, start + BUILD_BATCH));
-  }
-  progress.finish();
-  await store.flushTitleIndex();
+    progress.finish();
+    await store.flushTitleIndex();
+    return { ids: listed, fulfilled: observed, rejected: failures, store };
+  });
   const summary = {
     root: options.root,
     indexPath: store.titleIndexPath ?? null,
@@ -133,11 +135,17 @@ async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
   else writeLines(io, [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`]);
 }
 
-/** Runs one index verb. */
-export async function runIndexCommand(io: CliIo, options: IndexCommandOptions, signal?: AbortSignal): Promise<void> {
+/**
+ * Runs one index verb.
+ * @param context - the parsed command context (its root, environment and output mode).
+ * @param verb - `build`, `status` or `clear`.
+ */
+export async function runIndexCommand(context: CommandContext, verb: string): Promise<void> {
+  const { io } = context;
+  const options: IndexCommandOptions = { root: context.resolved.config.root, json: context.json, verb };
   switch (options.verb) {
     case 'build':
-      return build(io, options, signal);
+      return build(context, options);
     case 'status':
       return status(io, options);
     case 'clear':

@@ -12,20 +12,17 @@ import { parseScenario } from '../../scenario/scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import { runScenario } from '../../scenario/run-scenario.js';
 import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
-import type { Plugin } from '../../host/plugin-context.js';
-import { JsonlSessionStore } from '../../store/jsonl-store.js';
-import { detectCompression } from '../../store/detect-compression.js';
+import { dcpPlugin } from '../../dcp/dcp-plugin.js';
 import type { CliIo } from '../cli-io.js';
+import type { CommandContext } from '../command-context.js';
+import { withEngine } from '../open-engine.js';
 import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
 
 /** Options of `script run`. */
 export interface ScriptCommandOptions {
-  readonly root: string;
-  readonly json: boolean;
+  /** The scenario file (relative to the working directory). */
   readonly file: string;
-  /** Host plugins mounted beside the reference service (DCP). */
-  readonly plugins: readonly Plugin[];
 }
 
 async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
@@ -50,16 +47,26 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
  * `json` nothing else is printed (the error's `details` carry the report, `errors` included); without, the report
  * is printed first and the errors follow on standard error.
  */
-export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions): Promise<void> {
+export async function runScriptCommand(context: CommandContext, options: ScriptCommandOptions): Promise<void> {
+  const { io } = context;
+  const root = context.resolved.config.root;
   const scenario = parseScenario(await readScenarioFile(io, options.file));
   // A bad DCP configuration fails the run loudly instead of silently running without DCP; its warnings (unknown keys)
   // come from the mounted plugin, through the logger.
   resolveDcpConfig(scenario.config.dcp ?? {});
-  const store = await JsonlSessionStore.open({ root: options.root, compression: await detectCompression(options.root), env: io.env });
-  const run = await runScenario(scenario, store, { ...(options.plugins === undefined ? {} : { plugins: options.plugins }), logger: stderrLogger(io) });
+  const run = await withEngine(
+    context,
+    async (engine) => {
+      const store = engine.store;
+      if (store === undefined) throw new TypeError('script run needs a session root');
+      // DCP's full-log folds of a long scenario session run on the engine's pool, started only if one is needed.
+      return runScenario(scenario, store, { plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner } })], logger: stderrLogger(io) });
+    },
+    { createsRoot: true },
+  );
   const report = { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors };
   const failed = run.errors.length > 0 ? new ScenarioRunError(run, { surface: run.surface, toolResults: run.toolResults, commands: run.commands }) : undefined;
-  if (options.json) {
+  if (context.json) {
     // One JSON document on stdout: the report, or the error whose details carry it.
     if (failed !== undefined) throw failed;
     writeJson(io, report);
@@ -70,7 +77,7 @@ export async function runScriptCommand(io: CliIo, options: ScriptCommandOptions)
     `${run.modelRequests} model request${run.modelRequests === 1 ? '' : 's'}; ${run.surface.events.length} surface events; captured through seq ${run.surface.capturedThroughSeq}`,
     ...run.toolResults.map((result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`),
     ...run.commands.map((command) => `${command.input} → ${command.kind}: ${command.text.split('\n')[0] ?? ''}`),
-    `inspect it with: sessionctx show ${run.sessionId} --root ${options.root}`,
+    `inspect it with: sessionctx show ${run.sessionId} --root ${root}`,
   ]);
   if (failed !== undefined) throw failed;
 }
