@@ -3,36 +3,23 @@
  * the real flag with exit 2, terminal-safe human output, `~` in configured paths, id prefixes, titles as
  * mention labels, colour only where wanted, EPIPE, and one row format for `sessions` with and without a query.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAW_ROOT, REPO_ROOT, ZSTD_ROOT } from '../support/fixtures.js';
+import { CLI_BIN as BIN, runBuiltCli } from '../support/cli-process.js';
+import type { CliOutcome } from '../support/cli-process.js';
 
-const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 const WEBSHOP = 'session-9d029d81-e515-48ac-b168-fef7011f3491';
 const WEBSHOP_TITLE = 'Write unit tests CartService.removeItem';
-
-interface CliResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let scratch: string;
 let env: NodeJS.ProcessEnv;
 
-async function cli(args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}, cwd?: string): Promise<CliResult> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, cwd: cwd ?? scratch, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function cli(args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}, cwd?: string): Promise<CliOutcome> {
+  return runBuiltCli(args, { env: { ...env, ...extraEnv }, cwd: cwd ?? scratch });
 }
 
 beforeAll(() => {

@@ -4,33 +4,24 @@
  * the five by path (stderr, and `problems` with `--json`); `show` and `prepare` of a healthy session print the
  * same bytes as on the undamaged root; nothing hangs.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, ZSTD_ROOT } from '../support/fixtures.js';
+import { ZSTD_ROOT } from '../support/fixtures.js';
+import { runBuiltCli } from '../support/cli-process.js';
+import type { CliOutcome } from '../support/cli-process.js';
 import { DAMAGED, HEALTHY_IDS, HIDDEN_IDS, makeDamagedRoot } from '../store/damaged-root-builders.js';
 import type { DamagedRoot } from '../store/damaged-root-builders.js';
 
-const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 /** Every command must finish well within this; a blocking open of the FIFO would not. */
 const NO_HANG_MS = 20_000;
 
 let damaged: DamagedRoot;
 let cache: string;
 
-async function cli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { env: { ...process.env, XDG_CACHE_HOME: cache }, timeout: NO_HANG_MS, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string; killed?: boolean };
-    if (failed.killed === true) throw new Error(`sessionctx ${args.join(' ')} hung`);
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
+function cli(args: readonly string[]): Promise<CliOutcome> {
+  return runBuiltCli(args, { env: { ...process.env, XDG_CACHE_HOME: cache }, timeoutMs: NO_HANG_MS });
 }
 
 beforeAll(async () => {

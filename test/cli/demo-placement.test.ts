@@ -4,30 +4,19 @@
  * commands then say how to keep a corpus. With `--root` the directory must be missing or empty: a non-empty root, a
  * root of the other encoding or a file is refused with a typed error before anything is written.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../src/main/cli/cli-io.js';
 import { runDemoCommand } from '../../src/main/cli/commands/demo-command.js';
-import { RAW_ROOT, REPO_ROOT } from '../support/fixtures.js';
+import { RAW_ROOT } from '../support/fixtures.js';
+import { runBuiltCli } from '../support/cli-process.js';
+import type { CliOutcome } from '../support/cli-process.js';
 
-const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function demo(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<Outcome> {
-  return run(process.execPath, [BIN, 'demo', ...args], { env }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-  );
+function demo(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<CliOutcome> {
+  return runBuiltCli(['demo', ...args], { env });
 }
 
 /** Every file path under `dir`, relative, sorted. */

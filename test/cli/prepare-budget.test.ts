@@ -3,26 +3,18 @@
  * fit and the least `--max-bytes` that fits it — as `details` with `--json`, as a hint line without. Preparing with
  * that budget succeeds; with one byte less it fails.
  */
-import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatSessionReferenceMention } from '../../src/protocol/uri/mention-formatter.js';
-import { RAW_ROOT, REPO_ROOT } from '../support/fixtures.js';
+import { RAW_ROOT } from '../support/fixtures.js';
+import { runBuiltCli } from '../support/cli-process.js';
+import type { CliOutcome } from '../support/cli-process.js';
 
-const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 /** The source of the fixtures' recorded over-budget cases. */
 const SOURCE = 'session-0219bec5-a1ed-4e22-aa5b-249c1571b8ca';
 const DSH_MESSAGE = 'referenced session snapshot cannot fit the configured byte budget';
-
-interface Outcome {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe('sessionctx prepare over budget', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sessionctx-prepare-budget-'));
@@ -31,12 +23,8 @@ describe('sessionctx prepare over budget', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const message = `Build on ${formatSessionReferenceMention({ sessionId: SOURCE, label: 'training' })}`;
 
-  async function prepare(maxBytes: number, json: boolean): Promise<Outcome> {
-    const args = [BIN, 'prepare', '--root', root, '--target', 'session-new-conversation', '--max-bytes', String(maxBytes), message, ...(json ? ['--json'] : [])];
-    return run(process.execPath, args).then(
-      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
-    );
+  function prepare(maxBytes: number, json: boolean): Promise<CliOutcome> {
+    return runBuiltCli(['prepare', '--root', root, '--target', 'session-new-conversation', '--max-bytes', String(maxBytes), message, ...(json ? ['--json'] : [])]);
   }
 
   it('names the source and the least budget; that budget works and one byte less does not', async () => {
