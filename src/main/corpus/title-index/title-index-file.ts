@@ -89,6 +89,19 @@ export function holdEntry(entry: TitleIndexEntry): HeldTitleIndexEntry {
   return { dev, ino, size, mtimeNs, ctimeNs, outcome, checkpoint: { kind: 'open', value: { headerDigest, resumeOffset, guard, state } } };
 }
 
+/** A sealed entry as written: `[answer, answerSum, checkpoint, checkpointSum]`. */
+type SealedEntry = [Uint8Array, string, Uint8Array, string];
+
+/**
+ * The sealed form of each entry object, with the key it was sealed under: an entry read from the file is written
+ * back with the bytes it was read with, and a fresh one is encoded and hashed once, not on every write (a long-lived
+ * process rewrites the file after each burst). Entries are immutable, so the object identifies its bytes.
+ */
+const sealedForms = new WeakMap<HeldTitleIndexEntry, { readonly key: string; readonly sealed: SealedEntry }>();
+
+/** Checkpoints already verified and decoded, by their sealed part: each is hashed once per process. */
+const openedCheckpoints = new WeakMap<SealedCheckpoint, TitleIndexCheckpoint>();
+
 /**
  * The checkpoint part of `entry`, verified and decoded; `undefined` when its checksum fails or it does not decode
  * to a well-formed checkpoint (the caller discards it and scans from offset 0).
@@ -96,6 +109,8 @@ export function holdEntry(entry: TitleIndexEntry): HeldTitleIndexEntry {
 export function openCheckpoint(entry: HeldTitleIndexEntry): TitleIndexCheckpoint | undefined {
   const part = entry.checkpoint;
   if (part.kind === 'open') return part.value;
+  const opened = openedCheckpoints.get(part);
+  if (opened !== undefined) return opened;
   if (checksumOf(part.bytes) !== part.checksum) return undefined;
   let value: unknown;
   try {
@@ -104,7 +119,9 @@ export function openCheckpoint(entry: HeldTitleIndexEntry): TitleIndexCheckpoint
     // Bytes that match their checksum but do not decode were written wrong: treated like a damaged checkpoint.
     return undefined;
   }
-  return isTitleIndexCheckpoint(value) ? value : undefined;
+  if (!isTitleIndexCheckpoint(value)) return undefined;
+  openedCheckpoints.set(part, value);
+  return value;
 }
 
 /** The fully decoded entry (both parts), or `undefined` when its checkpoint is damaged. */
@@ -124,14 +141,22 @@ export function isEntryKey(path: string): boolean {
   return isIndexablePath(path) && !path.split(/[\\/]/u).includes('..');
 }
 
-function sealEntry(key: string, entry: HeldTitleIndexEntry): [Uint8Array, string, Uint8Array, string] {
+function sealEntry(key: string, entry: HeldTitleIndexEntry): SealedEntry {
+  const known = sealedForms.get(entry);
+  if (known !== undefined && known.key === key) return known.sealed;
   const { dev, ino, size, mtimeNs, ctimeNs, outcome } = entry;
   const answer = packr.pack([key, { dev, ino, size, mtimeNs, ctimeNs, outcome }]);
   const part = entry.checkpoint;
+  let sealed: SealedEntry;
   // A still-sealed checkpoint is written back as read, checksum included: damage stays detectable, never laundered.
-  if (part.kind === 'sealed') return [answer, checksumOf(answer), part.bytes, part.checksum];
-  const checkpoint = packr.pack(part.value);
-  return [answer, checksumOf(answer), checkpoint, checksumOf(checkpoint)];
+  if (part.kind === 'sealed') {
+    sealed = [answer, checksumOf(answer), part.bytes, part.checksum];
+  } else {
+    const checkpoint = packr.pack(part.value);
+    sealed = [answer, checksumOf(answer), checkpoint, checksumOf(checkpoint)];
+  }
+  sealedForms.set(entry, { key, sealed });
+  return sealed;
 }
 
 /** Encodes an index file for the root at `root` (its real path); entry keys are paths relative to it. */
@@ -161,7 +186,9 @@ function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined
   const [key, value] = decoded as [unknown, unknown];
   if (typeof key !== 'string' || !isEntryKey(key) || !isTitleIndexAnswer(value)) return undefined;
   const { dev, ino, size, mtimeNs, ctimeNs, outcome } = value;
-  return [key, { dev, ino, size, mtimeNs, ctimeNs, outcome, checkpoint: { kind: 'sealed', bytes: checkpoint, checksum: checkpointSum } }];
+  const entry: HeldTitleIndexEntry = { dev, ino, size, mtimeNs, ctimeNs, outcome, checkpoint: { kind: 'sealed', bytes: checkpoint, checksum: checkpointSum } };
+  sealedForms.set(entry, { key, sealed: [answer, answerSum, checkpoint, checkpointSum] });
+  return [key, entry];
 }
 
 /**

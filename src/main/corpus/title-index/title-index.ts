@@ -428,8 +428,7 @@ export class TitleIndex {
       this.#forget(artifactPath);
       return undefined;
     }
-    // Verified once: later lookups in this process use the decoded value.
-    if (this.#entries.get(artifactPath) === entry) this.#entries.set(artifactPath, { ...entry, checkpoint: { kind: 'open', value: checkpoint } });
+    // Verified once per process (openCheckpoint remembers it); the entry keeps its sealed bytes for the next write.
     return checkpoint;
   }
 
