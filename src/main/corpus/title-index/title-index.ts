@@ -6,9 +6,12 @@
  *
  * One instance keeps the in-memory copy of one index file. Every entry is re-verified against its file before
  * use (revision, or header and guard digests), so entries written by other processes or left stale can only
- * cost a rescan. The index is a cache: when it cannot answer (an I/O failure, a damaged entry) `observe`
- * returns `undefined` and the caller runs the full inspection instead; failing to persist it changes nothing
- * but speed (the index then lives in memory only, and says why in {@link TitleIndex.persistenceNote}).
+ * cost a rescan. Entries read from the index file are trusted only after their XXH64 checksums (title-index-file.ts):
+ * the answer part when the file is loaded, the checkpoint part when a continued scan first needs it; an entry that
+ * fails is discarded (counted in {@link TitleIndexStats.discarded}) and recomputed from the log. The index is a
+ * cache: when it cannot answer (an I/O failure) `observe` returns `undefined` and the caller runs the full
+ * inspection instead; failing to persist it changes nothing but speed (the index then lives in memory only, and
+ * says why in {@link TitleIndex.persistenceNote}).
  *
  * The file names the real path of its root; a file naming another root (a hash collision, a copied cache file)
  * is treated as empty and overwritten. Entries are keyed relative to the root in the file and by absolute
@@ -416,8 +419,8 @@ export class TitleIndex {
   }
 
   /**
-   * The entry's checkpoint, verified on first use; a checkpoint whose checksum fails (or that does not decode) is
-   * counted as discarded and dropped from the entry, so it is neither retried nor written back.
+   * The entry's checkpoint, verified on first use; when its checksum fails (or it does not decode) the whole entry
+   * is counted as discarded and dropped, so it is neither retried nor written back.
    */
   #openCheckpoint(artifactPath: string, entry: HeldTitleIndexEntry): TitleIndexCheckpoint | undefined {
     const checkpoint = openCheckpoint(entry);
