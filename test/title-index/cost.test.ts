@@ -95,7 +95,7 @@ describe.each(['none', 'zstd'] as const)('item 97: title index cost (%s)', (comp
     for (const id of ids) {
       expect(reloadedFs.of(artifactPathFor(reloaded.indexed.config, id, '/w')), id).toEqual({ stats: 0, reads: 0, bytesRead: 0 });
     }
-    expect(reloaded.indexed.titleIndexStats).toEqual({ statOnly: 5, incremental: 0, full: 0, unavailable: 0 });
+    expect(reloaded.indexed.titleIndexStats).toEqual({ statOnly: 5, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 });
   });
 
   it('appending one line to a 50 MB log reads less than 1 MiB and finds the new title', async () => {

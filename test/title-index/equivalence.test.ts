@@ -399,7 +399,9 @@ class Scenario {
       incremental: sum.incremental + stats.incremental,
       full: sum.full + stats.full,
       unavailable: sum.unavailable + stats.unavailable,
-    }), { statOnly: 0, incremental: 0, full: 0, unavailable: 0 });
+      discarded: sum.discarded + stats.discarded,
+      discardedFiles: sum.discardedFiles + stats.discardedFiles,
+    }), { statOnly: 0, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 });
   }
 }
 

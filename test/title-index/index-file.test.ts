@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { artifactPathFor } from '../../src/main/store/store-layout.js';
-import { TITLE_INDEX_FORMAT, TITLE_INDEX_VERSION, encodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
+import { TITLE_INDEX_FORMAT, TITLE_INDEX_VERSION, encodeTitleIndex, openEntry } from '../../src/main/corpus/title-index/title-index-file.js';
 import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
 import { appendLines, cacheEnv, CountingFs, expectSameTitles, indexPathOf, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
@@ -52,14 +52,20 @@ async function buildIndex(root: string, compression: Compression, ids: readonly 
   await pair.indexed.flushTitleIndex();
   const entries = await readIndexEntries(root);
   expect(entries?.size).toBe(ids.length);
-  return entries as Map<string, TitleIndexEntry>;
+  const out = new Map<string, TitleIndexEntry>();
+  for (const [key, entry] of entries ?? []) {
+    const opened = openEntry(entry);
+    if (opened === undefined) throw new Error(`entry ${key} of a freshly built index does not open`);
+    out.set(key, opened);
+  }
+  return out;
 }
 
 /** Opens a new store over `root`, expects equal results and a rebuilt (fully rescanned, rewritten) index. */
 async function expectRebuilt(root: string, compression: Compression, ids: readonly string[]): Promise<void> {
   const pair = await openPair(root, compression);
   await expectSameTitles(pair, ids, 'after discarding the index');
-  expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: ids.length, unavailable: 0 });
+  expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: ids.length, unavailable: 0, discarded: 0, discardedFiles: 1 });
   await pair.indexed.flushTitleIndex();
   expect((await readIndexEntries(root))?.size).toBe(ids.length);
   const again = await openPair(root, compression);
@@ -95,6 +101,9 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     // The layout of earlier builds (no root recorded) is discarded too.
     await writeFile(indexPath, packr.pack({ format: TITLE_INDEX_FORMAT, version: TITLE_INDEX_VERSION, entries: [...entries] }));
     await expectRebuilt(root, compression, ids);
+    // Version 1 (entries as plain maps, without checksums) is discarded rather than trusted.
+    await writeFile(indexPath, packr.pack({ format: TITLE_INDEX_FORMAT, version: 1, root: await realpath(root), entries: [...entries] }));
+    await expectRebuilt(root, compression, ids);
   });
 
   it('an unreadable file (read fails) is ignored and rebuilt', async () => {
@@ -104,7 +113,7 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     fs.failReads.add(await indexPathOf(root));
     const pair = await openPair(root, compression, { titleIndexFs: fs });
     await expectSameTitles(pair, ids, 'index unreadable');
-    expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: 3, unavailable: 0 });
+    expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: 3, unavailable: 0, discarded: 0, discardedFiles: 0 });
     await pair.indexed.flushTitleIndex();
     expect((await readIndexEntries(root))?.size).toBe(3);
   });
@@ -156,8 +165,10 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     await writeFile(indexPath, encodeTitleIndex(await realpath(root), damaged));
     const raw = new Packr({ useRecords: false, mapsAsObjects: true });
     const content = raw.unpack(await readFile(indexPath)) as { entries: unknown[][] };
-    expect(content.entries.some((pair) => pair[0] === thirdKey)).toBe(true);
-    content.entries = content.entries.map((pair) => (pair[0] === thirdKey ? [thirdKey, { dev: 'x' }] : pair));
+    // Sealed entries are [answer bytes, checksum, checkpoint bytes, checksum]; the answer starts with the key.
+    const isThird = (sealed: unknown[]): boolean => (raw.unpack(sealed[0] as Uint8Array) as unknown[])[0] === thirdKey;
+    expect(content.entries.some(isThird)).toBe(true);
+    content.entries = content.entries.map((sealed) => (isThird(sealed) ? [thirdKey, { dev: 'x' }] : sealed));
     await writeFile(indexPath, raw.pack(content));
 
     const pair = await openPair(root, compression);
@@ -165,7 +176,7 @@ describe.each(['none', 'zstd'] as const)('item 99: damaged index files (%s)', (c
     expect(observations.map((observation) => observation.status === 'fulfilled' && observation.value.title?.title))
       .toEqual([`title of ${ids[0]}`, 'grown', `title of ${ids[2]}`]);
     // The first entry's checkpoint is intact, so it is continued (rule 2); the others are scanned from 0.
-    expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 1, full: 2, unavailable: 0 });
+    expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 1, full: 2, unavailable: 0, discarded: 1, discardedFiles: 0 });
   });
 
   it('an I/O failure on an artifact through the index falls back to the full inspection', async () => {

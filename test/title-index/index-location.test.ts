@@ -136,7 +136,7 @@ describe('(b) one index file per real root', () => {
     const viaAlias = await openPair(alias, 'none');
     expect(viaAlias.indexed.titleIndexPath).toBe(first.indexed.titleIndexPath);
     await expectSameTitles(viaAlias, ids, 'through the symlink');
-    expect(viaAlias.indexed.titleIndexStats).toEqual({ statOnly: 3, incremental: 0, full: 0, unavailable: 0 });
+    expect(viaAlias.indexed.titleIndexStats).toEqual({ statOnly: 3, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 });
 
     const copy = join(root, '..', 'copy');
     await cp(root, copy, { recursive: true });
@@ -168,7 +168,7 @@ describe('(b) one index file per real root', () => {
     await mkdir(join(twinIndex, '..'), { recursive: true });
     await copyFile(first.indexed.titleIndexPath as string, twinIndex);
     await expectSameTitles(twinPair, ids, 'twin with a copied cache file');
-    expect(twinPair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: 3, unavailable: 0 });
+    expect(twinPair.indexed.titleIndexStats).toEqual({ statOnly: 0, incremental: 0, full: 3, unavailable: 0, discarded: 0, discardedFiles: 0 });
     await twinPair.indexed.flushTitleIndex();
     expect(decodeTitleIndex(await readFile(twinIndex))?.root).toBe(await realpath(twin));
   });
@@ -187,7 +187,7 @@ describe('(c) entries of vanished artifacts are pruned when the file is written'
     const remaining = [ids[0] as string, ids[2] as string];
     const second = await openPair(root, compression);
     await expectSameTitles(second, remaining, 'after deleting one');
-    expect(second.indexed.titleIndexStats).toEqual({ statOnly: 2, incremental: 0, full: 0, unavailable: 0 });
+    expect(second.indexed.titleIndexStats).toEqual({ statOnly: 2, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 });
     await second.indexed.flushTitleIndex();
     const entries = await readIndexEntries(root);
     expect(entries?.size).toBe(2);
@@ -280,7 +280,7 @@ describe('(d) an unwritable cache directory', () => {
       await expectSameTitles(pair, ids, 'again, from memory');
       await pair.indexed.flushTitleIndex();
       for (const spy of spies) expect(spy).not.toHaveBeenCalled();
-      expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 3, incremental: 0, full: 3, unavailable: 0 });
+      expect(pair.indexed.titleIndexStats).toEqual({ statOnly: 3, incremental: 0, full: 3, unavailable: 0, discarded: 0, discardedFiles: 0 });
       expect(pair.indexed.titleIndexNote).toMatch(/^title index not written to /u);
       expect(await snapshot(dir)).toEqual(before);
       expect(await snapshot(root)).toEqual(rootBefore);
@@ -320,7 +320,7 @@ describe('an index without a file (no cache directory could be determined)', () 
     expect((await index.observe(artifact))?.kind).toBe('checked');
     expect((await index.observe(artifact))?.kind).toBe('checked');
     await index.flush();
-    expect(index.stats).toEqual({ statOnly: 1, incremental: 0, full: 1, unavailable: 0 });
+    expect(index.stats).toEqual({ statOnly: 1, incremental: 0, full: 1, unavailable: 0, discarded: 0, discardedFiles: 0 });
     expect(index.persistenceNote).toMatch(/in memory only/u);
     expect([...fs.counts.keys()]).toEqual([artifact]);
     expect(await snapshot(join(root, '..'))).toEqual(before);

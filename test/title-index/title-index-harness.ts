@@ -15,8 +15,7 @@ import { encodeStorageBatch } from '../../src/protocol/storage-rows.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery, type SessionTitleObservation } from '../../src/main/corpus/session-query.js';
 import { nodeTitleIndexFs, type ByteRange, type TitleIndexFs } from '../../src/main/corpus/title-index/title-index-fs.js';
-import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
-import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
+import { decodeTitleIndex, type HeldTitleIndexEntry } from '../../src/main/corpus/title-index/title-index-file.js';
 import { resolveTitleIndexLocation } from '../../src/main/config/cache-location.js';
 import { JsonlSessionStore, type JsonlSessionStoreOptions } from '../../src/main/store/jsonl-store.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
@@ -68,8 +67,11 @@ export async function indexPathOf(root: string): Promise<string> {
   return indexPath;
 }
 
-/** The entries (keyed relative to the root) of `root`'s index file, or `undefined` when it does not decode. */
-export async function readIndexEntries(root: string): Promise<Map<string, TitleIndexEntry> | undefined> {
+/**
+ * The entries (keyed relative to the root; answers verified, checkpoints still sealed) of `root`'s index file, or
+ * `undefined` when it does not decode.
+ */
+export async function readIndexEntries(root: string): Promise<Map<string, HeldTitleIndexEntry> | undefined> {
   return decodeTitleIndex(await readFile(await indexPathOf(root)))?.entries;
 }
 

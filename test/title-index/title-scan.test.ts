@@ -16,7 +16,7 @@ import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js'
 import { storedFrame } from '../support/zstd-stored-frame.js';
 import { rebuildError } from '../../src/workers/titles/serialized-error.js';
 import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome } from '../../src/workers/titles/title-scan.js';
-import { decodeTitleIndex, encodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
+import { decodeTitleIndex, encodeTitleIndex, openCheckpoint } from '../../src/main/corpus/title-index/title-index-file.js';
 import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
 
 const PATH = '/root/--w--/s/session.jsonl';
@@ -131,8 +131,8 @@ function viaIndexFile(checkpoint: TitleScanCheckpoint, outcome: TitleScanOutcome
     dev: '1', ino: '2', size: '3', mtimeNs: '4', ctimeNs: '5',
     headerDigest: 'h', resumeOffset: checkpoint.resumeOffset, guard: 'g', state: checkpoint, outcome,
   };
-  const decoded = decodeTitleIndex(encodeTitleIndex(ROOT, new Map([[KEY, entry]])));
-  const state = decoded?.entries.get(KEY)?.state;
+  const decoded = decodeTitleIndex(encodeTitleIndex(ROOT, new Map([[KEY, entry]])))?.entries.get(KEY);
+  const state = decoded === undefined ? undefined : openCheckpoint(decoded)?.state;
   if (state === undefined || state === null) throw new Error('checkpoint lost in the index file');
   return state;
 }

@@ -1,7 +1,9 @@
 /**
- * One entry of the persistent title index (SESSION-LOG.md §10.7), keyed by absolute artifact path: the file's
- * identity and revision when it was observed, the digests that prove the scanned prefix unchanged, the
- * validator checkpoint at the resume offset, and the outcome last computed.
+ * One entry of the persistent title index (SESSION-LOG.md §10.7), keyed by absolute artifact path, in two parts:
+ * the answer (the file's identity and revision when it was observed, and the outcome last computed) and the
+ * checkpoint (the digests that prove the scanned prefix unchanged and the validator state at the resume
+ * offset). The index file seals each part with its own checksum (title-index-file.ts), so a stat-only answer
+ * verifies only the small answer part.
  */
 import { createHash } from 'node:crypto';
 import type { FileRevision } from '../../store/file-revision.js';
@@ -10,8 +12,18 @@ import type { TitleScanCheckpoint, TitleScanOutcome } from '../../../workers/tit
 /** How many bytes before the resume offset the guard digest covers. */
 export const GUARD_WINDOW_BYTES = 4096;
 
-/** One indexed artifact. Revision fields are decimal strings (`dev`, `ino`, `size`, `mtimeNs`, `ctimeNs`). */
-export interface TitleIndexEntry extends FileRevision {
+/**
+ * The part of an entry a stat-only answer (lookup rule 1) uses: the file's identity and revision when it was
+ * observed and the outcome computed for it. Revision fields are decimal strings (`dev`, `ino`, `size`,
+ * `mtimeNs`, `ctimeNs`).
+ */
+export interface TitleIndexAnswer extends FileRevision {
+  /** The observation computed for the file at this revision. */
+  readonly outcome: TitleScanOutcome;
+}
+
+/** The part of an entry a continued scan (lookup rule 2) resumes from. */
+export interface TitleIndexCheckpoint {
   /** SHA-256 (hex) of the header record bytes (raw) or of frame 0's bytes (zstd); null without a checkpoint. */
   readonly headerDigest: string | null;
   /** Where a continued scan starts (raw: `committedBytes`; zstd: the end of the last clean complete frame). */
@@ -20,9 +32,10 @@ export interface TitleIndexEntry extends FileRevision {
   readonly guard: string | null;
   /** The scan checkpoint at `resumeOffset`; null when the header itself failed (every change rescans). */
   readonly state: TitleScanCheckpoint | null;
-  /** The observation computed for the file at this revision. */
-  readonly outcome: TitleScanOutcome;
 }
+
+/** One indexed artifact, both parts decoded. */
+export interface TitleIndexEntry extends TitleIndexAnswer, TitleIndexCheckpoint {}
 
 /** A piece of a file: `bytes` found at file offset `offset`. */
 export interface FileSlice {
@@ -97,19 +110,26 @@ function isCheckpoint(value: unknown): value is TitleScanCheckpoint {
     && isOffset((validator as Record<string, unknown>)['eventCount']);
 }
 
+/** True when `value` has the shape of a {@link TitleIndexAnswer}. */
+export function isTitleIndexAnswer(value: unknown): value is TitleIndexAnswer {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return isDecimal(entry['dev']) && isDecimal(entry['ino']) && isDecimal(entry['size'])
+    && isDecimal(entry['mtimeNs']) && isDecimal(entry['ctimeNs'])
+    && isOutcome(entry['outcome']);
+}
+
 /**
- * True when `value` has the shape of a {@link TitleIndexEntry}. Deeper damage inside a checkpoint makes its use
- * throw, which the index treats like a missing entry; every entry is re-verified against its file anyway.
+ * True when `value` has the shape of a {@link TitleIndexCheckpoint}. Deeper damage inside a checkpoint that its
+ * checksum did not catch (an entry written wrong) makes its use throw, which the index treats like a missing
+ * checkpoint; every checkpoint is re-verified against its file anyway (header and guard digests).
  */
-export function isTitleIndexEntry(value: unknown): value is TitleIndexEntry {
+export function isTitleIndexCheckpoint(value: unknown): value is TitleIndexCheckpoint {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
   const withState = entry['state'] !== null;
-  return isDecimal(entry['dev']) && isDecimal(entry['ino']) && isDecimal(entry['size'])
-    && isDecimal(entry['mtimeNs']) && isDecimal(entry['ctimeNs'])
-    && isOffset(entry['resumeOffset'])
+  return isOffset(entry['resumeOffset'])
     && (withState ? isCheckpoint(entry['state']) : true)
     && (withState ? typeof entry['headerDigest'] === 'string' && typeof entry['guard'] === 'string'
-      : entry['headerDigest'] === null && entry['guard'] === null)
-    && isOutcome(entry['outcome']);
+      : entry['headerDigest'] === null && entry['guard'] === null);
 }

@@ -6,9 +6,12 @@
  *
  * One instance keeps the in-memory copy of one index file. Every entry is re-verified against its file before
  * use (revision, or header and guard digests), so entries written by other processes or left stale can only
- * cost a rescan. The index is a cache: when it cannot answer (an I/O failure, a damaged entry) `observe`
- * returns `undefined` and the caller runs the full inspection instead; failing to persist it changes nothing
- * but speed (the index then lives in memory only, and says why in {@link TitleIndex.persistenceNote}).
+ * cost a rescan. Entries read from the index file are trusted only after their XXH64 checksums (title-index-file.ts):
+ * the answer part when the file is loaded, the checkpoint part when a continued scan first needs it; an entry that
+ * fails is discarded (counted in {@link TitleIndexStats.discarded}) and recomputed from the log. The index is a
+ * cache: when it cannot answer (an I/O failure) `observe` returns `undefined` and the caller runs the full
+ * inspection instead; failing to persist it changes nothing but speed (the index then lives in memory only, and
+ * says why in {@link TitleIndex.persistenceNote}).
  *
  * The file names the real path of its root; a file naming another root (a hash collision, a copied cache file)
  * is treated as empty and overwritten. Entries are keyed relative to the root in the file and by absolute
@@ -27,8 +30,16 @@ import { rebuildError } from '../../../workers/titles/serialized-error.js';
 import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type TitleScanResult } from '../../../workers/titles/title-scan.js';
 import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
 import { isMissingFile } from '../../store/header-reader.js';
-import { digestRange, guardStart, type FileSlice, type TitleIndexEntry } from './title-index-entry.js';
-import { decodeTitleIndex, encodeTitleIndex, isEntryKey, isIndexablePath } from './title-index-file.js';
+import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
+import {
+  decodeTitleIndex,
+  encodeTitleIndex,
+  holdEntry,
+  isEntryKey,
+  isIndexablePath,
+  openCheckpoint,
+  type HeldTitleIndexEntry,
+} from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 
 /** Construction options of {@link TitleIndex}. */
@@ -71,6 +82,13 @@ export interface TitleIndexStats {
   readonly full: number;
   /** Could not answer; the caller fell back to a full inspection. */
   readonly unavailable: number;
+  /**
+   * Entries of the index file discarded because a checksum failed or they did not decode (their artifacts are
+   * then scanned from offset 0): answer parts when the file is loaded, checkpoint parts when first used.
+   */
+  readonly discarded: number;
+  /** Index files discarded whole on load (damaged framing, truncated, another format or version). */
+  readonly discardedFiles: number;
 }
 
 /** The file changed while it was read: take a new `stat` and try again (§9.10). */
@@ -128,7 +146,7 @@ function presentOutcome(outcome: TitleScanOutcome, artifactPath: string): Indexe
 }
 
 /** {@link presentOutcome}, or `undefined` for an entry too damaged to present (it is then rescanned). */
-function present(entry: TitleIndexEntry, artifactPath: string): IndexedTitleObservation | undefined {
+function present(entry: HeldTitleIndexEntry, artifactPath: string): IndexedTitleObservation | undefined {
   try {
     return presentOutcome(entry.outcome, artifactPath);
   } catch {
@@ -161,7 +179,7 @@ export class TitleIndex {
   readonly #createDirectory: boolean;
   readonly #compression: Compression;
   readonly #fs: TitleIndexFs;
-  readonly #entries = new Map<string, TitleIndexEntry>();
+  readonly #entries = new Map<string, HeldTitleIndexEntry>();
   /** Paths whose artifact this process has seen exist (stat'ed, listed or read): never pruned by this process. */
   readonly #present = new Set<string>();
   /** `flush()` asked for a pruning pass (a write even when no entry changed). */
@@ -178,7 +196,7 @@ export class TitleIndex {
   #urgent = 0;
   /** Ends the current quiet-period wait early (set while one is running). */
   #wake: (() => void) | undefined;
-  #stats: TitleIndexStats = { statOnly: 0, incremental: 0, full: 0, unavailable: 0 };
+  #stats: TitleIndexStats = { statOnly: 0, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 };
 
   constructor(options: TitleIndexOptions) {
     this.#indexPath = options.indexPath;
@@ -310,15 +328,18 @@ export class TitleIndex {
   async #scan(
     artifactPath: string,
     before: FileRevision,
-    entry: TitleIndexEntry | undefined,
+    entry: HeldTitleIndexEntry | undefined,
     signal: AbortSignal | undefined,
-  ): Promise<TitleIndexEntry | typeof CHANGED | undefined> {
+  ): Promise<HeldTitleIndexEntry | typeof CHANGED | undefined> {
     const size = Number(before.size);
-    const state = entry?.state ?? null;
-    if (entry !== undefined && state !== null && state.compression === this.#compression
-      && entry.dev === before.dev && entry.ino === before.ino && size >= state.resumeOffset) {
-      const continued = await this.#continue(artifactPath, before, entry, state, signal);
-      if (continued !== RESCAN) return continued;
+    if (entry !== undefined && entry.dev === before.dev && entry.ino === before.ino) {
+      // The checkpoint is verified only now that it is needed; a failing one is discarded for good (rule 3).
+      const checkpoint = this.#openCheckpoint(artifactPath, entry);
+      const state = checkpoint?.state ?? null;
+      if (checkpoint !== undefined && state !== null && state.compression === this.#compression && size >= state.resumeOffset) {
+        const continued = await this.#continue(artifactPath, before, checkpoint, state, signal);
+        if (continued !== RESCAN) return continued;
+      }
     }
     return this.#scanWhole(artifactPath, before, signal);
   }
@@ -327,10 +348,10 @@ export class TitleIndex {
   async #continue(
     artifactPath: string,
     before: FileRevision,
-    entry: TitleIndexEntry,
+    entry: TitleIndexCheckpoint,
     state: TitleScanCheckpoint,
     signal: AbortSignal | undefined,
-  ): Promise<TitleIndexEntry | typeof CHANGED | typeof RESCAN | undefined> {
+  ): Promise<HeldTitleIndexEntry | typeof CHANGED | typeof RESCAN | undefined> {
     const size = Number(before.size);
     const resume = state.resumeOffset;
     const windowStart = guardStart(resume);
@@ -365,7 +386,7 @@ export class TitleIndex {
       return RESCAN;
     }
     this.#count('incremental');
-    return entryOf(before, result, slices, entry.headerDigest ?? undefined);
+    return holdEntry(entryOf(before, result, slices, entry.headerDigest ?? undefined));
   }
 
   /** Rule 3: a stable read of the whole file and a scan from offset 0. */
@@ -373,7 +394,7 @@ export class TitleIndex {
     artifactPath: string,
     before: FileRevision,
     signal: AbortSignal | undefined,
-  ): Promise<TitleIndexEntry | typeof CHANGED | undefined> {
+  ): Promise<HeldTitleIndexEntry | typeof CHANGED | undefined> {
     let bytes: Uint8Array;
     try {
       bytes = await this.#fs.readFile(artifactPath, signal);
@@ -394,10 +415,27 @@ export class TitleIndex {
       return undefined;
     }
     this.#count('full');
-    return entryOf(before, result, [{ offset: 0, bytes }], undefined);
+    return holdEntry(entryOf(before, result, [{ offset: 0, bytes }], undefined));
   }
 
-  #remember(artifactPath: string, entry: TitleIndexEntry): void {
+  /**
+   * The entry's checkpoint, verified on first use; when its checksum fails (or it does not decode) the whole entry
+   * is counted as discarded and dropped, so it is neither retried nor written back.
+   */
+  #openCheckpoint(artifactPath: string, entry: HeldTitleIndexEntry): TitleIndexCheckpoint | undefined {
+    const checkpoint = openCheckpoint(entry);
+    if (entry.checkpoint.kind === 'open') return checkpoint;
+    if (checkpoint === undefined) {
+      this.#count('discarded');
+      // The answer part passed its own checksum, but an entry is written as a unit: a damaged half discards it.
+      this.#forget(artifactPath);
+      return undefined;
+    }
+    // Verified once per process (openCheckpoint remembers it); the entry keeps its sealed bytes for the next write.
+    return checkpoint;
+  }
+
+  #remember(artifactPath: string, entry: HeldTitleIndexEntry): void {
     this.#entries.set(artifactPath, entry);
     this.#touched.add(artifactPath);
     this.#scheduleFlush();
@@ -412,7 +450,7 @@ export class TitleIndex {
 
   /** Loads the index file once; a missing, unreadable, corrupt, other-version or other-root file leaves the index empty. */
   #load(): Promise<void> {
-    this.#loading ??= this.#readIndexFile().then((entries) => {
+    this.#loading ??= this.#readIndexFile(true).then((entries) => {
       for (const [path, entry] of entries ?? []) {
         if (!this.#entries.has(path)) this.#entries.set(path, entry);
       }
@@ -422,9 +460,10 @@ export class TitleIndex {
 
   /**
    * The index file's entries by absolute artifact path, or `undefined` when there is no file, it is missing,
-   * unreadable, must be discarded, or describes another root.
+   * unreadable, must be discarded, or describes another root. `count` adds the discarded entries and files to the
+   * stats (the first load only: the re-reads before each write would count the same damage again).
    */
-  async #readIndexFile(): Promise<Map<string, TitleIndexEntry> | undefined> {
+  async #readIndexFile(count = false): Promise<Map<string, HeldTitleIndexEntry> | undefined> {
     if (this.#indexPath === undefined) return undefined;
     let bytes: Uint8Array;
     try {
@@ -434,16 +473,21 @@ export class TitleIndex {
       return undefined;
     }
     const content = decodeTitleIndex(bytes);
+    if (content === undefined) {
+      if (count) this.#count('discardedFiles');
+      return undefined;
+    }
     // Another root's file (a collision of the name's digest, a cache file copied from elsewhere): not ours to use.
-    if (content === undefined || content.root !== this.#realRoot) return undefined;
-    const out = new Map<string, TitleIndexEntry>();
+    if (content.root !== this.#realRoot) return undefined;
+    if (count) this.#stats = { ...this.#stats, discarded: this.#stats.discarded + content.discarded };
+    const out = new Map<string, HeldTitleIndexEntry>();
     for (const [key, entry] of content.entries) out.set(join(this.#root, key), entry);
     return out;
   }
 
   /** The entries as the file stores them: keyed relative to the root (entries outside it are not persisted). */
-  #fileEntries(entries: ReadonlyMap<string, TitleIndexEntry>): Map<string, TitleIndexEntry> {
-    const out = new Map<string, TitleIndexEntry>();
+  #fileEntries(entries: ReadonlyMap<string, HeldTitleIndexEntry>): Map<string, HeldTitleIndexEntry> {
+    const out = new Map<string, HeldTitleIndexEntry>();
     for (const [path, entry] of entries) {
       const key = relative(this.#root, path);
       if (isEntryKey(key)) out.set(key, entry);
@@ -455,7 +499,7 @@ export class TitleIndex {
    * Drops from `merged` (and memory) every entry whose artifact is missing, stat'ing each entry this process has
    * not seen exist, once per process. Returns how many were dropped; a stat that fails otherwise keeps the entry.
    */
-  async #prune(merged: Map<string, TitleIndexEntry>): Promise<number> {
+  async #prune(merged: Map<string, HeldTitleIndexEntry>): Promise<number> {
     const unverified = [...merged.keys()].filter((path) => !this.#present.has(path));
     let dropped = 0;
     let next = 0;
@@ -543,7 +587,7 @@ export class TitleIndex {
     this.#pruneRequested = false;
     const indexPath = this.#indexPath;
     if (indexPath === undefined) return;
-    const merged = (await this.#readIndexFile()) ?? new Map<string, TitleIndexEntry>();
+    const merged = (await this.#readIndexFile()) ?? new Map<string, HeldTitleIndexEntry>();
     for (const [path, entry] of merged) {
       if (!this.#entries.has(path) && !touched.has(path)) this.#entries.set(path, entry);
     }
