@@ -3,26 +3,41 @@
  * gets a `MessageChannel`; the worker end travels with the task, this end stays here. When the caller's
  * signal aborts, `{type:'abort'}` is posted and the caller's promise rejects at once with the signal's
  * reason (abort-controller-x `execute`); the task's own settlement is absorbed whenever it comes, and only
- * then is the channel closed.
+ * then is the channel closed. A task that has not settled (acknowledged the abort) within the optional
+ * grace period is handed to `grace.expired`, which the pool uses to terminate and replace its thread.
  */
 import { MessageChannel } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
 import { execute } from 'abort-controller-x';
 import { ABORT_MESSAGE } from '../../protocol/wire/task-shapes.js';
 
+/** What to do about an aborted task that does not acknowledge the abort. */
+export interface AbortGrace {
+  /** How long after the abort message the task may take to settle. */
+  readonly graceMs: number;
+  /** Called once when `graceMs` passed after the abort and the task has still not settled. */
+  readonly expired: () => void;
+}
+
 /**
  * Starts a task with a fresh control port and races it against `signal`. `start` receives the port to
  * send along (and must put it in the transfer list); `finish` turns the raw reply into the result and
- * runs only for a caller that is still waiting.
+ * runs only for a caller that is still waiting. With `grace`, an abort the task leaves unanswered for
+ * `grace.graceMs` calls `grace.expired` (the caller has long been settled by then).
  */
 export function runWithControlPort<T>(
   start: (control: MessagePort) => Promise<unknown>,
   finish: (reply: unknown) => T,
   signal: AbortSignal | undefined,
+  grace?: AbortGrace,
 ): Promise<T> {
   if (signal?.aborted === true) return Promise.reject(signal.reason);
   const { port1: local, port2: remote } = new MessageChannel();
+  let settled = false;
+  let graceTimer: NodeJS.Timeout | undefined;
   const release = (): void => {
+    settled = true;
+    if (graceTimer !== undefined) clearTimeout(graceTimer);
     local.close();
     // A no-op once the port was transferred; closes it when the task never left this thread.
     remote.close();
@@ -41,6 +56,11 @@ export function runWithControlPort<T>(
     result.then(resolve, reject);
     return () => {
       local.postMessage(ABORT_MESSAGE);
+      if (grace !== undefined && !settled) {
+        graceTimer = setTimeout(grace.expired, grace.graceMs);
+        // The timer alone must not keep a process alive; a running task keeps the pool's port referenced anyway.
+        graceTimer.unref();
+      }
     };
   });
 }

@@ -150,13 +150,24 @@ export type TestFaultMode =
   /** Throws from a timer, an uncaught exception that kills the thread. */
   | 'uncaught'
   /** Never settles and ignores aborts (a worker stuck in a system call). */
-  | 'stall';
+  | 'stall'
+  /** Spins synchronously and never polls its port: only terminating the thread stops it. */
+  | 'busyLoop'
+  /**
+   * Opens `path` (a FIFO) in blocking mode and reads one byte: the thread blocks in `open(2)`/`read(2)`
+   * until a writer opens the FIFO and closes it.
+   */
+  | 'blockingRead'
+  /** Waits for the abort, then takes `delayMs` to wind down before settling with the abort error. */
+  | 'lateAck';
 
 /** The payload of a `testFault` task. */
 export interface TestFaultPayload {
   readonly mode: TestFaultMode;
   readonly delayMs?: number;
   readonly value?: string;
+  /** The FIFO of `blockingRead`. */
+  readonly path?: string;
 }
 
 /** The value of a `testFault` task. */
