@@ -215,8 +215,44 @@ describe('the grace period is honoured', () => {
   });
 });
 
+describe('the grace period counts only time the task runs', () => {
+  it('tasks aborted while queued are judged from their start: draining a long queue past the grace period reclaims nothing', async () => {
+    const pool = newPool(1, 200);
+    await warm(pool);
+    const before = threadIds(pool);
+    const controller = new AbortController();
+    const tasks = Array.from({ length: 2000 }, (_, index) => pool.run('testFault', { mode: 'echo', value: String(index) }, { signal: controller.signal }));
+    const abortedAt = performance.now();
+    controller.abort(new Error('stop'));
+    await Promise.all(tasks.map((task) => rejection(task)));
+    // Queued behind all of them: it answers once the queue is drained, which takes longer than the grace period.
+    await pool.run('testFault', { mode: 'echo', value: 'after the queue' });
+    const drainMs = performance.now() - abortedAt;
+    expect(drainMs).toBeGreaterThan(200);
+    expect(pool.stats).toMatchObject({ abortGraceExpiries: 0, reclaimedWorkers: 0, respawns: 0 });
+    expect(threadIds(pool)).toEqual(before);
+  });
+
+  it('a main-thread stall longer than the grace period does not reclaim a task whose reply is already waiting', async () => {
+    const pool = newPool(1, 200);
+    await warm(pool);
+    const before = threadIds(pool);
+    const controller = new AbortController();
+    const late = pool.run('testFault', { mode: 'lateAck', delayMs: 50 }, { signal: controller.signal });
+    await settle(50);
+    controller.abort(new Error('stop'));
+    // Block this thread well past the grace period; the worker acknowledges meanwhile.
+    const until = performance.now() + 500;
+    while (performance.now() < until);
+    await rejection(late);
+    await settle(300);
+    expect(pool.stats).toMatchObject({ abortGraceExpiries: 0, reclaimedWorkers: 0, respawns: 0 });
+    expect(threadIds(pool)).toEqual(before);
+  });
+});
+
 describe('reclaim details', () => {
-  it('a task aborted while queued behind a stall leaves the queue without costing a thread', async () => {
+  it('a task aborted while queued behind a stall costs no thread of its own', async () => {
     const pool = newPool(1);
     await warm(pool);
     const controller = new AbortController();

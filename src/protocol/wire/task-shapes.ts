@@ -32,6 +32,23 @@ export function isAbortControlMessage(value: unknown): value is AbortControlMess
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort';
 }
 
+/**
+ * The only message a worker sends on a control port: its task began running on the thread. The abort
+ * grace period counts from the later of the abort and this message, so time spent queued is never held
+ * against a task.
+ */
+export interface TaskStartedMessage {
+  readonly type: 'started';
+}
+
+/** The task-started message. */
+export const TASK_STARTED_MESSAGE: TaskStartedMessage = Object.freeze({ type: 'started' });
+
+/** Whether `value` is {@link TASK_STARTED_MESSAGE}. */
+export function isTaskStartedMessage(value: unknown): value is TaskStartedMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'started';
+}
+
 /** A persisted artifact's identity and size when it was captured (decimal strings, as file revisions). */
 export interface CapturedRevision {
   readonly dev: string;
