@@ -31,7 +31,7 @@ function threadIds(target: WorkerPool): number[] {
 describe('configuration', () => {
   it('defaults to min(3, available parallelism) threads', () => {
     expect(defaultPoolSize()).toBe(Math.min(3, availableParallelism()));
-    expect(resolvePoolConfig()).toEqual({ size: Math.min(3, availableParallelism()), allowTestTasks: false });
+    expect(resolvePoolConfig()).toEqual({ size: Math.min(3, availableParallelism()), allowTestTasks: false, abortGraceMs: 1000 });
   });
 
   it('rejects a size that is not a positive safe integer up to four per core, and a non-boolean allowTestTasks', () => {

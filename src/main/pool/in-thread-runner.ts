@@ -23,7 +23,10 @@ export class InThreadTaskRunner implements TaskRunner {
   readonly #allowTestTasks: boolean;
   #closed = false;
 
-  /** `allowTestTasks` as for the pool; `size` is accepted and ignored. */
+  /**
+   * `allowTestTasks` as for the pool; `size` and `abortGraceMs` are validated and ignored (the calling
+   * thread cannot be terminated, so an aborted task here is only ever left to settle on its own).
+   */
   constructor(options: PoolConfigInput = {}) {
     this.#allowTestTasks = resolvePoolConfig(options).allowTestTasks;
   }

@@ -1,6 +1,7 @@
 /**
  * Configuration of the worker pool (ARCHITECTURE.md §2: "default `min(3, cores)` threads, so three
- * source reads run in parallel where cores allow"), validated once.
+ * source reads run in parallel where cores allow"; an aborted task that does not settle within
+ * `abortGraceMs` has its thread terminated and replaced), validated once.
  */
 import { availableParallelism } from 'node:os';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
@@ -11,13 +12,29 @@ export interface PoolConfigInput {
   readonly size?: number | null;
   /** Lets the test-only `testFault` task run (fault tests only). Default false. */
   readonly allowTestTasks?: boolean | null;
+  /**
+   * How long an aborted task may take to acknowledge the abort (settle) before its worker thread is
+   * terminated and replaced; default {@link DEFAULT_ABORT_GRACE_MS}. Ignored by the in-thread runner.
+   */
+  readonly abortGraceMs?: number | null;
 }
 
 /** The resolved configuration. */
 export interface PoolConfig {
   readonly size: number;
   readonly allowTestTasks: boolean;
+  readonly abortGraceMs: number;
 }
+
+/**
+ * The default abort grace period. A stage that polls its control port answers an abort within
+ * milliseconds (its chunks are small), so one second only runs out for a thread that is stuck: a
+ * system call that never returns or a loop that never polls.
+ */
+export const DEFAULT_ABORT_GRACE_MS = 1000;
+
+/** The largest grace period accepted: Node's timer limit (a longer delay would fire at once, with a warning). */
+export const MAX_ABORT_GRACE_MS = 2_147_483_647;
 
 /**
  * The largest pool accepted: four threads per core the process may use. The stages are CPU-bound, so more
@@ -35,7 +52,7 @@ export function defaultPoolSize(): number {
 
 /**
  * Fills in defaults and validates (`SESSION_POOL_INVALID_CONFIG`): `size` must be a positive safe
- * integer ≤ {@link maxPoolSize} (bounded by the machine), `allowTestTasks` a boolean.
+ * integer ≤ {@link maxPoolSize} (bounded by the machine), `allowTestTasks` a boolean, `abortGraceMs` a positive safe integer ≤ {@link MAX_ABORT_GRACE_MS}.
  */
 export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
   const size = input.size ?? defaultPoolSize();
@@ -50,5 +67,13 @@ export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
   if (typeof allowTestTasks !== 'boolean') {
     throw new SessionPoolError('SESSION_POOL_INVALID_CONFIG', 'session-pool: allowTestTasks must be a boolean');
   }
-  return { size, allowTestTasks };
+  const abortGraceMs = input.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
+  // Zero is refused too: the abort message needs a round trip, so a zero grace would terminate every aborted thread.
+  if (typeof abortGraceMs !== 'number' || !Number.isSafeInteger(abortGraceMs) || abortGraceMs <= 0 || abortGraceMs > MAX_ABORT_GRACE_MS) {
+    throw new SessionPoolError(
+      'SESSION_POOL_INVALID_CONFIG',
+      `session-pool: abortGraceMs must be a positive safe integer of milliseconds no greater than ${MAX_ABORT_GRACE_MS}`,
+    );
+  }
+  return { size, allowTestTasks, abortGraceMs };
 }

@@ -8,7 +8,9 @@ import type { TaskKind, TaskPayloads, TaskValues } from '../../protocol/wire/tas
 export interface TaskRunOptions {
   /**
    * The caller's signal. It is never handed to the pool: on abort the runner posts `{type:'abort'}` on
-   * the task's control port and rejects at once with `signal.reason`; a late result is dropped.
+   * the task's control port and rejects at once with `signal.reason`; a late result is dropped. The
+   * worker pool terminates and replaces the thread of a task that has not settled within its
+   * `abortGraceMs` of the abort.
    */
   readonly signal?: AbortSignal;
   /** Buffers of the payload to transfer instead of cloning (they become unusable on this side). */

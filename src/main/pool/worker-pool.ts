@@ -3,6 +3,10 @@
  * running the task functions of `src/workers/entry.ts`. Cancellation is message passing only — the
  * caller's `AbortSignal` never reaches piscina, which would terminate the thread and cost a respawn — and
  * a thread that dies fails only the task it was running; piscina starts a replacement for the next call.
+ * Aborts stay message passing, but an aborted task that has not settled within `abortGraceMs` (a thread
+ * stuck in a system call or in a loop that never polls) is handed to piscina's own abort through an
+ * internal per-task controller: piscina terminates that thread and starts a replacement, so stalls
+ * never cost the pool its capacity.
  */
 import { Piscina } from 'piscina';
 import type { Worker } from 'node:worker_threads';
@@ -36,6 +40,23 @@ export function settleReply<K extends TaskKind>(kind: K, payload: TaskPayloads[K
   throw rebuildError(outcome.error);
 }
 
+/** Counters of {@link WorkerPool} for diagnostics and tests. */
+export interface WorkerPoolStats {
+  /** Aborted tasks that had not settled when their grace period ended. */
+  readonly abortGraceExpiries: number;
+  /** Threads terminated (and replaced) because the aborted task they ran outlived its grace period. */
+  readonly reclaimedWorkers: number;
+  /**
+   * Reclaimed threads that have not exited yet. Termination stops JavaScript, not a blocking system
+   * call: a thread stuck in `read(2)` leaves the pool at once but ends only when the call returns.
+   */
+  readonly lingeringThreads: number;
+  /** Threads that became ready, the first `size` included. */
+  readonly workersStarted: number;
+  /** Threads started to replace reclaimed or crashed ones: `workersStarted − size`, never negative. */
+  readonly respawns: number;
+}
+
 /** The piscina-backed {@link TaskRunner}. */
 export class WorkerPool implements TaskRunner {
   /** The validated configuration. */
@@ -43,6 +64,10 @@ export class WorkerPool implements TaskRunner {
   #piscina: Piscina | undefined;
   #closing: Promise<void> | undefined;
   #lastPoolError: unknown;
+  #abortGraceExpiries = 0;
+  #reclaimedWorkers = 0;
+  #lingeringThreads = 0;
+  #workersStarted = 0;
 
   /** Validates the configuration (`SESSION_POOL_INVALID_CONFIG`); no thread starts before the first task. */
   constructor(options: PoolConfigInput = {}) {
@@ -59,18 +84,38 @@ export class WorkerPool implements TaskRunner {
     return this.#lastPoolError;
   }
 
-  /** See {@link TaskRunner.run}. A dead worker thread rejects with `SESSION_POOL_WORKER_FAILED`. */
+  /** The pool's counters (a fresh snapshot per read). */
+  get stats(): WorkerPoolStats {
+    return {
+      abortGraceExpiries: this.#abortGraceExpiries,
+      reclaimedWorkers: this.#reclaimedWorkers,
+      lingeringThreads: this.#lingeringThreads,
+      workersStarted: this.#workersStarted,
+      respawns: Math.max(0, this.#workersStarted - this.config.size),
+    };
+  }
+
+  /**
+   * See {@link TaskRunner.run}. A dead worker thread rejects with `SESSION_POOL_WORKER_FAILED`. With a
+   * signal, the task also gets an internal piscina-level controller (never the caller's signal), aborted
+   * only when the task leaves the abort message unanswered for `abortGraceMs`.
+   */
   run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options: TaskRunOptions = {}): Promise<TaskValues[K]> {
     if (this.#closing !== undefined) return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed'));
     const piscina = this.#pool();
     const transferList = options.transferList ?? [];
+    // A task without a signal can never be aborted, so it needs no reclaim controller.
+    const reclaim = options.signal === undefined ? undefined : new AbortController();
     return runWithControlPort(
       (control) =>
-        piscina.run({ payload, control }, { name: kind, transferList: [control, ...transferList] }).catch((error: unknown) => {
-          throw this.#poolFailure(kind, error);
-        }),
+        piscina
+          .run({ payload, control }, { name: kind, transferList: [control, ...transferList], ...(reclaim === undefined ? {} : { signal: reclaim.signal }) })
+          .catch((error: unknown) => {
+            throw this.#poolFailure(kind, error);
+          }),
       (reply) => settleReply(kind, payload, reply),
       options.signal,
+      reclaim === undefined ? undefined : { graceMs: this.config.abortGraceMs, expired: () => this.#reclaim(piscina, reclaim) },
     );
   }
 
@@ -98,8 +143,32 @@ export class WorkerPool implements TaskRunner {
     piscina.on('error', (error: unknown) => {
       this.#lastPoolError = error;
     });
+    piscina.on('workerCreate', () => {
+      this.#workersStarted += 1;
+    });
     this.#piscina = piscina;
     return piscina;
+  }
+
+  /**
+   * The grace period of an aborted task ran out: piscina's abort terminates the thread running it and
+   * starts a replacement (or drops the task from the queue if it never started). The caller was settled
+   * when it aborted; piscina's rejection only reaches the absorbed settlement.
+   */
+  #reclaim(piscina: Piscina, reclaim: AbortController): void {
+    this.#abortGraceExpiries += 1;
+    const before = piscina.threads;
+    reclaim.abort(new SessionPoolError('SESSION_POOL_TASK_ABORTED', `worker task did not acknowledge its abort within ${this.config.abortGraceMs} ms`));
+    // piscina removes the thread synchronously inside the abort; whichever thread left the pool was this task's.
+    const after = new Set(piscina.threads);
+    for (const thread of before) {
+      if (after.has(thread)) continue;
+      this.#reclaimedWorkers += 1;
+      this.#lingeringThreads += 1;
+      thread.once('exit', () => {
+        this.#lingeringThreads -= 1;
+      });
+    }
   }
 
   #poolFailure(kind: TaskKind, error: unknown): SessionPoolError {

@@ -32,6 +32,23 @@ export function isAbortControlMessage(value: unknown): value is AbortControlMess
   return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'abort';
 }
 
+/**
+ * The only message a worker sends on a control port: its task began running on the thread. The abort
+ * grace period counts from the later of the abort and this message, so time spent queued is never held
+ * against a task.
+ */
+export interface TaskStartedMessage {
+  readonly type: 'started';
+}
+
+/** The task-started message. */
+export const TASK_STARTED_MESSAGE: TaskStartedMessage = Object.freeze({ type: 'started' });
+
+/** Whether `value` is {@link TASK_STARTED_MESSAGE}. */
+export function isTaskStartedMessage(value: unknown): value is TaskStartedMessage {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'started';
+}
+
 /** A persisted artifact's identity and size when it was captured (decimal strings, as file revisions). */
 export interface CapturedRevision {
   readonly dev: string;
@@ -150,13 +167,24 @@ export type TestFaultMode =
   /** Throws from a timer, an uncaught exception that kills the thread. */
   | 'uncaught'
   /** Never settles and ignores aborts (a worker stuck in a system call). */
-  | 'stall';
+  | 'stall'
+  /** Spins synchronously and never polls its port: only terminating the thread stops it. */
+  | 'busyLoop'
+  /**
+   * Opens `path` (a FIFO) in blocking mode and reads one byte: the thread blocks in `open(2)`/`read(2)`
+   * until a writer opens the FIFO and closes it.
+   */
+  | 'blockingRead'
+  /** Waits for the abort, then takes `delayMs` to wind down before settling with the abort error. */
+  | 'lateAck';
 
 /** The payload of a `testFault` task. */
 export interface TestFaultPayload {
   readonly mode: TestFaultMode;
   readonly delayMs?: number;
   readonly value?: string;
+  /** The FIFO of `blockingRead`. */
+  readonly path?: string;
 }
 
 /** The value of a `testFault` task. */

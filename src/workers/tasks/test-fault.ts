@@ -1,9 +1,11 @@
 /**
- * The test-only `testFault` task: echoes, spins until aborted, kills its thread or stalls, so the fault
- * tests can exercise the pool against real worker threads. It runs only where the pool was created
+ * The test-only `testFault` task: echoes, spins until aborted, kills its thread, stalls (never settling,
+ * spinning without polling, blocked in a FIFO read) or acknowledges an abort late, so the fault tests can
+ * exercise the pool against real worker threads. It runs only where the pool was created
  * with `allowTestTasks` (passed to workers as `workerData`); anywhere else it fails with
  * `SESSION_POOL_TEST_TASK_REFUSED` before doing anything.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
 import type { TestFaultPayload, TestFaultValue } from '../../protocol/wire/task-shapes.js';
@@ -13,6 +15,29 @@ import type { TaskReply, TaskRequest } from './task-request.js';
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Resolves when `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Opens the FIFO without `O_NONBLOCK` and reads synchronously: the thread itself (not a libuv pool
+ * thread, which every worker of the process shares) blocks in the system call, as a stalled read would.
+ */
+function blockingRead(path: string | undefined): string {
+  if (path === undefined) throw new TypeError('test fault blockingRead needs a path');
+  const fd = openSync(path, 'r');
+  try {
+    const buffer = Buffer.alloc(1);
+    return buffer.toString('latin1', 0, readSync(fd, buffer, 0, 1, null));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 async function testFaultWork(payload: TestFaultPayload, control: TaskControl): Promise<{ value: TestFaultValue }> {
@@ -36,6 +61,17 @@ async function testFaultWork(payload: TestFaultPayload, control: TaskControl): P
       // Never settles and never polls: a worker stuck in a system call.
       await new Promise(() => undefined);
       return { value: { value, threadId } };
+    case 'busyLoop':
+      // A stage stuck in a loop that never polls: only terminating the thread ends it.
+      for (;;) {
+        // The abort message is never read.
+      }
+    case 'blockingRead':
+      return { value: { value: blockingRead(payload.path), threadId } };
+    case 'lateAck':
+      await aborted(control.signal);
+      await sleep(payload.delayMs ?? 0);
+      throw control.signal.reason;
     default: {
       const unreachable: never = payload.mode;
       throw new TypeError(`unknown test fault ${String(unreachable)}`);
