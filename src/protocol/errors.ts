@@ -19,6 +19,8 @@ export type SessionLogErrorCode =
   | 'SESSION_LOG_INVALID_APPEND'
   /** Byte-level corruption: scanner issues, zstd frames, storage rows, identity (§9.5–§9.11). */
   | 'SESSION_LOG_CORRUPT'
+  /** A record or event nests arrays and objects deeper than the limit of §9.15a (`MAX_EVENT_DEPTH`, 512 levels). */
+  | 'SESSION_LOG_TOO_DEEP'
   /** Store layout problems: flat files, mixed encodings, duplicate ids, existing artifacts (§9.13–§9.16). */
   | 'SESSION_STORE_LAYOUT'
   /**

@@ -18,6 +18,7 @@ import {
   type SurfaceEvent,
 } from '../../protocol/events.js';
 import { deepFreeze } from '../../protocol/deep-freeze.js';
+import { assertEventDepth } from '../../protocol/json-depth.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { foldSurface } from '../../protocol/surface-fold.js';
 import { foldTitle } from '../../protocol/title-fold.js';
@@ -160,7 +161,7 @@ export class SessionQuery {
   async readSurface(sessionId: SessionId, signal?: AbortSignal): Promise<SessionSurfaceSnapshot> {
     signal?.throwIfAborted();
     const live = this.#registry.get(sessionId);
-    if (live !== undefined) return surfaceSnapshot(live.header, live.events);
+    if (live !== undefined) return liveSurfaceSnapshot(live.header, live.events);
     const storage = this.#storage;
     if (storage === undefined) throw notFound(sessionId);
     const listed = (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
@@ -170,7 +171,7 @@ export class SessionQuery {
     signal?.throwIfAborted();
     // A session attached while storage was being read is newer than what storage returned.
     const attached = this.#registry.get(sessionId);
-    if (attached !== undefined) return surfaceSnapshot(attached.header, attached.events);
+    if (attached !== undefined) return liveSurfaceSnapshot(attached.header, attached.events);
     assertCompatibleHeaders(inspection.meta, listed);
     return surfaceSnapshot(inspection.meta, inspection.events);
   }
@@ -342,6 +343,39 @@ async function inspectPersistedTitle(
 }
 
 /**
+ * `SESSION_QUERY_INVALID_SURFACE`, `invalid session surface: <m>`, cause kept: step 6 of §10.4, and what a live log
+ * with an event beyond the nesting limit of SESSION-LOG.md §9.15a gives on every path (here and in the pool renderer).
+ */
+export function invalidSurfaceError(cause: unknown): SessionQueryError {
+  return new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: ${errorMessage(cause)}`, { cause });
+}
+
+/**
+ * Live events already found within the nesting limit. Only frozen events are remembered (a host's events are
+ * deep-frozen, SESSION-LOG.md §2.4 rule 7), so a later read of a long live log checks only what it has not seen.
+ */
+const checkedLiveEvents = new WeakSet<object>();
+
+/**
+ * Steps 6–8 of §10.4 over a live observation, after the nesting limit of SESSION-LOG.md §9.15a: persisted logs are
+ * checked when decoded, live logs here, so that no event is cloned that would overflow `structuredClone`; an event
+ * beyond the limit fails the read with {@link invalidSurfaceError} (its cause `SESSION_LOG_TOO_DEEP`), as the pool
+ * renderer's capture of the same log does.
+ */
+function liveSurfaceSnapshot(header: SessionHeader, events: readonly SessionEvent[]): SessionSurfaceSnapshot {
+  try {
+    for (const event of events) {
+      if (checkedLiveEvents.has(event)) continue;
+      assertEventDepth(event);
+      if (Object.isFrozen(event) && Object.isFrozen(event.data)) checkedLiveEvents.add(event);
+    }
+  } catch (error: unknown) {
+    throw invalidSurfaceError(error);
+  }
+  return surfaceSnapshot(header, events);
+}
+
+/**
  * Steps 6–8 of §10.4 over one observation. Called synchronously right after the observation is
  * taken, so folding the source events in place and cloning only the current surface events gives
  * the same result as cloning the whole log first, without copying logs of tens of MB.
@@ -351,7 +385,7 @@ function surfaceSnapshot(header: SessionHeader, events: readonly SessionEvent[])
   try {
     surfaceSeqs = foldSurface(events).surfaceSeqs();
   } catch (error: unknown) {
-    throw new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: ${errorMessage(error)}`, { cause: error });
+    throw invalidSurfaceError(error);
   }
   const surfaceEvents = surfaceSeqs.map((seq) => detachSurfaceEvent(surfaceEventAt(events, seq)));
   const last = events.at(-1);

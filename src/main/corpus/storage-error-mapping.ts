@@ -11,10 +11,11 @@ export function listingFailure(error: unknown): SessionQueryError {
 
 /**
  * The codes of a log whose bytes are damaged: its framing (raw lines, zstd frames, checksums, the scanner's
- * committed-line rules), its header record (not JSON, not a header, retired fields) or its identity. dsh reports
+ * committed-line rules), its header record (not JSON, not a header, retired fields), its identity, or a record
+ * nesting beyond the limit of SESSION-LOG.md §9.15a. dsh reports
  * these as plain read failures (SESSION-LOG.md §9.15a); here they are corruption, like validation failures.
  */
-const CORRUPTION_CODES: ReadonlySet<string> = new Set(['SESSION_LOG_CORRUPT', 'SESSION_LOG_INVALID_HEADER']);
+const CORRUPTION_CODES: ReadonlySet<string> = new Set(['SESSION_LOG_CORRUPT', 'SESSION_LOG_INVALID_HEADER', 'SESSION_LOG_TOO_DEEP']);
 
 /** True when `error` says the stored log itself is damaged (by name or code, so rebuilt errors classify alike). */
 function isCorruption(error: unknown): boolean {

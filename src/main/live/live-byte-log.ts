@@ -7,6 +7,7 @@
  * Chunks grow geometrically up to a cap and an entry never spans two chunks, so a chunk, once sealed,
  * never changes and appending never copies earlier bytes.
  */
+import { assertEventDepth } from '../../protocol/json-depth.js';
 import { ENTRY_HEADER_BYTES, encodeLogPayload, writeEntryHeader } from '../../protocol/wire/log-entry-codec.js';
 import type { LiveLogCapture, SealedLiveChunks } from '../../protocol/wire/live-log-codec.js';
 
@@ -43,8 +44,14 @@ export class LiveByteLog {
     return this.#bytes;
   }
 
-  /** Encodes `event` and appends it. O(size of the event); earlier bytes are never touched. */
+  /**
+   * Encodes `event` and appends it. O(size of the event); earlier bytes are never touched.
+   *
+   * @throws SessionLogError `SESSION_LOG_TOO_DEEP` (nothing appended) when the event nests deeper than SESSION-LOG.md
+   *   §9.15a allows: msgpackr's encoder is recursive and would overflow the stack long before `JSON.stringify` does.
+   */
   append(event: unknown): void {
+    assertEventDepth(event);
     const { tag, payload } = encodeLogPayload(event);
     const size = ENTRY_HEADER_BYTES + payload.length;
     if (this.#tailLength + size > this.#tail.byteLength) this.#seal(size);

@@ -40,11 +40,20 @@ export class LiveLogTracker {
   /**
    * Starts keeping `session`'s byte log: encodes the events it already has (once) and, for a session
    * that notifies appends, every later event as it is appended. Idempotent.
+   *
+   * @throws SessionLogError `SESSION_LOG_TOO_DEEP` when an event nests deeper than SESSION-LOG.md §9.15a allows; the
+   *   session is then not tracked (a later call checks it again).
    */
   track(session: LiveSession): void {
     if (this.#logs.has(session)) return;
     const tracked = this.#start(session);
-    this.#catchUp(session, tracked);
+    try {
+      this.#catchUp(session, tracked);
+    } catch (error) {
+      // A log that cannot be encoded (an event beyond the nesting limit) is not kept half-tracked.
+      this.untrack(session);
+      throw error;
+    }
   }
 
   /**
@@ -79,6 +88,8 @@ export class LiveLogTracker {
   /**
    * The session's log as of now (SESSION-LOG.md §10.4: a live log's current length). Tracks the session
    * on first use; afterwards O(1) plus the events appended since the last capture, if any.
+   *
+   * @throws SessionLogError `SESSION_LOG_TOO_DEEP` when an event nests deeper than SESSION-LOG.md §9.15a allows.
    */
   capture(session: LiveSession): LiveLogCapture {
     this.track(session);

@@ -11,8 +11,10 @@ import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import type { ArtifactRef, ReadSourceValue } from '../../protocol/wire/task-shapes.js';
+import type { LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
 import { rebuildError } from '../../protocol/wire/wire-error.js';
 import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
+import { invalidSurfaceError } from '../corpus/session-query.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
@@ -123,9 +125,18 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     return renderedSource(value);
   }
 
-  /** The live branch: capture the byte log's current length now (O(1)), render the prefix in a worker. */
+  /**
+   * The live branch: capture the byte log's current length now (O(1)), render the prefix in a worker. A log with an
+   * event beyond the nesting limit (SESSION-LOG.md §9.15a) cannot be captured; it fails as `readSurface` fails on it.
+   */
   async #renderLive(live: LiveSession, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
-    const log = this.#liveLogs.capture(live);
+    let log: LiveLogCapture;
+    try {
+      log = this.#liveLogs.capture(live);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SESSION_LOG_TOO_DEEP') throw invalidSurfaceError(error);
+      throw error;
+    }
     const value = await this.#runner.run('readSource', { source: 'live', header: live.header, log, label, maxBytes }, { signal });
     return renderedSource(value);
   }

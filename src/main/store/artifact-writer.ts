@@ -9,6 +9,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { serializeHeaderLine } from '../../protocol/header-line.js';
+import { assertEventDepth } from '../../protocol/json-depth.js';
 import { encodeStorageBatch } from '../../protocol/storage-rows.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../workers/decode/zstd-codec.js';
@@ -19,8 +20,14 @@ import { isMissingFile } from './header-reader.js';
 
 const encoder = new TextEncoder();
 
-/** The bytes of one durable batch: raw text, or one checksummed zstd frame. */
+/**
+ * The bytes of one durable batch: raw text, or one checksummed zstd frame.
+ *
+ * @throws SessionLogError `SESSION_LOG_TOO_DEEP` before anything is serialised when an event nests deeper than
+ *   SESSION-LOG.md §9.15a allows (no reader could hand it on without a `RangeError`).
+ */
 export async function batchBytes(events: readonly SessionEvent[], compression: Compression, packChunks: boolean): Promise<Uint8Array> {
+  for (const event of events) assertEventDepth(event);
   const text = encoder.encode(encodeStorageBatch(events, packChunks));
   if (compression === 'none') return text;
   await initZstd();
@@ -29,6 +36,7 @@ export async function batchBytes(events: readonly SessionEvent[], compression: C
 
 /** The bytes of the header record: the header line plus LF, framed alone in zstd mode. */
 export async function headerBytes(header: SessionHeader, compression: Compression): Promise<Uint8Array> {
+  assertEventDepth(header, { subject: 'session header' });
   const text = encoder.encode(`${serializeHeaderLine(header)}\n`);
   if (compression === 'none') return text;
   await initZstd();

@@ -6,6 +6,7 @@
  */
 import { SessionLogError } from '../../protocol/errors.js';
 import { parseHeaderRecord } from '../../protocol/header-line.js';
+import { exceedsEventDepth, eventDepth, MIN_TOO_DEEP_LINE_BYTES, tooDeepError } from '../../protocol/json-depth.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { JsonlScanner } from './jsonl-scanner.js';
 import { decodeCompleteFrame, decompressFrame, recoverTornFrame } from './zstd-codec.js';
@@ -57,6 +58,25 @@ function corrupt(message: string): SessionLogError {
   return new SessionLogError('SESSION_LOG_CORRUPT', message);
 }
 
+/**
+ * The nesting limit of SESSION-LOG.md §9.15a for the header line (`text`, its LF optional): a header whose fields
+ * nest deeper than the limit would reach `structuredClone` in every listing. A line that is not JSON is left to the
+ * header parser, which reports it with its own text.
+ *
+ * @throws SessionLogError `SESSION_LOG_TOO_DEEP`.
+ */
+export function assertHeaderLineDepth(text: string, path?: string): void {
+  if (text.length < MIN_TOO_DEEP_LINE_BYTES) return;
+  let record: unknown;
+  try {
+    record = JSON.parse(text);
+  } catch {
+    // Not JSON: the header parser (or the listing) reports it as a header that is not valid JSON.
+    return;
+  }
+  if (exceedsEventDepth(record)) throw tooDeepError(eventDepth(record), { subject: 'session header', ...(path === undefined ? {} : { path }) });
+}
+
 /** True when `plaintext` is exactly one LF-terminated line (the frame 0 rule of §9.9). */
 function isOneLine(plaintext: Uint8Array): boolean {
   return plaintext.length > 0 && plaintext.indexOf(LF) === plaintext.length - 1;
@@ -67,8 +87,10 @@ function decodeRawArtifact(bytes: Uint8Array, path: string, poll: (() => void) |
   const headerEnd = bytes.indexOf(LF);
   if (headerEnd === -1) throw corrupt('empty or header-less session log');
   const headerBytes = headerEnd + 1;
-  const headerRecord = parseHeaderRecord(utf8.decode(bytes.subarray(0, headerBytes)), path);
-  const scanner = new JsonlScanner(headerBytes);
+  const headerText = utf8.decode(bytes.subarray(0, headerBytes));
+  assertHeaderLineDepth(headerText, path);
+  const headerRecord = parseHeaderRecord(headerText, path);
+  const scanner = new JsonlScanner(headerBytes, path);
   if (poll === undefined) {
     scanner.write(bytes.subarray(headerBytes));
   } else {
@@ -99,8 +121,10 @@ function decodeZstdArtifact(bytes: Uint8Array, path: string, poll: (() => void) 
   if (headerFrame === undefined) throw corrupt('empty or header-less Zstandard session log');
   const headerPlaintext = decompressFrame(bytes.subarray(headerFrame.start, headerFrame.end), headerFrame.start, headerFrame);
   if (!isOneLine(headerPlaintext)) throw corrupt('corrupt Zstandard session log: first frame is not exactly one header line');
-  const headerRecord = parseHeaderRecord(utf8.decode(headerPlaintext), path);
-  const scanner = new JsonlScanner(headerPlaintext.length);
+  const headerText = utf8.decode(headerPlaintext);
+  assertHeaderLineDepth(headerText, path);
+  const headerRecord = parseHeaderRecord(headerText, path);
+  const scanner = new JsonlScanner(headerPlaintext.length, path);
   for (const frame of batchFrames) {
     poll?.();
     scanner.write(decompressFrame(bytes.subarray(frame.start, frame.end), frame.start, frame));
@@ -130,8 +154,8 @@ function decodeZstdArtifact(bytes: Uint8Array, path: string, poll: (() => void) 
  * `options.poll` runs between chunks of work and may throw to stop the decode.
  *
  * @throws SessionLogError `SESSION_LOG_CORRUPT` / `SESSION_LOG_INVALID_HEADER` with the exact texts of
- *   §9.6, §9.9 and §9.11; SessionFormatUnsupportedError for a header version ≠ 0; TypeError for a `null`
- *   event line.
+ *   §9.6, §9.9 and §9.11; `SESSION_LOG_TOO_DEEP` for a header or committed record beyond the nesting limit
+ *   (§9.15a); SessionFormatUnsupportedError for a header version ≠ 0; TypeError for a `null` event line.
  */
 export function decodeArtifact(bytes: Uint8Array, compression: Compression, path: string, options: DecodeOptions = {}): DecodedArtifact {
   switch (compression) {
@@ -159,14 +183,17 @@ export type HeaderPrefixRead =
  *
  * @throws SessionLogError `SESSION_LOG_CORRUPT` for a bad magic, reserved bit or block type (§9.9),
  *   `corrupt Zstandard session log: header frame failed validation` (decoder error as `cause`), and
- *   `corrupt Zstandard session log: first frame is not exactly one header line`.
+ *   `corrupt Zstandard session log: first frame is not exactly one header line`; `SESSION_LOG_TOO_DEEP` for a
+ *   header line beyond the nesting limit (§9.15a).
  */
 export function readHeaderFromPrefix(prefix: Uint8Array, compression: Compression): HeaderPrefixRead {
   switch (compression) {
     case 'none': {
       const headerEnd = prefix.indexOf(LF);
       if (headerEnd === -1) return { status: 'incomplete' };
-      return { status: 'ok', line: utf8.decode(prefix.subarray(0, headerEnd)), headerBytes: headerEnd + 1 };
+      const line = utf8.decode(prefix.subarray(0, headerEnd));
+      assertHeaderLineDepth(line);
+      return { status: 'ok', line, headerBytes: headerEnd + 1 };
     }
     case 'zstd': {
       const first = scanZstdFrames(prefix, 0, 1).frames[0];
@@ -178,7 +205,9 @@ export function readHeaderFromPrefix(prefix: Uint8Array, compression: Compressio
         throw new SessionLogError('SESSION_LOG_CORRUPT', 'corrupt Zstandard session log: header frame failed validation', { cause: error });
       }
       if (!isOneLine(plaintext)) throw corrupt('corrupt Zstandard session log: first frame is not exactly one header line');
-      return { status: 'ok', line: utf8.decode(plaintext.subarray(0, plaintext.length - 1)), headerBytes: first.end };
+      const line = utf8.decode(plaintext.subarray(0, plaintext.length - 1));
+      assertHeaderLineDepth(line);
+      return { status: 'ok', line, headerBytes: first.end };
     }
     default: {
       const unreachable: never = compression;

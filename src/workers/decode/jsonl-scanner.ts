@@ -7,6 +7,7 @@
  * and later resume at the next unconsumed line with {@link JsonlScanner.resume}.
  */
 import { SessionLogError } from '../../protocol/errors.js';
+import { assertEventDepth, MIN_TOO_DEEP_LINE_BYTES } from '../../protocol/json-depth.js';
 import { decodeStorageRecord } from '../../protocol/storage-rows.js';
 
 const LF = 0x0a;
@@ -41,7 +42,8 @@ function containsTurnEnd(events: readonly unknown[]): boolean {
 /**
  * Incremental scanner of event lines. Feed bytes with {@link write}; read `events` (the events committed
  * since construction, in order), `committedBytes` and `inputBytes` at any time. A fatal issue (an issue
- * followed by a row containing `turn/end`) is thrown from `write`; a decoded `null` line throws a TypeError.
+ * followed by a row containing `turn/end`) is thrown from `write`; a decoded `null` line throws a TypeError; a
+ * record to be committed that nests deeper than SESSION-LOG.md §9.15a allows throws `SESSION_LOG_TOO_DEEP`.
  */
 export class JsonlScanner {
   /** Events committed by this scanner instance (a resumed scanner starts empty). */
@@ -57,14 +59,18 @@ export class JsonlScanner {
   /** Copies of the bytes of the unfinished line (callers may reuse their chunk buffers). */
   private fragments: Uint8Array[] = [];
   private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  /** The artifact path, named by the nesting-limit error when known. */
+  private readonly path: string | undefined;
 
   /**
    * Starts a scan right after the header record.
    *
    * @param headerBytes the header record's length (raw: bytes up to and including the first LF; zstd:
    *   the plaintext length of frame 0); stream offsets count from the start of the header record.
+   * @param path the artifact path, named in a nesting-limit error (optional).
    */
-  constructor(headerBytes: number) {
+  constructor(headerBytes: number, path?: string) {
+    this.path = path;
     this.lineStart = headerBytes;
     this.committed = headerBytes;
     this.consumed = headerBytes;
@@ -74,8 +80,8 @@ export class JsonlScanner {
   }
 
   /** A scanner that continues from `checkpoint`; feed it the stream from `checkpoint.lineStart` on. */
-  static resume(checkpoint: JsonlScanCheckpoint): JsonlScanner {
-    const scanner = new JsonlScanner(checkpoint.lineStart);
+  static resume(checkpoint: JsonlScanCheckpoint, path?: string): JsonlScanner {
+    const scanner = new JsonlScanner(checkpoint.lineStart, path);
     scanner.committed = checkpoint.committedBytes;
     scanner.eventCount = checkpoint.eventCount;
     scanner.eventLine = checkpoint.eventLine;
@@ -138,8 +144,11 @@ export class JsonlScanner {
   private consumeLine(line: Uint8Array, lineEnd: number): void {
     this.eventLine += 1;
     let decoded: unknown[];
+    let record: unknown;
     try {
-      decoded = decodeStorageRecord(JSON.parse(this.decoder.decode(line)));
+      // JSON.parse is not recursive in V8, so any nesting parses; the depth is judged below.
+      record = JSON.parse(this.decoder.decode(line));
+      decoded = decodeStorageRecord(record);
     } catch {
       // Rule 1: a line that does not parse or decode becomes the issue (if none yet); its error is not kept.
       this.issue ??= `corrupt session log: unparsable committed event at line ${this.eventLine}`;
@@ -158,6 +167,9 @@ export class JsonlScanner {
         return;
       }
     }
+    // SESSION-LOG.md §9.15a nesting limit: a record about to be committed that nests too deep fails the read at once,
+    // wherever it is, as a validation failure would; nothing that deep ever reaches a recursive step (clone, postMessage).
+    if (line.length >= MIN_TOO_DEEP_LINE_BYTES) assertEventDepth(record, { line: this.eventLine, ...(this.path === undefined ? {} : { path: this.path }) });
     for (const event of decoded) this.events.push(event);
     this.eventCount += decoded.length;
     this.committed = lineEnd;

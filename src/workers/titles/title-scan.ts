@@ -214,7 +214,7 @@ function resumeFrom(checkpoint: TitleScanCheckpoint, path: string): ScanStart {
   return {
     headerLine: checkpoint.headerLine,
     headerLength: checkpoint.headerLength,
-    scanner: JsonlScanner.resume({ ...checkpoint.scanner, issue: null }),
+    scanner: JsonlScanner.resume({ ...checkpoint.scanner, issue: null }, path),
     validator: TitleValidator.restore(checkpoint.validator, path),
   };
 }
@@ -238,7 +238,7 @@ function scanRaw(input: TitleScanInput): TitleScanResult {
     start = {
       headerLine: bytes.slice(0, headerLength),
       headerLength,
-      scanner: new JsonlScanner(headerLength),
+      scanner: new JsonlScanner(headerLength, input.path),
       validator: TitleValidator.start(headerRecord, input.path),
     };
     body = bytes.subarray(headerLength);
@@ -301,7 +301,7 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
     start = {
       headerLine,
       headerLength: headerFrame.end,
-      scanner: new JsonlScanner(headerLine.length),
+      scanner: new JsonlScanner(headerLine.length, input.path),
       validator: TitleValidator.start(headerRecord, input.path),
     };
     frames = scan.frames.slice(1);
