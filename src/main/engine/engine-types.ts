@@ -35,6 +35,11 @@ export interface SessionEngineOptions {
   readonly titles?: 'pool' | 'index';
   /** Files per `observeTitles` task (default 16). */
   readonly titleBatchSize?: number;
+  /**
+   * How long an aborted task may take to acknowledge before its worker is terminated and replaced (default 1000 ms),
+   * so a stalled stage never costs the pool a thread.
+   */
+  readonly abortGraceMs?: number;
   /** Allows the test-only worker task (fault tests). */
   readonly allowTestTasks?: boolean;
 }
