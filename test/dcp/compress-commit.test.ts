@@ -142,7 +142,7 @@ describe('§18 item 15: net savings', () => {
     const harness = await compressInTurn4([range('m0001', 'm0004')], { compress: { minNetSavingsTokens: 100000 } });
     const [result] = compressResults(harness.session);
     expect(result!.isError).toBe(true);
-    expect(result!.text).toMatch(/^No range was compressed\.\nRange status:\n1\. m0001\.\.m0004: failed: range m0001\.\.m0004 saves ~\d+ tokens, below minNetSavingsTokens=100000$/);
+    expect(result!.text).toMatch(/^Error: No range was compressed\.\nRange status:\n1\. m0001\.\.m0004: failed: range m0001\.\.m0004 saves ~\d+ tokens, below minNetSavingsTokens=100000$/);
     expect(compactionEvents(harness.session)).toEqual([]);
     expect(harness.session.events.filter((event) => typeof event.surfaceOp === 'object')).toEqual([]);
     expectHealthyLog(harness);
