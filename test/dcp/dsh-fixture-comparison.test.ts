@@ -36,6 +36,37 @@ const DSH_ONLY = new Set(['agent/inbox/spliced', 'request/context']);
 /** The record types compared so far (see the file comment). */
 const COMPARED = new Set(['turn/start', 'turn/end', 'step/start', 'step/end', 'tool/call', 'tool/result', 'command/run', 'user/message', 'assistant/message']);
 
+/**
+ * Compress calls whose outcome (error or not) differs between the two logs, and the calls after the first of them
+ * (entry `diverged-compress-outcomes`); set per scenario by {@link computeDivergence}.
+ */
+let divergence: { diverged: ReadonlySet<string>; after: ReadonlySet<string> } = { diverged: new Set(), after: new Set() };
+
+/** The `isError` of each compress call's appended result, in log order. */
+function compressOutcomes(events: readonly LoggedEvent[]): Map<string, boolean> {
+  const compress = new Set(events.filter((event) => event.type === 'tool/call' && event.data['name'] === 'compress').map((event) => String(event.data['callId'])));
+  const out = new Map<string, boolean>();
+  for (const event of events) {
+    if (event.type !== 'tool/result' || event.surfaceOp !== 'append') continue;
+    const message = event.data['message'] as { source?: { callId?: string }; content?: Array<{ isError?: boolean }> };
+    const callId = message.source?.callId ?? '';
+    if (compress.has(callId)) out.set(callId, message.content?.[0]?.isError === true);
+  }
+  return out;
+}
+
+function computeDivergence(ours: readonly LoggedEvent[], dsh: readonly LoggedEvent[]): void {
+  const mine = compressOutcomes(ours);
+  const theirs = compressOutcomes(dsh);
+  const diverged = new Set<string>();
+  const after = new Set<string>();
+  for (const [callId, isError] of mine) {
+    if (diverged.size > 0) after.add(callId);
+    if (theirs.get(callId) !== isError) diverged.add(callId);
+  }
+  divergence = { diverged, after };
+}
+
 /** The compress calls of the log being normalised (their results are allow-listed, §7.13). */
 let compressCallIds = new Set<string>();
 
@@ -51,6 +82,8 @@ const ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: (event:
     // usage; ours estimates it. The host logs what the model streams in both, so only the presence is compared.
     name: 'scripted-model-stream',
     apply: (event) => (event.type === 'assistant/message' && 'usage' in event.data ? { ...event, data: { ...event.data, usage: '<usage>' } } : event),
+    // (The inline-cleanup replacement of a compress call, DCP.md §7.12, carries no usage on either side and is
+    // compared whole.)
   },
   {
     // DCP.md §7.13: the compress result text and `Range status:` block are the contract's, not dsh-dcp's.
@@ -61,6 +94,22 @@ const ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: (event:
     // DCP.md §8.3 / §8.1 rule 5: dedup replacements (tool/result replacements) come at our timing, one batch a turn.
     name: 'dedup-timing',
     apply: (event) => (event.type === 'tool/result' && event.surfaceOp !== 'append' ? undefined : event),
+  },
+  {
+    // DCP.md §7.11 (one transaction per range) and §7.14 (the manual-mode gate): a compress call can commit on one
+    // side and fail on the other (s3's overlapping pair commits its first range here; s9's compress under manual mode
+    // is refused here). The inline-cleanup replacement of such a call exists on one side only, and every block
+    // committed after it is numbered one apart, so later `[stored in bN]` numbers are masked.
+    name: 'diverged-compress-outcomes',
+    apply: (event) => {
+      if (event.type !== 'assistant/message' || event.surfaceOp === 'append') return event;
+      const message = event.data['message'] as { content?: Array<{ type?: string; id?: string; arguments?: unknown }> } | undefined;
+      const calls = (message?.content ?? []).filter((block) => block.type === 'tool-call').map((block) => String(block.id));
+      if (calls.some((id) => divergence.diverged.has(id))) return undefined;
+      if (!calls.some((id) => divergence.after.has(id))) return event;
+      const content = (message?.content ?? []).map((block) => (typeof block.arguments === 'string' ? { ...block, arguments: block.arguments.replace(/\[stored in b\d+\]/g, '[stored in b<n>]') } : block));
+      return { ...event, data: { ...event.data, message: { ...message, content } } };
+    },
   },
   {
     // DCP.md §9: the pressure percentage counts our system guidance and compress schema (the seed's, longer texts,
@@ -132,6 +181,7 @@ function normalise(events: readonly LoggedEvent[], side: 'dsh' | 'ours', refused
     return value;
   };
   const out: string[] = [];
+  const selected: LoggedEvent[] = [];
   for (const event of kept) {
     if (!COMPARED.has(event.type)) continue;
     if (event.type === 'user/message') {
@@ -139,16 +189,22 @@ function normalise(events: readonly LoggedEvent[], side: 'dsh' | 'ours', refused
       // Checkpoints, purge texts and control messages are DCP's own records, not yet compared.
       if (!(source?.kind === 'user' || (source?.plugin === 'dsh-dcp' && String((event.data['content'] as Array<{ text?: string }>)[0]?.text).startsWith('<dcp-boundary')))) continue;
     }
-    // DCP.md §7.12: the inline-cleanup replacement of the compress call keeps the original usage (a decision the
-    // docs record); replacements are DCP's records, not yet compared.
-    if (event.type === 'assistant/message' && event.surfaceOp !== 'append') continue;
-    let current: LoggedEvent | undefined = { type: event.type, seq: 0, data: event.data, ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }) };
+    let current: LoggedEvent | undefined = { type: event.type, seq: event.seq, data: event.data, ...(event.surfaceOp === undefined ? {} : { surfaceOp: event.surfaceOp }) };
     for (const entry of ALLOW_LIST) {
       if (current === undefined) break;
       current = entry.apply(current, side);
     }
-    if (current === undefined) continue;
-    out.push(JSON.stringify({ type: current.type, data: walk(current.data), ...(current.surfaceOp === undefined ? {} : { surfaceOp: current.surfaceOp }) }));
+    if (current !== undefined) selected.push(current);
+  }
+  // Seqs differ by offsets (dsh's extra records, the scripted models' chunking): a seq a record refers to becomes the
+  // position of the referenced record among the compared ones, `<uncompared>` when that record is not compared.
+  const position = new Map(selected.map((event, index) => [event.seq, index]));
+  const at = (seq: unknown): unknown => (typeof seq === 'number' ? (position.get(seq) ?? '<uncompared>') : seq);
+  for (const event of selected) {
+    const surfaceOp = typeof event.surfaceOp === 'object' && event.surfaceOp !== null
+      ? { ...(event.surfaceOp as Record<string, unknown>), start: at((event.surfaceOp as { start?: unknown }).start), end: at((event.surfaceOp as { end?: unknown }).end) }
+      : event.surfaceOp;
+    out.push(JSON.stringify({ type: event.type, data: walk(event.data), ...(surfaceOp === undefined ? {} : { surfaceOp }) }));
   }
   return out;
 }
@@ -172,6 +228,7 @@ describe('script run against what dsh + dsh-dcp recorded (test/fixtures/dcp-dsh)
       // The ordinals of the `/dcp` commands our run refused at command time (every scenario command is registered, so
       // the k-th command step is the k-th `command/run` of either log).
       const refused = new Set(run.commands.flatMap((command, ordinal) => (command.kind === 'error' ? [ordinal] : [])));
+      computeDivergence(events as unknown as LoggedEvent[], recorded.events);
       expect(normalise(events as unknown as LoggedEvent[], 'ours')).toEqual(normalise(recorded.events, 'dsh', refused));
     });
   }
