@@ -6,9 +6,11 @@
  * commented allow-list below, each entry citing the docs section that documents it. Every other compared record must
  * match byte for byte: JSON serialisations with key order.
  *
- * Compared so far: the host's own records (turn and step records, user prompts, `tool/call`, the `tool/result` of
- * every tool but `compress`, `command/run`), and DCP's boundary markers. Usage fields are the scripted model's and
- * compared only for presence (allow-list entry `scripted-model-stream`).
+ * Compared: the host's own records (turn and step records, user prompts, `tool/call`, the `tool/result` of every
+ * tool but `compress`, `command/run`, assistant messages), DCP's boundary markers and inline-cleanup replacements, and
+ * the `request/context` records of a scenario with a context window. Usage fields are the scripted model's and
+ * compared only for presence (allow-list entry `scripted-model-stream`); `assistant/chunk` records are the scripted
+ * model's stream and left out (HOST.md §12). The allow-list is documented in DCP.md §20.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -221,13 +223,20 @@ describe('script run against what dsh + dsh-dcp recorded (test/fixtures/dcp-dsh)
       const scenario = parseScenario(JSON.parse(readFileSync(join(DCP_DSH, `${name}.scenario.json`), 'utf8')) as unknown);
       const recorded = JSON.parse(readFileSync(join(DCP_DSH, `${name}.dsh.json`), 'utf8')) as { events: LoggedEvent[]; requests: unknown[] };
       const store = await JsonlSessionStore.open({ root: join(root, name), compression: 'none', titleIndex: false });
-      let requests = 0;
-      const run = await runScenario(scenario, store, { plugins: [dcpPlugin()], onModelRequest: () => (requests += 1) });
+      const requests: Array<{ tools: ReadonlyArray<{ name: string }> }> = [];
+      const run = await runScenario(scenario, store, { plugins: [dcpPlugin()], onModelRequest: (request) => requests.push(request) });
       const { events } = await store.inspect(asSessionId(run.sessionId));
-      expect(requests).toBe(recorded.requests.length);
+      // Request by request: as many, with the same tools in the same order (their descriptions: DCP.md §20 #2).
+      const toolNames = (list: ReadonlyArray<{ tools: ReadonlyArray<{ name: string }> }>): string[][] => list.map((request) => request.tools.map((tool) => tool.name));
+      expect(toolNames(requests)).toEqual(toolNames(recorded.requests as Array<{ tools: Array<{ name: string }> }>));
       // The ordinals of the `/dcp` commands our run refused at command time (every scenario command is registered, so
       // the k-th command step is the k-th `command/run` of either log).
       const refused = new Set(run.commands.flatMap((command, ordinal) => (command.kind === 'error' ? [ordinal] : [])));
+      // The window a scenario runs with is recorded as dsh records it (HOST.md §12): after each `request/header`,
+      // `request/context {provider, model, contextWindow}`. dsh also writes one without a window; ours only with one.
+      const contexts = (log: readonly LoggedEvent[]): string[] => log.filter((event) => event.type === 'request/context').map((event) => JSON.stringify(event.data));
+      expect(contexts(events as unknown as LoggedEvent[])).toEqual(contexts(recorded.events).filter((data) => data.includes('"contextWindow"')));
+      if (scenario.contextWindow !== undefined) expect(contexts(events as unknown as LoggedEvent[]).length).toBeGreaterThan(0);
       computeDivergence(events as unknown as LoggedEvent[], recorded.events);
       expect(normalise(events as unknown as LoggedEvent[], 'ours')).toEqual(normalise(recorded.events, 'dsh', refused));
     });
