@@ -57,7 +57,7 @@ describe('sessionctx script run', () => {
     expect(result.errors).toEqual([]);
     expect(result.toolResults.map((tool) => [tool.name, tool.isError, tool.text])).toEqual([
       ['read_file', false, 'first read'],
-      ['explode', true, 'disk on fire'],
+      ['explode', true, 'Error: disk on fire'], // dsh's rendering of a throwing tool (HOST.md §7.2),
       ['read_file', false, 'second read'],
     ]);
     // The written log reloads through the store and folds to the same surface.

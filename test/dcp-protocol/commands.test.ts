@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DCP_DSH } from '../support/fixtures.js';
 import { parseDcpCommand, parseDcpCompressCommand } from '../../src/protocol/dcp/command-parser.js';
 import {
   COMPRESSION_DISABLED_TEXT, COMPRESS_TRIGGERED_TEXT, DECOMPRESS_NOTE_TEXT, HELP_TEXT, SWEEP_SCHEDULED_TEXT, blockDoesNotExistText, controlRejectedNotice,
@@ -24,10 +27,19 @@ const HELP_FROM_SPEC = [
   "/dcp recompress <bN>                   compress an expanded block again",
   "Range compression itself is done by the model through the compress tool.",
 ].join('\n');
-const TRIGGER_FROM_SPEC = [
-  "<compress triggered manually>",
-  "The user asked you to compress the conversation now. Use the compress tool in this turn: pick the most significant completed content, use safe closed ranges whose cuts do not split a tool call from its result, then briefly explain what you compressed.",
-].join('\n');
+/**
+ * The trigger dsh-dcp writes (DCP.md §11.2 follows it): read from test/fixtures/dcp-dsh/s10-trigger-sweep, where
+ * `/dcp compress keep the config facts` queued it with that focus.
+ */
+const FIXTURE_TRIGGER = (() => {
+  const recorded = JSON.parse(readFileSync(join(DCP_DSH, 's10-trigger-sweep.dsh.json'), 'utf8')) as {
+    events: Array<{ type: string; data: { content?: Array<{ text?: string }> } }>;
+  };
+  const texts = recorded.events.filter((event) => event.type === 'user/message').map((event) => event.data.content?.[0]?.text ?? '');
+  return texts.find((text) => text.startsWith('<compress triggered manually>')) as string;
+})();
+const FIXTURE_FOCUS_SUFFIX = '\n\nAdditional user focus:\nkeep the config facts';
+const TRIGGER_FROM_SPEC = FIXTURE_TRIGGER.slice(0, FIXTURE_TRIGGER.length - FIXTURE_FOCUS_SUFFIX.length);
 
 describe('§18 item 66: command parsing and texts', () => {
   it('the help block matches §11.3; empty args and help give it', () => {
@@ -133,6 +145,8 @@ describe('manual trigger (§11.2, §11.4)', () => {
   it('the trigger text matches §11.2; a focus is appended after a blank line', () => {
     expect(buildTriggerText()).toBe(TRIGGER_FROM_SPEC);
     expect(buildTriggerText('  ')).toBe(TRIGGER_FROM_SPEC);
+    expect(FIXTURE_TRIGGER.endsWith(FIXTURE_FOCUS_SUFFIX)).toBe(true);
+    expect(buildTriggerText('keep the config facts')).toBe(FIXTURE_TRIGGER);
     expect(buildTriggerText('auth module')).toBe(`${TRIGGER_FROM_SPEC}\n\nAdditional user focus:\nauth module`);
     expect(JSON.stringify(triggerMessageInput().source)).toBe('{"kind":"plugin","plugin":"dsh-dcp"}');
   });

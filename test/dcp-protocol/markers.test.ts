@@ -56,18 +56,19 @@ describe('§4.2 layout and §4.6 manual line', () => {
     ]);
   });
 
-  it('manual line only at step 0 and only when the state differs from the default', () => {
-    expect(manualLineFor(0, true, false)).toBe('DCP manual mode: on. Call compress only in a turn that starts with <compress triggered manually>.');
-    expect(manualLineFor(0, false, true)).toBe('DCP manual mode: off. Compress closed ranges when useful.');
-    expect(manualLineFor(1, true, false)).toBeUndefined();
-    expect(manualLineFor(0, true, true)).toBeUndefined();
-    expect(manualLineFor(0, false, false)).toBeUndefined();
+  it('manual line only at the first pre-step (step 1) and only when the state differs from the default', () => {
+    expect(manualLineFor(1, true, false)).toBe('DCP manual mode: on. Call compress only in a turn that starts with <compress triggered manually>.');
+    expect(manualLineFor(1, false, true)).toBe('DCP manual mode: off. Compress closed ranges when useful.');
+    expect(manualLineFor(2, true, false)).toBeUndefined();
+    expect(manualLineFor(1, true, true)).toBeUndefined();
+    expect(manualLineFor(1, false, false)).toBeUndefined();
   });
 
-  it('the marker message input has the DCP source first and one text block', () => {
-    const input = markerMessageInput('<dcp-boundary ref="m0001" turn="1" step="0" />');
+  it('the marker message input has one text block, then the DCP source (dsh-dcp\'s key order)', () => {
+    const input = markerMessageInput('<dcp-boundary ref="m0001" turn="1" step="1" />');
+    // test/fixtures/dcp-dsh/s1-markers: dsh-dcp writes {content, source, role, id}.
     expect(JSON.stringify(input)).toBe(
-      '{"source":{"kind":"plugin","plugin":"dsh-dcp"},"content":[{"type":"text","text":"<dcp-boundary ref=\\"m0001\\" turn=\\"1\\" step=\\"0\\" />"}]}',
+      '{"content":[{"type":"text","text":"<dcp-boundary ref=\\"m0001\\" turn=\\"1\\" step=\\"1\\" />"}],"source":{"kind":"plugin","plugin":"dsh-dcp"}}',
     );
   });
 });

@@ -106,7 +106,7 @@ describe('§18 item 63: a human typing the control text', () => {
     const request = harness.model.requests.at(-1)!;
     const texts = request.messages.map((message) => messageText(message as Message));
     expect(texts.at(-1)).toBe('<dcp-control>sweep</dcp-control>');
-    expect(texts.at(-2)).toMatch(/^<dcp-boundary ref="m\d+" turn="4" step="0" \/>/);
+    expect(texts.at(-2)).toMatch(/^<dcp-boundary ref="m\d+" turn="4" step="1" \/>/);
     expect(notices(harness)).toEqual([]);
   });
 });
@@ -124,7 +124,7 @@ describe('§18 item 64: a control claimed with a real user message', () => {
     expect(replace).toBeDefined();
     const texts = harness.model.requests.at(-1)!.messages.map((message) => messageText(message as Message));
     expect(texts.at(-1)).toBe('and here is my real question');
-    expect(texts.at(-2)).toMatch(/^<dcp-boundary ref="m\d+" turn="4" step="0" \/>/);
+    expect(texts.at(-2)).toMatch(/^<dcp-boundary ref="m\d+" turn="4" step="1" \/>/);
     expect(texts.some((text) => text.includes('<dcp-control>'))).toBe(false);
     // The prunes come before the marker: the request already sees the replacement.
     const marker = harness.session.events.find((event) => event.type === 'user/message' && event.surfaceOp === 'append' && event.seq > replace!.seq);
@@ -207,7 +207,8 @@ describe('§18 item 66: command texts', () => {
     await harness.runUntilIdle();
     const trigger = harness.session.events.find((event) => event.type === 'user/message' && messageText(event.data as Message).startsWith('<compress triggered manually>'))!;
     const message = trigger.data as Message;
-    expect(messageText(message)).toBe('<compress triggered manually>\nThe user asked you to compress the conversation now. Use the compress tool in this turn: pick the most significant completed content, use safe closed ranges whose cuts do not split a tool call from its result, then briefly explain what you compressed.\n\nAdditional user focus:\nthe parser work');
+    // dsh-dcp's trigger (test/fixtures/dcp-dsh/s10-trigger-sweep), here with this focus.
+    expect(messageText(message)).toBe('<compress triggered manually>\n\nManual mode trigger received. You must now use the compress tool.\n\nFind the most significant completed conversation content that can be compressed into a high-fidelity technical summary.\n\nChoose safe, closed, tool-pairing-balanced ranges and return after compress with a brief explanation.\n\nAdditional user focus:\nthe parser work');
     expect(message.source).toMatchObject({ kind: 'plugin', plugin: 'dsh-dcp', commandId: expect.any(String) as string });
 
     const disabled = createDcpHarness({ dcp: { compress: { enabled: false } } });

@@ -118,12 +118,12 @@ describe('§18 item 19: whole-call and per-entry texts', () => {
     await turn(harness, PLAIN(1));
     await turn(harness, 'bad calls');
     expect(compressResults(harness.session).map((result) => [result.isError, result.text])).toEqual([
-      [true, 'topic must be a non-empty string'],
-      [true, 'topic must be at most 200 characters'],
-      [true, 'content must be a non-empty array'],
-      [true, 'content accepts at most 3 range(s)'],
-      [true, 'topic must be a non-empty string\ncontent must be a non-empty array'],
-      [true, 'compress arguments must be an object'],
+      [true, 'Error: topic must be a non-empty string'],
+      [true, 'Error: topic must be at most 200 characters'],
+      [true, 'Error: content must be a non-empty array'],
+      [true, 'Error: content accepts at most 3 range(s)'],
+      [true, 'Error: topic must be a non-empty string\ncontent must be a non-empty array'],
+      [true, 'Error: compress arguments must be an object'],
     ]);
     expect(compactionEvents(harness.session)).toEqual([]);
     expectHealthyLog(harness);
@@ -166,7 +166,7 @@ describe('§18 item 20: summary rules through the tool', () => {
     for (let index = 1; index <= 2; index++) await turn(harness, PLAIN(index));
     await turn(harness, 'compress');
     expect(compressResults(harness.session)[0]!.text).toBe([
-      'No range was compressed.',
+      'Error: No range was compressed.',
       'Range status:',
       '1. m0001..m0002: failed: content[0].summary must not start with a block ref such as [b1]; write the summary as plain prose',
       '2. m0001..m0002: failed: content[1].summary must contain the actual technical content, not a [stored in bN] placeholder',
@@ -253,7 +253,7 @@ describe('§18 item 24: the busy lock', () => {
       expect(compressResults(harness.session)[0]).toMatchObject({
         isError: true,
         text: [
-          'No range was compressed.',
+          'Error: No range was compressed.',
           'Range status:',
           '1. m0001..m0002: failed: compaction is busy: an unclosed bracket holds the session lock',
           '2. m0002..m0003: failed: compaction is busy: an unclosed bracket holds the session lock',
@@ -330,7 +330,7 @@ describe('§18 item 25: host failures during a commit', () => {
     const end = events[summaryIndex + 1]!;
     expect(end.type).toBe('compaction/end');
     expect(end.data).toEqual({ compactionId: (events[summaryIndex]!.data as { compactionId: string }).compactionId, turn: 4, error: { message: 'injected failure' } });
-    expect(resultTexts(h.session).at(-1)).toBe('No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 could not be committed: injected failure');
+    expect(resultTexts(h.session).at(-1)).toBe('Error: No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 could not be committed: injected failure');
     const index = h.plugin.runtime!.indexFor(h.session);
     expect(index.classifyLastBracket()).toMatchObject({ class: 'failed-attempt', busy: false });
     h.disarm();
@@ -347,7 +347,7 @@ describe('§18 item 25: host failures during a commit', () => {
     for (let index = 1; index <= 3; index++) await h.run(PLAIN(index));
     await h.run('compress');
     expect(resultTexts(h.session).at(-1)).toBe([
-      'No range was compressed.',
+      'Error: No range was compressed.',
       'Range status:',
       '1. m0001..m0002: failed: range m0001..m0002 could not be committed: injected failure',
       '2. m0002..m0003: skipped: batch stopped after a host error',
@@ -369,7 +369,7 @@ describe('§18 item 25: host failures during a commit', () => {
 
 describe('§18 item 27: the manual gate', () => {
   /** A stand-in for the `/dcp` command of the next issue: `manual on` succeeds; `compress` queues the trigger. */
-  it('blocks compress in manual mode, opens it in the triggered turn only, and shows the manual line on step-0 markers', async () => {
+  it('blocks compress in manual mode, opens it in the triggered turn only, and shows the manual line on first-pre-step markers', async () => {
     // The real `/dcp` command (DCP.md §11.2): `manual on` is replayed from its success pair, `compress` queues the trigger.
     const harness = createDcpHarness({
       script: [...texts(3), compressReply([range('m0001', 'm0002', 'One.')]), { text: 'ok' }, compressReply([range('m0001', 'm0003', 'Two.')]), { text: 'ok' }, compressReply([range('m0003', 'm0004', 'Three.')]), { text: 'ok' }],
@@ -378,15 +378,15 @@ describe('§18 item 27: the manual gate', () => {
     await harness.runCommand('/dcp manual on');
     expect(harness.index().manualOn).toBe(true);
     await turn(harness, 'compress please');
-    expect(compressResults(harness.session)[0]).toEqual({ isError: true, text: 'manual mode is on: compress runs only in a turn started by /dcp compress', seq: expect.any(Number) as number });
+    expect(compressResults(harness.session)[0]).toEqual({ isError: true, text: 'Error: manual mode is on: compress runs only in a turn started by /dcp compress', seq: expect.any(Number) as number });
     const manualMarker = loggedMarkers(harness.session).find((marker) => marker.ref === 'm0004')!;
-    expect(manualMarker.text).toBe('<dcp-boundary ref="m0004" turn="4" step="0" />\nDCP manual mode: on. Call compress only in a turn that starts with <compress triggered manually>.');
+    expect(manualMarker.text).toBe('<dcp-boundary ref="m0004" turn="4" step="1" />\nDCP manual mode: on. Call compress only in a turn that starts with <compress triggered manually>.');
     await harness.runCommand('/dcp compress');
     await harness.runUntilIdle();
     expect(compressResults(harness.session)[1]!.text).toMatch(/\n1\. m0001\.\.m0003: committed as b1 /);
     expect(harness.index().lastTriggerTurn).toBe(5);
     await turn(harness, 'compress once more');
-    expect(compressResults(harness.session)[2]!.text).toBe('manual mode is on: compress runs only in a turn started by /dcp compress');
+    expect(compressResults(harness.session)[2]!.text).toBe('Error: manual mode is on: compress runs only in a turn started by /dcp compress');
     expectHealthyLog(harness);
   });
 });

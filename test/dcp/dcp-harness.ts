@@ -203,13 +203,13 @@ export function filler(session: Session): void {
   session.append('goal/change', {});
 }
 
-/** A plugin whose pre-step listener (downstream of DCP) adds `message` at step 0 of turn `turnNumber`. */
+/** A plugin whose pre-step listener (downstream of DCP) adds `message` at the first pre-step (step 1) of turn `turnNumber`. */
 export function injectAtTurn(turnNumber: number, message: () => UserMessage): Plugin {
   return {
     name: `inject-${turnNumber}`,
     apply: (context) => context.on('agent/pre-step', async (payload, next) => {
       const decision = await next();
-      if (decision.kind !== 'enter' || payload.turn !== turnNumber || payload.step !== 0) return decision;
+      if (decision.kind !== 'enter' || payload.turn !== turnNumber || payload.step !== 1) return decision;
       return { kind: 'enter', messages: [...decision.messages, message()] };
     }),
   };
@@ -257,14 +257,14 @@ export function busyDuringPreStep(turnNumber: number): { readonly outer: Plugin;
       name: 'busy-outer',
       apply: (context) => context.on('agent/pre-step', async (payload, next) => {
         const decision = await next();
-        if (payload.turn === turnNumber && payload.step === 0) payload.session.append('compaction/end', { compactionId, turn: turnNumber, error: { message: 'gave up' } });
+        if (payload.turn === turnNumber && payload.step === 1) payload.session.append('compaction/end', { compactionId, turn: turnNumber, error: { message: 'gave up' } });
         return decision;
       }),
     },
     inner: {
       name: 'busy-inner',
       apply: (context) => context.on('agent/pre-step', async (payload, next) => {
-        if (payload.turn === turnNumber && payload.step === 0) payload.session.append('compaction/start', { compactionId, turn: turnNumber });
+        if (payload.turn === turnNumber && payload.step === 1) payload.session.append('compaction/start', { compactionId, turn: turnNumber });
         return next();
       }),
     },

@@ -60,7 +60,7 @@ describe('§18 item 3: non-monotonic surface', () => {
     const resolved = resolveRange({ index, session: harness.session, hintCount: 3 }, 'b1', 'm0003');
     expect(resolved.ok && resolved.shadowed).toEqual([index.block('b1')!.seq]);
     await turn(harness, 'compress again');
-    expect(compressResults(harness.session)[1]!.text).toMatch(/^No range was compressed\.\nRange status:\n1\. b1\.\.m0003: failed: range b1\.\.m0003 saves ~-\d+ tokens, below minNetSavingsTokens=1$/);
+    expect(compressResults(harness.session)[1]!.text).toMatch(/^Error: No range was compressed\.\nRange status:\n1\. b1\.\.m0003: failed: range b1\.\.m0003 saves ~-\d+ tokens, below minNetSavingsTokens=1$/);
     expectHealthyLog(harness);
   });
 });
@@ -81,7 +81,7 @@ describe('§18 item 4: failed refs carry reasons and nearest valid cuts', () => 
     const [result] = compressResults(harness.session);
     expect(result!.isError).toBe(true);
     expect(result!.text).toBe([
-      'No range was compressed.',
+      'Error: No range was compressed.',
       'Range status:',
       '1. m0001..m0003: failed: startRef m0001 is not an active boundary (shadowed by compaction); nearest valid cuts: m0002, m0003, m0004',
       '2. m9999..m0002: failed: startRef m9999 is not an active boundary (unknown ref); nearest valid cuts: m0002, m0003, m0004',
@@ -123,9 +123,9 @@ describe('§18 items 5 and 6: aliases after native compaction', () => {
     const { harness, nativeSeq } = await nativeOverTurnOne({}, [compressReply([range('m0001', 'm0003', 'Turns one and two.')])]);
     await turn(harness, `turn two ${'b'.repeat(300)}`);
     const markers = loggedMarkers(harness.session);
-    expect(markers[1]!.text).toBe(`<dcp-boundary ref="m0002" turn="2" step="0" />\nalias m0001=s${nativeSeq}`);
+    expect(markers[1]!.text).toBe(`<dcp-boundary ref="m0002" turn="2" step="1" />\nalias m0001=s${nativeSeq}`);
     await turn(harness, `turn three ${'c'.repeat(300)}`);
-    expect(loggedMarkers(harness.session)[2]!.text).toBe('<dcp-boundary ref="m0003" turn="3" step="0" />');
+    expect(loggedMarkers(harness.session)[2]!.text).toBe('<dcp-boundary ref="m0003" turn="3" step="1" />');
     await turn(harness, 'compress');
     const [result] = compressResults(harness.session);
     expect(result!.isError).toBe(false);
@@ -158,7 +158,7 @@ describe('§18 items 5 and 6: aliases after native compaction', () => {
     const context = { index, session: harness.session, hintCount: 3 };
     expect(resolveRef(context, 'm0001')).toEqual({ ok: true, pos: 0, seq: secondNative });
     // m0002 was shadowed natively too; it gets its alias now, and m0001 gets none.
-    expect(loggedMarkers(harness.session)[2]!.text).toBe(`<dcp-boundary ref="m0003" turn="3" step="0" />\nalias m0002=s${secondNative}`);
+    expect(loggedMarkers(harness.session)[2]!.text).toBe(`<dcp-boundary ref="m0003" turn="3" step="1" />\nalias m0002=s${secondNative}`);
     expect(index.alias('m0001')).toBe(nativeSeq);
     expectHealthyLog(harness);
   });
@@ -172,7 +172,7 @@ describe('§18 item 7: numbers are never reused', () => {
     await turn(harness, 'next');
     expect(loggedMarkers(harness.session).map((marker) => marker.ref)).toEqual(['m9999', 'm10000']);
     expect(coldIndex(harness).maxMarkerNumber).toBe(10000);
-    expect(coldIndex(harness).marker('m10000')).toMatchObject({ number: 10000, turn: 1, step: 0 });
+    expect(coldIndex(harness).marker('m10000')).toMatchObject({ number: 10000, turn: 1, step: 1 });
     expectHealthyLog(harness);
   });
 
@@ -204,7 +204,7 @@ describe('§18 item 7: numbers are never reused', () => {
 });
 
 describe('§18 items 8 and 9: when no marker is added', () => {
-  it('a downstream enter([]) at step 0 gives no marker, no dispatch, and a completed turn', async () => {
+  it('a downstream enter([]) at the first pre-step gives no marker, no dispatch, and a completed turn', async () => {
     const emptying: Plugin = { name: 'empty', apply: (context) => context.on('agent/pre-step', () => ({ kind: 'enter', messages: [] })) };
     const harness = createDcpHarness({ pluginsAfter: [emptying] });
     await turn(harness, 'hello');

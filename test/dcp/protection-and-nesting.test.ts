@@ -18,7 +18,7 @@ describe('§18 item 16: retention', () => {
     for (let index = 1; index <= 3; index++) await turn(harness, PLAIN(index));
     await turn(harness, 'compress');
     expect(compressResults(harness.session)[0]!.text).toBe([
-      'No range was compressed.',
+      'Error: No range was compressed.',
       'Range status:',
       '1. m0001..m0004: failed: range m0001..m0004 enters the last 2 turn(s); choose older content; latest allowed endRef: m0003',
     ].join('\n'));
@@ -33,7 +33,7 @@ describe('§18 item 18 (loop): the current call lives in the current turn, which
     for (let index = 1; index <= 2; index++) await turn(harness, PLAIN(index));
     await turn(harness, 'read then compress');
     expect(compressResults(harness.session)[0]!.text).toBe([
-      'No range was compressed.',
+      'Error: No range was compressed.',
       'Range status:',
       '1. m0003..m0004: failed: range m0003..m0004 enters the last 1 turn(s); choose older content; latest allowed endRef: m0003',
     ].join('\n'));
@@ -49,7 +49,7 @@ describe('§18 item 17: hard protection', () => {
     const harness = createDcpHarness({ pluginsAfter: [injectAtTurn(1, instructions)], script: [...texts(3), compressReply([range('m0001', 'm0003')]), { text: 'ok' }] });
     for (let index = 1; index <= 3; index++) await turn(harness, PLAIN(index));
     await turn(harness, 'compress');
-    expect(compressResults(harness.session)[0]!.text).toBe('No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 contains a hard-protected instruction/snapshot node');
+    expect(compressResults(harness.session)[0]!.text).toBe('Error: No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 contains a hard-protected instruction/snapshot node');
     expectHealthyLog(harness);
   });
 
@@ -146,7 +146,7 @@ describe('§18 items 30, 34, 35: protected tool outputs', () => {
   it('checks net savings after the appendix: a large protected output fails E14 and is never truncated', async () => {
     const big = 'L'.repeat(6000);
     const failing = await readThenCompress({ compress: { protectedTools: ['read'] } }, { path: 'big', size: 6000 }, 'S'.repeat(2000));
-    expect(compressResults(failing.session)[0]!.text).toMatch(/^No range was compressed\.\nRange status:\n1\. m0001\.\.m0003: failed: range m0001\.\.m0003 saves ~-\d+ tokens, below minNetSavingsTokens=1$/);
+    expect(compressResults(failing.session)[0]!.text).toMatch(/^Error: No range was compressed\.\nRange status:\n1\. m0001\.\.m0003: failed: range m0001\.\.m0003 saves ~-\d+ tokens, below minNetSavingsTokens=1$/);
     const passing = await readThenCompress({ compress: { protectedTools: ['read'] } }, { path: 'big', size: 6000 }, 'Short.');
     expect(blockText(passing, 'b1')).toContain(`\nProtected tool read output verbatim:\n${big}\n\n<dcp-message-id>b1</dcp-message-id>`);
     expectHealthyLog(passing);
@@ -221,7 +221,7 @@ describe('§18 item 36: unreadable DCP metadata', () => {
     expect(decodeDcpMeta((harness.session.events[foreign]!.data as Message).source)).toMatchObject({ ok: false, code: 'UNSUPPORTED_VERSION' });
     expect(harness.logs.filter((line) => line.level === 'warn')).toEqual([{ level: 'warn', text: `DCP checkpoint s${foreign} has unreadable metadata (UNSUPPORTED_VERSION): dcp metadata version 2 is not supported` }]);
     expect(compressResults(harness.session)[0]!.text).toBe(
-      'No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 contains a checkpoint with unreadable DCP metadata (UNSUPPORTED_VERSION); it is protected',
+      'Error: No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 contains a checkpoint with unreadable DCP metadata (UNSUPPORTED_VERSION); it is protected',
     );
     expectHealthyLog(harness);
   });

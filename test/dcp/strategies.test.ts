@@ -89,7 +89,9 @@ describe('§18 item 38: dedup of an errored result keeps every data field', () =
     expect(replace).toBeDefined();
     const original = first!.data as Record<string, unknown> & { message: Message };
     const replaced = replace!.data as Record<string, unknown> & { message: Message };
-    expect(replaced['error']).toEqual({ name: 'FsError', code: 'FS_NOT_OBSERVED' });
+    // A thrown tool error logs no `error` field (dsh, HOST.md §7.2); the replacement keeps exactly the original's fields.
+    expect(original['error']).toBeUndefined();
+    expect(replaced['error']).toBeUndefined();
     expect(Object.keys(replaced)).toEqual(Object.keys(original));
     expect({ ...replaced, message: null }).toEqual({ ...original, message: null });
     const block = replaced.message.content[0] as unknown as Record<string, unknown>;
@@ -126,7 +128,7 @@ describe('§18 item 39: canonical keys', () => {
 });
 
 describe('§18 item 40: the keeper may sit in the retention window', () => {
-  it('reads in turns 1 and 4 with retainRecentTurns=2: step 0 of turn 5 prunes the turn-1 read', async () => {
+  it('reads in turns 1 and 4 with retainRecentTurns=2: the first step of turn 5 prunes the turn-1 read', async () => {
     const harness = createDcpHarness({
       dcp: { compress: { retainRecentTurns: 2 } },
       tools: [readTool],
@@ -138,7 +140,7 @@ describe('§18 item 40: the keeper may sit in the retention window', () => {
     const [first] = appendedResults(harness);
     const [replace] = dedupReplaces(harness);
     expect(replace?.surfaceOp).toEqual({ op: 'replace', start: first!.seq, end: first!.seq });
-    // The prune pair lies before the marker of turn 5, step 0.
+    // The prune pair lies before the marker of turn 5, step 1.
     const turnStart = harness.session.events.findIndex((event) => event.type === 'turn/start' && (event.data as { turn: number }).turn === 5);
     expect(replace!.seq).toBeGreaterThan(turnStart);
     expectHealthyLog(harness);
@@ -188,7 +190,7 @@ describe('§18 item 42: purge-errors', () => {
     expect(checkpoints).toHaveLength(1);
     const checkpoint = checkpoints[0]!;
     const text = messageText(checkpoint.data as Message);
-    expect(text).toBe(`[errored tool unit removed]\ntool: fetch\nerror: fetch failed: file was not observed ${'e'.repeat(40)}`);
+    expect(text).toBe(`[errored tool unit removed]\ntool: fetch\nerror: Error: fetch failed: file was not observed ${'e'.repeat(40)}`);
     expect((checkpoint.data as Message).source).toEqual({ kind: 'plugin', plugin: 'dsh-dcp' });
     const assistant = harness.session.events.find((event) => event.type === 'assistant/message')!;
     const result = appendedResults(harness)[0]!;
@@ -260,9 +262,10 @@ describe('§18 item 42: purge-errors', () => {
     expect([...referenceKeys]).toEqual(['sourceEventSeqs']);
     const assistant = events.find((event) => event.type === 'assistant/message'
       && (event.data as { message: Message }).message.content.some((block) => block.type === 'tool-call' && (block as { name?: string }).name === 'fetch'))!;
-    const errorText = `fetch failed: file was not observed ${'e'.repeat(40)}`;
+    // The host renders a throwing tool as `Error: <message>` (dsh; HOST.md §7.2).
+    const errorText = `Error: fetch failed: file was not observed ${'e'.repeat(40)}`;
 
-    // Control: the unchanged turn-1 log, seeded the same way, is purged at step 0 of turn 2.
+    // Control: the unchanged turn-1 log, seeded the same way, is purged at step 1 of turn 2.
     const control = await nextTurnOver(events);
     const controlResult = control.session.events.find((event) => event.type === 'tool/result' && event.surfaceOp === 'append')!;
     const purges = control.session.events.filter((event) => typeof event.surfaceOp === 'object');
@@ -301,7 +304,7 @@ describe('§18 item 43: a purge checkpoint is not native', () => {
 });
 
 describe('§18 item 45: strategies.runAt', () => {
-  /** Turn 1 reads a.txt; turn 2 reads it again at step 0 and answers at step 1; turn 3 is plain. */
+  /** Turn 1 reads a.txt; turn 2 reads it again at step 1 and answers at step 2; turn 3 is plain. */
   async function runAtScenario(runAt: string) {
     const harness = createDcpHarness({
       dcp: { strategies: { runAt } },
@@ -315,7 +318,7 @@ describe('§18 item 45: strategies.runAt', () => {
     return { harness, afterTurn2, afterTurn3: dedupReplaces(harness).length };
   }
 
-  it("'turn-start' prunes only at step 0 (turn 3), not at step 1 of turn 2", async () => {
+  it("'turn-start' prunes only at the first step (turn 3), not at step 2 of turn 2", async () => {
     const { harness, afterTurn2, afterTurn3 } = await runAtScenario('turn-start');
     expect([afterTurn2, afterTurn3]).toEqual([0, 1]);
     expectHealthyLog(harness);

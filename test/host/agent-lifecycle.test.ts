@@ -54,7 +54,8 @@ describe('a full turn (§6.2)', () => {
     expect(byType('turn/start').map((event) => event.data)).toEqual([{ turn: 1 }]);
     expect(byType('step/start').map((event) => event.data)).toEqual([{ turn: 1, step: 1 }, { turn: 1, step: 2 }]);
     expect(byType('user/message')[0]!.data).toBe(prompt);
-    expect(Object.keys(prompt)).toEqual(['source', 'content', 'role', 'id']);
+    // dsh's key order for a prompt (test/fixtures/dcp-dsh: every logged prompt is {content, source, role, id}).
+    expect(Object.keys(prompt)).toEqual(['content', 'source', 'role', 'id']);
     expect(prompt.source).toEqual({ kind: 'user' });
     const call = byType('tool/call')[0]!;
     expect(call.data).toEqual({ turn: 1, step: 1, callId: 'call-1', name: 'read', arguments: '{"path":"a.txt"}' });
@@ -276,7 +277,8 @@ describe('pre-step waterfall (§6.3, §13 items 11 and 12)', () => {
     const prompt = harness.prompt('x');
     await harness.runUntilIdle();
     expect(order).toEqual(['outer', 'plain', 'outer-after']);
-    expect(payloads).toEqual([{ turn: 1, step: 0, messages: [prompt], aborted: false }]);
+    // The pre-step is given the step about to be entered, 1 at the first pre-step, as dsh does (HOST.md §6.2).
+    expect(payloads).toEqual([{ turn: 1, step: 1, messages: [prompt], aborted: false }]);
   });
 
   it('a decision message the log would refuse fails the pre-step: no step/start, turn/end error', async () => {
@@ -333,7 +335,7 @@ describe('inbox (§6.1) and steering', () => {
     agentRef = harness.agent;
     const prompt = harness.prompt('go');
     await harness.runUntilIdle();
-    expect(claimed).toEqual([[1, 0, [prompt.id]], [1, 1, [steering.id]], [2, 0, [later.id]]]);
+    expect(claimed).toEqual([[1, 1, [prompt.id]], [1, 2, [steering.id]], [2, 1, [later.id]]]);
     const events = harness.session.events;
     const secondStep = events.findIndex((event) => event.type === 'step/start' && dataOf<{ step: number }>(event).step === 2);
     expect(events[secondStep + 1]!.data).toBe(steering);
@@ -347,7 +349,7 @@ describe('inbox (§6.1) and steering', () => {
     expect(harness.session.events[2]!.data).toBe(message);
   });
 
-  it('several prompts queued before the turn starts are all claimed at step 0, in queue order', async () => {
+  it('several prompts queued before the turn starts are all claimed at the first pre-step (step 1), in queue order', async () => {
     const harness = createTestHarness({ script: [{ text: 'ok' }] });
     const first = harness.prompt('a');
     const second = harness.prompt('b');

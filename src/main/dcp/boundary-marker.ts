@@ -1,6 +1,6 @@
 /**
  * Building the boundary marker of a step (DCP.md §4.2–§4.6, §9): the next marker number, the manual line on
- * step-0 markers while manual mode differs from its default, the nudge line, and the pending alias lines. The
+ * first-pre-step markers (`step === 1`) while manual mode differs from its default, the nudge line, and the pending alias lines. The
  * work is O(emitted aliases): every input is an O(1) index or meter read.
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
@@ -31,7 +31,7 @@ export function chooseAliases(index: DcpIndex, session: MarkerSession, maxAliasE
   return aliases;
 }
 
-/** The marker text for turn `turn`, step `step` (the pre-step index, 0 for the turn's first step). */
+/** The marker text for turn `turn`, step `step` (the step being entered, 1 for the turn's first step). */
 export function boundaryMarkerText(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): string {
   const manualOn = index.manualOn;
   const nudgeLine = nudgesAllowed(config.nudge.enabled, config.compress.enabled, manualOn)

@@ -112,8 +112,8 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
     }
     // §11.6 rule 7: a control turn ends with no model request; derived extras (a runtime snapshot) are dropped.
     if (controls.length > 0 && controls.length === payload.messages.length) return { kind: 'enter', messages: [] };
-    // §4.1 rule 3: a step-0 `enter([])` is a no-model-call turn and stays one.
-    const willCall = payload.step > 0 || messages.length > 0;
+    // §4.1 rule 3: an `enter([])` at the first pre-step (`step === 1`) is a no-model-call turn and stays one.
+    const willCall = payload.step > 1 || messages.length > 0;
     if (!willCall) return { kind: 'enter', messages };
     if (!swept) {
       const selection = strategiesFor(runtime, index.manualOn, { kind: 'pre-step', step: payload.step });

@@ -68,12 +68,21 @@ export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId:
   } catch (error) {
     return { ok: false, warning: cleanupRefusedWarning(errorMessage(error)) };
   }
-  // Every data field of the author (turn, step, usage, …) is copied; only `message` changes, in its own key slot.
-  const replacement = isRecord(data) ? { ...data, message: cleanedMessage } : { message: cleanedMessage };
+  // Every data field of the author (turn, step, …) is copied, only `message` changes, in its own key slot — except
+  // `usage` (DCP.md §7.12 rule 5): it belongs to the one model call the original records, so a copy would count that
+  // call twice for anyone summing usage over the log; the meter estimates from content and never reads it. dsh-dcp
+  // writes the same `{turn, step, message}`.
+  const replacement = isRecord(data) ? withoutUsage({ ...data, message: cleanedMessage }) : { message: cleanedMessage };
   try {
     target.append('assistant/message', replacement, { surfaceOp: { op: 'replace', start: authorSeq, end: authorSeq }, sourceEventSeqs: [authorSeq] });
   } catch (error) {
     return { ok: false, warning: cleanupRefusedWarning(errorMessage(error)) };
   }
   return { ok: true };
+}
+
+/** `record` without its `usage` key (key order of the rest kept). */
+function withoutUsage(record: Record<string, unknown>): Record<string, unknown> {
+  const { usage: _usage, ...rest } = record;
+  return rest;
 }

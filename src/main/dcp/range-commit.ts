@@ -68,7 +68,7 @@ export function commitRangeBracket(target: CommitTarget, plan: RangePlan, compac
     model: context?.model ?? 'unknown',
   });
   const checkpoint = summary.ok
-    ? attempt(target, 'user/message', createUserMessage({ source: dcpCheckpointSource(compactionId, plan.meta) as unknown as MessageSource, content: [{ type: 'text', text: plan.checkpointText }] }), {
+    ? attempt(target, 'user/message', createUserMessage({ content: [{ type: 'text', text: plan.checkpointText }], source: dcpCheckpointSource(compactionId, plan.meta) as unknown as MessageSource }), {
         surfaceOp: { op: 'replace', start: first, end: last },
         sourceEventSeqs: [first, summary.event.seq, ...shadowed.slice(1)],
       })

@@ -170,9 +170,10 @@ function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget,
     // The slice must be exactly [a, r], with pairing-balanced cuts on both sides.
     if (target.surface.at(position + 1) !== seq) continue;
     if (!toolPairingBalancedBefore(target, assistantSeq) || !toolPairingBalancedAfter(target, seq)) continue;
+    // `content` before `source`: dsh-dcp's key order for the user messages it writes.
     const message = createUserMessage({
-      source: { ...DCP_MESSAGE_SOURCE },
       content: [{ type: 'text', text: purgeText(candidate.name, innerTexts(field(target.events[seq]?.data, 'message'))) }],
+      source: { ...DCP_MESSAGE_SOURCE },
     });
     const replacementTokens = estimateMessage(message as unknown as Message);
     const shadowedTokens = (target.meter.estimateOf(assistantSeq) ?? 0) + (target.meter.estimateOf(seq) ?? 0);
@@ -246,7 +247,7 @@ export function strategiesFor(runtime: DcpRuntime, manualOn: boolean, occasion: 
       if (strategies.runAt !== 'with-compress') return undefined;
       break;
     case 'pre-step':
-      if (strategies.runAt === 'with-compress' || (strategies.runAt === 'turn-start' && occasion.step !== 0)) return undefined;
+      if (strategies.runAt === 'with-compress' || (strategies.runAt === 'turn-start' && occasion.step !== 1)) return undefined;
       break;
     default:
       return assertNever(occasion);

@@ -206,7 +206,8 @@ export class Agent {
   /** Queues human input as a user message with `source {kind:'user'}` and returns it (HOST.md §6.1). */
   prompt(content: string | readonly ContentBlock[]): UserMessage {
     const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-    const message = createUserMessage({ source: { kind: 'user' }, content: blocks });
+    // `content` before `source`, the key order dsh writes a prompt in (its log and requests are byte-compared).
+    const message = createUserMessage({ content: blocks, source: { kind: 'user' } });
     this.followup(message);
     return message;
   }
@@ -273,22 +274,26 @@ export class Agent {
     }
   }
 
-  /** Pre-steps and steps until the turn ends; returns the turn-end reason. */
+  /**
+   * Pre-steps and steps until the turn ends; returns the turn-end reason. Each pre-step is given the step it is
+   * about to enter, as dsh does (`phase.step + 1`): 1 at the turn's first pre-step (HOST.md §3.4, §6.2).
+   */
   async #runSteps(turn: number, signal: AbortSignal): Promise<TurnEndReason> {
-    for (let entered = 0; ; entered++) {
+    for (let step = 1; ; step++) {
       if (signal.aborted) return { kind: 'aborted', reason: signal.reason as unknown };
-      const claimed = entered === 0 ? this.#inbox.claimAll() : this.#inbox.claimSteering();
+      const first = step === 1;
+      const claimed = first ? this.#inbox.claimAll() : this.#inbox.claimSteering();
       let decision: PreStepDecision;
       try {
-        decision = await this.#preStep(turn, entered, claimed, signal);
+        decision = await this.#preStep(turn, step, claimed, signal);
       } catch (error) {
-        if (!signal.aborted) this.#emitError({ error, turn, step: entered, messages: claimed });
+        if (!signal.aborted) this.#emitError({ error, turn, step, messages: claimed });
         return turnEndReasonForStepFailure(error, signal);
       }
       if (signal.aborted) return { kind: 'aborted', reason: signal.reason as unknown };
       if (decision.kind === 'reject') return { kind: 'blocked' };
-      if (entered === 0 && decision.messages.length === 0) return { kind: 'completed' };
-      const outcome = await this.#runStep(turn, entered + 1, decision.messages, signal);
+      if (first && decision.messages.length === 0) return { kind: 'completed' };
+      const outcome = await this.#runStep(turn, step, decision.messages, signal);
       if (outcome.kind === 'end') return outcome.reason;
     }
   }

@@ -73,6 +73,15 @@ export function parseCommandInput(input: string): ParsedCommand | undefined {
   return args === undefined || args === '' ? { name } : { name, args };
 }
 
+/**
+ * What `command/run.args` records for `input` (HOST.md §9 rule 3): everything after the command name, verbatim —
+ * the separating whitespace included (`" help"`), as dsh logs it — or `undefined` when nothing follows the name.
+ */
+export function loggedCommandArgs(input: string, name: string): string | undefined {
+  const rest = input.slice(1 + name.length);
+  return rest === '' || rest.trim() === '' ? undefined : rest;
+}
+
 /** `Unknown command "/<name>".` */
 export function unknownCommandText(name: string): string {
   return `Unknown command "/${name}".`;
@@ -98,6 +107,12 @@ export class CommandRuntime {
   readonly #agent: Agent;
   readonly #notify: (notification: CommandNotification) => void;
   readonly #commands = new Map<string, CommandDefinition>();
+  /**
+   * Command ids are `cmd-<8 hex digits>-<n>` as dsh writes them (HOST.md §9 rule 3): a random prefix per runtime,
+   * so ids of different runtimes over one session do not collide, and a counter from 1.
+   */
+  readonly #idPrefix = randomUUID().slice(0, 8);
+  #issued = 0;
 
   /** `notify` delivers notifications to the human (the agent's `command/notify` listeners). */
   constructor(agent: Agent, notify: (notification: CommandNotification) => void) {
@@ -136,10 +151,12 @@ export class CommandRuntime {
     const definition = this.#commands.get(parsed.name);
     if (definition === undefined) return { kind: 'error', text: unknownCommandText(parsed.name) };
     const { name, args } = parsed;
-    const commandId = randomUUID();
+    this.#issued += 1;
+    const commandId = `cmd-${this.#idPrefix}-${this.#issued}`;
     const session = this.#agent.session;
+    const logged = loggedCommandArgs(input, name);
     try {
-      session.append('command/run', args === undefined ? { commandId, name, source } : { commandId, name, args, source });
+      session.append('command/run', logged === undefined ? { commandId, name, source } : { commandId, name, args: logged, source });
     } catch (error) {
       return { kind: 'error', text: errorMessage(error) };
     }

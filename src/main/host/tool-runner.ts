@@ -38,13 +38,16 @@ function errorOutcome(text: string, error?: ToolResultError): ToolOutcome {
   return error === undefined ? { content, isError: true } : { content, isError: true, error };
 }
 
-/** `isError`, the message as text and `{name, code}` (code defaults to `TOOL_ERROR`) of a thrown value. */
+/**
+ * The outcome of a tool that threw (HOST.md §7.2 rule 4), as dsh renders it: `isError` and the text
+ * `Error: <message>`, with no `data.error` in the `tool/result` (the text is all the model and the log get).
+ */
+export function thrownToolText(thrown: unknown): string {
+  return `Error: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+}
+
 function thrownOutcome(thrown: unknown): ToolOutcome {
-  const record = (typeof thrown === 'object' && thrown !== null ? thrown : {}) as { readonly name?: unknown; readonly code?: unknown };
-  const text = thrown instanceof Error ? thrown.message : String(thrown);
-  const name = typeof record.name === 'string' ? record.name : 'Error';
-  const code = typeof record.code === 'string' ? record.code : 'TOOL_ERROR';
-  return errorOutcome(text, { name, code });
+  return errorOutcome(thrownToolText(thrown));
 }
 
 /** The raw JSON string of a call's arguments (non-strings are serialised, as the estimator does). */

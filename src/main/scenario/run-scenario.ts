@@ -23,6 +23,21 @@ import { sessionReferencePlugin } from '../reference/session-reference-plugin.js
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
 import { contextRecordingModel } from './context-recording-model.js';
 import type { Scenario, ScenarioTool } from './scenario.js';
+import type { ModelClient, ModelRequest } from '../host/model-client.js';
+
+/** `model` with each request shown to `observe` first; `model` itself when there is no observer. */
+function observedModel(model: ModelClient, observe: ((request: ModelRequest) => void) | undefined): ModelClient {
+  if (observe === undefined) return model;
+  return {
+    provider: model.provider,
+    model: model.model,
+    ...(model.contextWindow === undefined ? {} : { contextWindow: model.contextWindow }),
+    stream(request, options) {
+      observe(request);
+      return model.stream(request, options);
+    },
+  };
+}
 
 /** What one tool call returned, as the model saw it. */
 export interface ScenarioToolResult {
@@ -149,18 +164,23 @@ export interface RunScenarioOptions {
   readonly now?: () => number;
   /** Where plugins log (never the session log or the model). Default: dropped. */
   readonly logger?: PluginLogger;
+  /**
+   * Sees every model request as the scripted model receives it, in order (the fixture comparison checks what the model
+   * was shown, which the log alone does not carry: the tool descriptors).
+   */
+  readonly onModelRequest?: (request: ModelRequest) => void;
 }
 
 /** Runs `scenario` and persists the session in `store`. */
 export async function runScenario(scenario: Scenario, store: JsonlSessionStore, options: RunScenarioOptions = {}): Promise<ScenarioRun> {
-  const { plugins: extraPlugins = [], now = Date.now, logger = silentLogger } = options;
+  const { plugins: extraPlugins = [], now = Date.now, logger = silentLogger, onModelRequest } = options;
   const header: SessionHeader = { version: 0, id: asSessionId(scenario.session.id), createdAt: now(), ...(scenario.session.cwd !== undefined ? { cwd: scenario.session.cwd } : {}), delegationDepth: 0 };
   const model = new ScriptedModel({ script: scenario.model, ...(scenario.contextWindow !== undefined ? { contextWindow: scenario.contextWindow } : {}) });
   // The scripted model is the session's model registry (HOST.md §2.5, §12), as in the test harness.
   const contextWindowOf = (provider: string, name: string): number | undefined =>
     provider === model.provider && name === model.model ? model.contextWindow : undefined;
   const session = Session.create(scenario.session.id, { header, contextWindowOf });
-  const agent = new Agent({ session, model: contextRecordingModel(model, session) });
+  const agent = new Agent({ session, model: contextRecordingModel(observedModel(model, onModelRequest), session) });
   const registry = new InMemoryLiveRegistry();
   registry.attach(session);
   const sessionQuery = new SessionQuery({ registry, storage: store });
@@ -169,14 +189,15 @@ export async function runScenario(scenario: Scenario, store: JsonlSessionStore, 
   agent.on('agent/error', (event) => {
     hostErrors.push({ at: session.events.length, turn: event.turn, error: event.error });
   });
-  for (const tool of scenario.tools) agent.registerTool(cannedTool(tool));
   const reference = new SessionReferenceService({ sessionQuery, config: (scenario.config.reference ?? {}) as Record<string, unknown> });
   for (const plugin of [sessionReferencePlugin(reference), ...extraPlugins]) plugin.apply(createPluginContext(agent, { config: scenario.config, sessionQuery, logger }));
+  // The scenario's tools after the plugins' (compress first), the registration order dsh's header shows (HOST.md §8).
+  for (const tool of scenario.tools) agent.registerTool(cannedTool(tool));
 
   const commands: ScenarioCommandResult[] = [];
   for (const [index, step] of scenario.steps.entries()) {
     if ('prompt' in step) agent.prompt(step.prompt);
-    else if ('steer' in step) agent.steer(createUserMessage({ source: { kind: 'user' }, content: [{ type: 'text', text: step.steer }] }));
+    else if ('steer' in step) agent.steer(createUserMessage({ content: [{ type: 'text', text: step.steer }], source: { kind: 'user' } }));
     else {
       const at = session.events.length;
       const result = await agent.runCommand(step.command);

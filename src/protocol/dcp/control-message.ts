@@ -53,8 +53,9 @@ export function parseControlText(text: string): ControlBody | undefined {
 }
 
 /** The `createUserMessage` input of a control (the runtime's `followup` adds `commandId`); fresh objects. */
-export function controlMessageInput(body: ControlBody): { source: { kind: 'plugin'; plugin: 'dsh-dcp' }; content: TextBlock[] } {
-  return { source: { ...DCP_MESSAGE_SOURCE }, content: [{ type: 'text', text: formatControlText(body) }] };
+export function controlMessageInput(body: ControlBody): { content: TextBlock[]; source: { kind: 'plugin'; plugin: 'dsh-dcp' } } {
+  // `content` before `source`: dsh-dcp's key order.
+  return { content: [{ type: 'text', text: formatControlText(body) }], source: { ...DCP_MESSAGE_SOURCE } };
 }
 
 /** A valid control: its `commandId` and body. */

@@ -34,11 +34,11 @@ export interface MarkerTextInput {
 }
 
 /**
- * The manual line for a marker (§4.6), or `undefined`: only on step-0 markers, and only while the replayed
+ * The manual line for a marker (§4.6), or `undefined`: only on first-pre-step markers (`step === 1`), and only while the replayed
  * manual state differs from `manualMode.default`.
  */
 export function manualLineFor(step: number, manualOn: boolean, manualDefault: boolean): string | undefined {
-  if (step !== 0 || manualOn === manualDefault) return undefined;
+  if (step !== 1 || manualOn === manualDefault) return undefined;
   return manualOn ? MANUAL_ON_LINE : MANUAL_OFF_LINE;
 }
 
@@ -52,6 +52,7 @@ export function buildMarkerText(input: MarkerTextInput): string {
 }
 
 /** The `createUserMessage` input of a marker (§4.2): the DCP source and one text block; fresh objects. */
-export function markerMessageInput(text: string): { source: { kind: 'plugin'; plugin: 'dsh-dcp' }; content: TextBlock[] } {
-  return { source: { ...DCP_MESSAGE_SOURCE }, content: [{ type: 'text', text }] };
+export function markerMessageInput(text: string): { content: TextBlock[]; source: { kind: 'plugin'; plugin: 'dsh-dcp' } } {
+  // `content` before `source`: the key order dsh-dcp writes (its logs and requests are compared byte for byte).
+  return { content: [{ type: 'text', text }], source: { ...DCP_MESSAGE_SOURCE } };
 }
