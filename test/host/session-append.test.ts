@@ -82,6 +82,31 @@ describe('§3.1 known event types', () => {
     expect(session.append('session/title', { title: 't', messageSeqs: [], source: { kind: 'user' } }).seq).toBe(1);
   });
 
+  it('a live append nesting deeper than the one documented limit is refused with SESSION_LOG_TOO_DEEP, never a RangeError', () => {
+    const nest = (depth: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let level = 0; level < depth; level++) value = level % 2 === 0 ? [value] : { v: value };
+      return value;
+    };
+    for (const depth of [600, 20_000]) {
+      const session = newSession();
+      let error: (Error & { code?: unknown }) | undefined;
+      try {
+        session.append('session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(depth) });
+      } catch (thrown) {
+        error = thrown as Error & { code?: unknown };
+      }
+      expect(error).toBeInstanceOf(SessionAppendError);
+      expect(error?.code).toBe('HOST_INVALID_EVENT');
+      expect((error?.cause as { code?: unknown }).code).toBe('SESSION_LOG_TOO_DEEP');
+      expect(error?.message).toMatch(/the limit is 512/);
+      expect(session.events).toEqual([]);
+    }
+    // Within the limit the same shape is an ordinary event.
+    const session = newSession();
+    expect(session.append('session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(400) }).seq).toBe(0);
+  });
+
   it('a live append may not carry ignorable', () => {
     const session = newSession();
     expectThrow(() => session.append('session/title', {}, { ignorable: true }), {

@@ -5,6 +5,7 @@
  */
 import { checkAppendCandidate, validateSeedEvent } from '../../../protocol/envelope.js';
 import { SessionLogError } from '../../../protocol/errors.js';
+import { assertEventDepth } from '../../../protocol/json-depth.js';
 import { isSurfaceType } from '../../../protocol/events.js';
 import { checkMessageShape, checkRequestHeader } from '../../../protocol/message-shape.js';
 import { SessionAppendError } from '../session-append-error.js';
@@ -30,6 +31,8 @@ function checkLive(candidate: AppendCandidate, state: ValidationState): void {
     // sessionctx never writes `ignorable` (SESSION-LOG.md §2.2); only seeds may carry it.
     throw new SessionLogError('SESSION_LOG_INVALID_APPEND', `session event "${candidate.type}" cannot be appended as ignorable`);
   }
+  // First, so that no recursive check below can overflow on a pathological value: one typed rule for every path.
+  assertEventDepth({ type: candidate.type, seq: candidate.seq, data: candidate.data }, { type: candidate.type, seq: candidate.seq });
   checkReloadShape(candidate);
   const meta = { sourceEventSeqs: candidate.sourceEventSeqs, surfaceOp: candidate.surfaceOp };
   if (!state.publishing) {
