@@ -12,7 +12,8 @@
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { SessionWriter } from '../../src/main/store/session-writer.js';
 import { asSessionId } from '../../src/protocol/events.js';
-import { EventSequence, noiseText, sessionHeader } from '../store/store-test-builders.js';
+import type { SessionHeader } from '../../src/protocol/events.js';
+import { closedTurn, promptOf } from './child-events.js';
 
 const [root, compression, id, mode, tag, promptBytesText, maxBatchesText] = process.argv.slice(2);
 if (root === undefined || (compression !== 'none' && compression !== 'zstd') || id === undefined || tag === undefined) {
@@ -21,19 +22,27 @@ if (root === undefined || (compression !== 'none' && compression !== 'zstd') || 
 const promptBytes = Number(promptBytesText ?? '1000');
 const maxBatches = Number(maxBatchesText ?? '1000000');
 
-/** The prompt of the turn starting at `seq`, as the parent recomputes it to check content. */
-export function promptOf(tagText: string, seq: number, bytes: number): string {
-  return `${tagText}@${seq}:${noiseText(bytes, seq + 1)}`;
+/** Numbers events like a live log: `closedTurn` at the next seq. */
+class Log {
+  length = 0;
+  advance(count: number): void {
+    this.length += count;
+  }
+  closedTurn(turn: number, prompt: string): ReturnType<typeof closedTurn> {
+    const events = closedTurn(this.length, turn, prompt);
+    this.length += events.length;
+    return events;
+  }
 }
 
 async function main(): Promise<void> {
   const store = await JsonlSessionStore.open({ root: root as string, compression: compression as 'none' | 'zstd', titleIndex: false });
-  const header = sessionHeader(id as string, '/reliability');
-  const log = new EventSequence();
+  const header = { version: 0, id: asSessionId(id as string), createdAt: 1_767_225_599_000, cwd: '/reliability' } as SessionHeader;
+  const log = new Log();
   let writer: SessionWriter;
   let turn = 1;
   if (mode === 'create') {
-    const first = log.closedTurn(turn, promptOf(tag as string, 0, 16), ['a']);
+    const first = log.closedTurn(turn, promptOf(tag as string, 0, 16));
     writer = await store.createWriter(header, first);
     process.stdout.write(`ack 0 ${first.length - 1} ${tag}\n`);
   } else if (mode === 'percall') {
@@ -44,7 +53,7 @@ async function main(): Promise<void> {
     for (let count = 0; count < maxBatches; count += 1) {
       turn += 1;
       const first = log.length;
-      const batch = log.closedTurn(turn, promptOf(tag as string, first, promptBytes), ['x', 'y']);
+      const batch = log.closedTurn(turn, promptOf(tag as string, first, promptBytes));
       for (;;) {
         try {
           await store.append(header, batch);
@@ -69,7 +78,7 @@ async function main(): Promise<void> {
   for (let count = 0; count < maxBatches; count += 1) {
     turn += 1;
     const first = log.length;
-    const batch = log.closedTurn(turn, promptOf(tag as string, first, promptBytes), ['x', 'y']);
+    const batch = log.closedTurn(turn, promptOf(tag as string, first, promptBytes));
     await writer.append(batch);
     process.stdout.write(`ack ${first} ${log.length - 1} ${tag}\n`);
   }

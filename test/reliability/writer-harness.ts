@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { expect } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { noiseText } from '../store/store-test-builders.js';
+import { promptOf } from './child-events.js';
 
 /** The child script, compiled beside this file. */
 export const WRITER_CHILD = new URL('./writer-child.js', import.meta.url).pathname;
@@ -77,9 +77,9 @@ export function startWriter(root: string, compression: 'none' | 'zstd', id: stri
   return state;
 }
 
-/** The prompt the child writes for the turn starting at `seq` (an independent copy of `writer-child.ts`'s rule). */
+/** The prompt the child writes for the turn starting at `seq` (the fixture rule of `child-events.ts`). */
 export function expectedPrompt(tag: string, seq: number, promptBytes: number): string {
-  return `${tag}@${seq}:${noiseText(promptBytes, seq + 1)}`;
+  return promptOf(tag, seq, promptBytes);
 }
 
 /** The text of a `user/message` event. */

@@ -10,6 +10,8 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { SessionLogError } from '../../src/protocol/errors.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { batchBytes } from '../../src/main/store/artifact-writer.js';
+import { acquireSessionLock } from '../../src/main/store/session-lock.js';
+import type { SessionLock } from '../../src/main/store/session-lock.js';
 import { EventSequence, json, makeTempDir, removeTempDir, sessionHeader } from './store-test-builders.js';
 
 let root: string;
@@ -158,6 +160,26 @@ describe.each(ENCODINGS)('writer lock and checks (%s)', (compression) => {
     expect(locked.code).toBe('SESSION_STORE_LOCKED');
     expect(locked.message).toContain(`on ${hostname()}-elsewhere since 2026-01-01T00:00:00.000Z`);
     expect(JSON.parse(await readFile(lockPath, 'utf8'))).toEqual(foreign);
+  });
+
+  it('eight concurrent breakers of one stale lock: exactly one acquires it, the others get SESSION_STORE_LOCKED (10 rounds)', async () => {
+    const store = await open();
+    const path = await store.create(header, new EventSequence().closedTurn(1, 'one', ['a']));
+    const lockPath = join(dirname(path), 'session.lock');
+    for (let round = 0; round < 10; round += 1) {
+      await writeFile(lockPath, JSON.stringify({ pid: 2 ** 22 + 999, startTime: '1', bootId: null, host: hostname(), acquiredAt: 'then', token: `dead-${round}` }));
+      const settled = await Promise.allSettled(Array.from({ length: 8 }, () => acquireSessionLock(dirname(path), 'w')));
+      const winners = settled.filter((outcome): outcome is PromiseFulfilledResult<SessionLock> => outcome.status === 'fulfilled');
+      expect(winners).toHaveLength(1);
+      for (const outcome of settled) {
+        if (outcome.status === 'rejected') expect((outcome.reason as SessionLogError).code).toBe('SESSION_STORE_LOCKED');
+      }
+      const winner = winners[0]!.value;
+      expect(JSON.parse(await readFile(lockPath, 'utf8')).token).toBe(winner.owner.token);
+      await winner.release();
+      // Nothing left behind: no lock, no renamed stale lock, no temp file.
+      expect((await readdir(dirname(path))).filter((name) => name.startsWith('session.lock'))).toEqual([]);
+    }
   });
 
   it('a writer whose lock was removed or taken over writes nothing more (SESSION_STORE_LOCKED)', async () => {

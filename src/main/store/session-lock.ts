@@ -4,9 +4,10 @@
  * process start time, boot id, host name, acquisition time and a random token. Readers never take it.
  *
  * A lock is stale — and broken — only when it names this host and its owner is provably gone: another boot, a pid
- * that is not alive, or a live pid whose process start time differs (the pid was reused). Breaking renames the lock
- * to a unique name first and checks that the renamed file is the one judged stale, so two processes breaking the
- * same stale lock at once never remove a lock that a third process has just taken (see `breakStale`).
+ * that is not alive, or a live pid whose process start time differs (the pid was reused). Only the holder of
+ * `<lock>.break` removes a stale lock, after reading it again, so two processes breaking the same stale lock at once
+ * never remove a lock that a third has just taken; the removal renames the lock aside and checks its token first
+ * (`breakStale`).
  *
  * Not covered (RELIABILITY.md): network file systems (link/rename atomicity and pid checks are per host), a holder
  * on another host (never judged stale: it is reported as a live holder), and tools that ignore the lock (dsh).
@@ -21,8 +22,8 @@ import { isMissingFile, storeIoError, systemErrorCode } from '../../workers/task
 /** The lock file's name inside a session directory. */
 export const LOCK_FILE_NAME = 'session.lock';
 
-/** How many times a lock acquisition retries after breaking a stale lock or losing a race for it. */
-const ACQUIRE_ATTEMPTS = 8;
+/** How many times a lock acquisition retries after breaking a stale lock or waiting for another breaker (2 ms each). */
+const ACQUIRE_ATTEMPTS = 500;
 
 /** What a lock file records about its holder. */
 export interface LockOwner {
@@ -156,6 +157,30 @@ async function unlinkIfPresent(path: string): Promise<void> {
   }
 }
 
+/**
+ * Takes `<lock>.break` (the right to remove a stale lock) by linking this acquisition's own lock record there.
+ * A break lock left by a crashed breaker is stale by the same rules and broken with {@link breakStale} (two
+ * processes meeting a crashed breaker's lock at the same instant is the one race this does not close). Returns
+ * false when another live process holds it.
+ */
+async function takeBreakLock(record: string, breakPath: string): Promise<boolean> {
+  try {
+    await link(record, breakPath);
+    return true;
+  } catch (error) {
+    if (systemErrorCode(error) !== 'EEXIST') throw storeIoError('create lock', breakPath, error);
+  }
+  const current = await readLock(breakPath);
+  if (current.kind === 'owner' && (await isStale(current.owner))) await breakStale(breakPath, current.owner);
+  // An unreadable break lock is not this module's: leave it, and let the acquisition run out of attempts (LOCKED).
+  return false;
+}
+
+async function releaseBreakLock(breakPath: string, token: string): Promise<void> {
+  const current = await readLock(breakPath);
+  if (current.kind === 'owner' && current.owner.token === token) await unlinkIfPresent(breakPath);
+}
+
 /** A held session lock. */
 export class SessionLock {
   /** The lock file. */
@@ -211,6 +236,7 @@ export async function acquireSessionLock(dir: string, id: string): Promise<Sessi
     token: randomBytes(12).toString('hex'),
   };
   const temp = `${path}.${owner.token}.tmp`;
+  const breakPath = `${path}.break`;
   try {
     const handle = await open(temp, 'wx', 0o600);
     try {
@@ -238,7 +264,19 @@ export async function acquireSessionLock(dir: string, id: string): Promise<Sessi
         throw new SessionLogError('SESSION_STORE_LOCKED', `session "${id}" has an unreadable lock file ${JSON.stringify(path)}; remove it if no writer is running`);
       }
       if (!(await isStale(current.owner))) throw lockedError(id, path, current.owner);
-      await breakStale(path, current.owner);
+      // Only the holder of the break lock removes a stale lock, after reading it again: no lock file can appear at
+      // the path meanwhile (only a breaker removes a dead holder's lock), so a live lock is never removed.
+      if (await takeBreakLock(temp, breakPath)) {
+        try {
+          const again = await readLock(path);
+          if (again.kind === 'owner' && again.owner.token === current.owner.token) await breakStale(path, current.owner);
+        } finally {
+          await releaseBreakLock(breakPath, owner.token);
+        }
+      } else {
+        // Another process is breaking it: wait for it, then meet its lock (or the free path).
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
     }
     throw new SessionLogError('SESSION_STORE_LOCKED', `session "${id}": the lock ${JSON.stringify(path)} kept changing hands; try again`);
   } finally {
