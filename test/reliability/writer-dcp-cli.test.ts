@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 describe('two concurrent `sessionctx dcp manual on|off` runs', () => {
-  it(`${ROUNDS} rounds: the session stays readable; each run succeeds or fails with a typed lock/conflict code`, { timeout: 110_000 }, async () => {
+  it(`${ROUNDS} rounds: the session stays readable; each run succeeds or fails with a typed lock/conflict code`, { timeout: 240_000 }, async () => {
     const { session } = await dcpActiveSession();
     const store = await JsonlSessionStore.open({ root, compression: 'none', titleIndex: false });
     await store.create(session.header, session.events);

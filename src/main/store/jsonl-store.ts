@@ -569,12 +569,16 @@ export class JsonlSessionStore implements SessionStorage {
     return acquireSessionLock(dirname(path), id);
   }
 
-  /** Takes the lock of an existing artifact and builds its writer (verified when `verify`). */
-  private async openWriter(id: SessionId, path: string, verify: boolean): Promise<SessionWriter> {
+  /**
+   * Takes the lock of an existing artifact and builds its writer. A `held` writer (from {@link acquireWriter}) is
+   * verified now and serves this store's `append`/`repair` of the session until released; a per-call one verifies
+   * the log at its first append (its repair inspects the log itself) and serves only its own call.
+   */
+  private async openWriter(id: SessionId, path: string, held: boolean): Promise<SessionWriter> {
     await assertNoLinksBelowRoot(this.config.root, path);
     const lock = await this.lockFor(path, id);
-    const writer = this.newWriter(id, path, lock, undefined, verify);
-    if (verify) {
+    const writer = this.newWriter(id, path, lock, undefined, held);
+    if (held) {
       try {
         await writer.verify();
       } catch (error) {
@@ -585,6 +589,7 @@ export class JsonlSessionStore implements SessionStorage {
     return writer;
   }
 
+  /** A writer over a taken lock; `held` ones are registered so this store's per-call writes go through them. */
   private newWriter(id: SessionId, path: string, lock: SessionLock, created: { file: CommittedFile; nextSeq: number } | undefined, held = true): SessionWriter {
     const writer: SessionWriter = new SessionWriter({
       config: this.config,
