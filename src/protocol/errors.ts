@@ -28,8 +28,22 @@ export type SessionLogErrorCode =
    * one code whichever layer reports it.
    */
   | 'SESSION_QUERY_SESSION_NOT_FOUND'
-  /** An empty id or cwd cannot name a storage path (§9.3, §9.4). */
+  /**
+   * An id or cwd cannot name a storage path (§9.3, §9.4): empty, an encoded component longer than the file
+   * system's 255-byte limit, or a write path through a symbolic link under the root (§9.16).
+   */
   | 'SESSION_STORE_INVALID_PATH'
+  /** `create` of an id that already has a log somewhere under the root (§9.16 rule 1). */
+  | 'SESSION_STORE_EXISTS'
+  /** Another live writer holds the session's lock (§9.16 rule 4); the message names its pid, host and since when. */
+  | 'SESSION_STORE_LOCKED'
+  /**
+   * An append's optimistic check failed (§9.16 rule 5): the log's size or identity is not what this writer last
+   * committed or verified, or the batch's first seq is not the log's next seq. Nothing was written.
+   */
+  | 'SESSION_STORE_CONFLICT'
+  /** An append found a torn tail (§9.12); nothing was written: `repair` the session first (§9.16 rule 6). */
+  | 'SESSION_STORE_TORN_TAIL'
   /** A file kept changing while it was read (§9.10); the read gave up instead of returning a torn view. */
   | 'SESSION_STORE_UNSTABLE_READ'
   /** The configured root is not a readable directory, or the store configuration is invalid (§9.1). */

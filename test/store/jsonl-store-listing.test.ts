@@ -3,7 +3,7 @@
 // pinned with `listing: 'strict'`; beside each one, the default tolerant listing skips only the damaged entry and
 // reports it as a problem, and lookups of other ids are unaffected.
 import { appendFile, mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionHeader } from '../../src/protocol/events.js';
@@ -24,6 +24,23 @@ const ENCODINGS = [
   { compression: 'none' as const, file: 'session.jsonl', opposite: 'session.jsonl.zstd', oppositeSuffix: '.jsonl.zstd' },
   { compression: 'zstd' as const, file: 'session.jsonl.zstd', opposite: 'session.jsonl', oppositeSuffix: '.jsonl' },
 ];
+
+/**
+ * A second log of `id` under `cwd`, placed by hand: the store refuses to create an id that already exists anywhere
+ * in the root (SESSION-LOG.md §9.16 rule 1), so a duplicate can only come from outside it.
+ */
+async function createTwin(compression: 'none' | 'zstd', id: string, cwd: string): Promise<string> {
+  const scratch = await makeTempDir();
+  try {
+    const other = await JsonlSessionStore.open({ root: scratch, compression });
+    const path = await other.create(sessionHeader(id, cwd), new EventSequence().closedTurn(1, `prompt of ${id}`, ['x']));
+    const target = join(root, relative(scratch, path));
+    await writeArtifactFile(target, await readFile(path));
+    return target;
+  } finally {
+    await removeTempDir(scratch);
+  }
+}
 
 function ids(headers: readonly SessionHeader[]): string[] {
   return headers.map((header) => header.id).sort();
@@ -111,7 +128,7 @@ describe.each(ENCODINGS)('listing matrix ($compression)', ({ compression, file, 
   it('strict: the same id under two project directories fails listing and lookup with the duplicate text', async () => {
     const store = await openStore('strict');
     await createSession(store, 'twin', '/one');
-    await createSession(store, 'twin', '/two');
+    await createTwin(compression, 'twin', '/two');
     await createSession(store, 'single', '/two');
     const duplicate = { message: 'duplicate JSONL session id "twin" appears in multiple project directories', code: 'SESSION_STORE_LAYOUT', name: 'Error' };
     await expectRejection(store.list(), duplicate);
@@ -288,7 +305,7 @@ describe.each(ENCODINGS)('tolerant listing matrix ($compression)', ({ compressio
   it('an id found twice: every artifact of it is reported, none listed, its lookup fails; others are unaffected', async () => {
     const store = await openStore();
     const one = await createSession(store, 'twin', '/one');
-    const two = await createSession(store, 'twin', '/two');
+    const two = await createTwin(compression, 'twin', '/two');
     await createSession(store, 'single', '/two');
     const report = await store.listReport();
     expect(ids(report.headers)).toEqual(['single']);

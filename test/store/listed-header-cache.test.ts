@@ -57,8 +57,9 @@ describe('listed header cache', () => {
     const store = await openStore();
     await seed(store);
     const first = json(await store.list());
+    // The log `seed` wrote for b, rebuilt, so the appended turn continues its seqs (SESSION-LOG.md §9.16 rule 5).
     const log = new EventSequence();
-    log.advance(5);
+    log.closedTurn(1, 'hello b', ['x']);
     await store.append(sessionHeader('b', '/p'), log.closedTurn(2, 'more', ['y']));
     expect(json(await store.list())).toBe(first);
     expect(store.listedHeaderCacheHits).toBe(2);

@@ -15,6 +15,7 @@ import type { PluginContext, PluginLogger } from '../host/plugin-context.js';
 import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { SessionWriter } from '../store/session-writer.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
@@ -133,6 +134,8 @@ function namedBlock(command: DcpCommand): string | undefined {
  * `DCP_BLOCK_NOT_FOUND` when `show`, `decompress` or `recompress` names a block the session does not have;
  * `DCP_COMMAND_REFUSED` when the command's result is an error or its control turn could not run. Nothing is
  * appended in either case.
+ * @throws SessionLogError `SESSION_STORE_LOCKED` when another writer holds the session (a state-changing command
+ * only; reads never lock), `SESSION_STORE_CONFLICT` when the log changed under the command despite the lock.
  */
 export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
@@ -144,6 +147,19 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
     throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
   }
   checkStoredDcpArgs(args);
+  // A state-changing command holds the session's writer lock from before its read to after its append
+  // (SESSION-LOG.md §9.16 rule 4): a second writer fails with SESSION_STORE_LOCKED before anything is written.
+  const writer = isMutating(parsed) ? await store.acquireWriter(sessionId) : undefined;
+  try {
+    return await runLoaded(options, line, parsed, writer);
+  } finally {
+    await writer?.release();
+  }
+}
+
+/** {@link runStoredDcpCommand} once the command is known and, for a state-changing one, its writer held. */
+async function runLoaded(options: StoredDcpCommandOptions, line: string, parsed: DcpCommand, writer: SessionWriter | undefined): Promise<StoredDcpCommandResult> {
+  const { store, sessionId } = options;
   const inspection = await store.inspectArtifact(sessionId);
   const storedCount = inspection.decoded.events.length;
   const seedLength = inspection.events.length;
@@ -186,11 +202,11 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   if (failed.length > 0) throw new DcpCommandError('DCP_COMMAND_REFUSED', line, failed.map((notification) => notification.text).join('\n'));
   const notices = notifications.map((notification) => notification.text);
   const text = parsed.kind === 'compress' ? `${result.text}\n${STORED_COMPRESS_NOTE}` : result.text;
-  if (!isMutating(parsed)) return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: 0 };
+  if (writer === undefined) return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: 0 };
   // Resuming a log makes its crash closers (and a torn tail's recovery) durable first (SESSION-LOG.md §9.12);
   // then the seed's `session/end-seed` and the command's events follow, so stored seqs stay contiguous.
-  const repaired = storedCount === seedLength && inspection.decoded.tornTail === undefined ? 0 : await store.repair(sessionId);
+  const repaired = storedCount === seedLength && inspection.decoded.tornTail === undefined ? 0 : await writer.repair();
   const added = session.events.slice(seedLength);
-  await store.append(inspection.meta, added);
+  await writer.append(added);
   return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: repaired + added.length };
 }

@@ -133,8 +133,13 @@ export async function writeDemoCorpus(root: string, now = Date.now()): Promise<J
   for (const builder of builders) {
     const { header, events } = builder;
     const batch = 40;
-    await store.create(header, events.slice(0, batch));
-    for (let at = batch; at < events.length; at += batch) await store.append(header, events.slice(at, at + batch));
+    // One writer (and its lock) per session while its batches are written (SESSION-LOG.md §9.16 rule 4).
+    const writer = await store.createWriter(header, events.slice(0, batch));
+    try {
+      for (let at = batch; at < events.length; at += batch) await writer.append(events.slice(at, at + batch));
+    } finally {
+      await writer.release();
+    }
   }
   return store;
 }

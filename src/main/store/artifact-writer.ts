@@ -4,10 +4,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, stat, truncate, unlink } from 'node:fs/promises';
+import { link, mkdir, open, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
+import { SessionLogError } from '../../protocol/errors.js';
 import { serializeHeaderLine } from '../../protocol/header-line.js';
 import { assertEventDepth } from '../../protocol/json-depth.js';
 import { encodeStorageBatch } from '../../protocol/storage-rows.js';
@@ -70,7 +71,7 @@ async function fsyncPath(path: string): Promise<void> {
 }
 
 /** Creates `dir` and its missing parents with mode 0700, fsyncing each parent that gained an entry. */
-async function makeDirectoryDurable(dir: string): Promise<void> {
+export async function makeDirectoryDurable(dir: string): Promise<void> {
   const missing: string[] = [];
   for (let current = dir; !(await pathExists(current)); current = dirname(current)) {
     missing.unshift(current);
@@ -83,6 +84,7 @@ async function makeDirectoryDurable(dir: string): Promise<void> {
 /**
  * Writes a new artifact: header and first batch to a temp file, fsync, publish with `link`
  * (never `rename`, so an existing log is never replaced), fsync the directory, remove the temp.
+ * Returns the published file's identity and size (the writer's first committed state).
  */
 export async function materializeArtifact(
   path: string,
@@ -90,7 +92,7 @@ export async function materializeArtifact(
   firstBatch: readonly SessionEvent[],
   compression: Compression,
   packChunks: boolean,
-): Promise<void> {
+): Promise<CommittedFile> {
   const dir = dirname(path);
   await makeDirectoryDurable(dir);
   if (await pathExists(path)) throw alreadyMaterializedError(header.id);
@@ -100,9 +102,12 @@ export async function materializeArtifact(
   if (firstBatch.length > 0) parts.push(await batchBytes(firstBatch, compression, packChunks));
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
+  let committed: CommittedFile;
   try {
     for (const part of parts) await writeFully(handle, part);
     await handle.sync();
+    const stats = await handle.stat({ bigint: true });
+    committed = { dev: stats.dev, ino: stats.ino, size: Number(stats.size) };
   } catch (error) {
     await handle.close();
     await unlinkQuietly(temp);
@@ -118,23 +123,98 @@ export async function materializeArtifact(
   }
   await fsyncPath(dir);
   await unlink(temp);
+  return committed;
+}
+
+/** The identity and size of a log as a writer last committed or verified it (SESSION-LOG.md §9.16 rule 5). */
+export interface CommittedFile {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: number;
+}
+
+/** `SESSION_STORE_CONFLICT`: the file is not the one, or not the size, this writer committed or verified. */
+export function fileConflictError(path: string, expected: CommittedFile, actual: { dev: bigint; ino: bigint; size: bigint }): SessionLogError {
+  const what = actual.dev !== expected.dev || actual.ino !== expected.ino ? 'was replaced' : `is ${actual.size} bytes, not ${expected.size}`;
+  return new SessionLogError('SESSION_STORE_CONFLICT', `session log ${JSON.stringify(path)} changed under this writer (the file ${what}); nothing was written`);
 }
 
 /**
- * Appends one durable batch and fsyncs it. On a write or sync failure the file is truncated back
- * to its previous size before the error is rethrown, so no half batch stays on disk.
+ * Appends one durable batch and fsyncs it, only when the opened file is `expected` (same dev, ino and size);
+ * otherwise `SESSION_STORE_CONFLICT` and nothing is written. On a write or sync failure the same file descriptor is
+ * truncated back to `expected.size` — only the bytes this call wrote — before the error is rethrown.
+ *
+ * @returns the file as committed after the batch.
  */
-export async function appendBatch(path: string, bytes: Uint8Array): Promise<void> {
-  const previousSize = (await stat(path)).size;
+export async function appendCommitted(path: string, expected: CommittedFile, bytes: Uint8Array): Promise<CommittedFile> {
   const handle = await openForAppend(path);
   try {
-    await writeFully(handle, bytes);
-    await handle.sync();
-  } catch (error) {
-    await truncateQuietly(path, previousSize);
-    throw error;
+    const stats = await handle.stat({ bigint: true });
+    if (stats.dev !== expected.dev || stats.ino !== expected.ino || stats.size !== BigInt(expected.size)) {
+      throw fileConflictError(path, expected, stats);
+    }
+    try {
+      await writeFully(handle, bytes);
+      await handle.sync();
+    } catch (error) {
+      await truncateHandleQuietly(handle, expected.size);
+      throw error;
+    }
+    return { dev: expected.dev, ino: expected.ino, size: expected.size + bytes.length };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * The durable repair of §9.12 rule 4 on the file `expected` (checked on the opened descriptor): truncate to
+ * `truncateTo` (when given) and fsync, then write `bytes` there and fsync. On a write failure the descriptor is
+ * truncated back to where the repair batch began.
+ */
+export async function repairCommitted(path: string, expected: CommittedFile, truncateTo: number | undefined, bytes: Uint8Array | undefined): Promise<CommittedFile> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDWR | NONBLOCK);
+  } catch (error) {
+    const code = systemErrorCode(error);
+    if (code === 'ENXIO' || code === 'EISDIR') throw notAFileError(path, await kindOf(path), error);
+    throw error;
+  }
+  try {
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile()) throw notAFileError(path, await kindOf(path));
+    if (stats.dev !== expected.dev || stats.ino !== expected.ino || stats.size !== BigInt(expected.size)) {
+      throw fileConflictError(path, expected, stats);
+    }
+    const base = truncateTo ?? expected.size;
+    if (truncateTo !== undefined) {
+      await handle.truncate(truncateTo);
+      await handle.sync();
+    }
+    if (bytes !== undefined && bytes.length > 0) {
+      try {
+        let offset = 0;
+        while (offset < bytes.length) {
+          const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset, base + offset);
+          offset += bytesWritten;
+        }
+        await handle.sync();
+      } catch (error) {
+        await truncateHandleQuietly(handle, base);
+        throw error;
+      }
+    }
+    return { dev: expected.dev, ino: expected.ino, size: base + (bytes?.length ?? 0) };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function truncateHandleQuietly(handle: FileHandle, size: number): Promise<void> {
+  try {
+    await handle.truncate(size);
+  } catch {
+    // The original write error is the one to report; the writer re-verifies the log before its next append.
   }
 }
 
@@ -170,19 +250,4 @@ async function unlinkQuietly(path: string): Promise<void> {
     // The write error is the one to report; a temp file that is already gone needs no cleanup.
     if (!isMissingFile(error)) throw error;
   }
-}
-
-async function truncateQuietly(path: string, size: number): Promise<void> {
-  try {
-    await truncate(path, size);
-  } catch (error) {
-    // The original write error is the one to report; a vanished file needs no rollback.
-    if (!isMissingFile(error)) throw error;
-  }
-}
-
-/** Truncates to `size` and fsyncs (first step of the durable repair of §9.12 rule 4). */
-export async function truncateDurably(path: string, size: number): Promise<void> {
-  await truncate(path, size);
-  await fsyncPath(path);
 }

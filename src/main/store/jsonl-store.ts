@@ -7,8 +7,8 @@
  * `listing: 'strict'` keeps dsh's all-or-nothing listing. Every file-system failure leaves as a typed
  * `SessionLogError` (`SESSION_STORE_ACCESS_DENIED`, `SESSION_STORE_NOT_A_FILE`, `SESSION_STORE_IO_FAILED`).
  */
-import { readdir, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { lstat, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
@@ -23,14 +23,19 @@ import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import { resolveTitleIndexLocation } from '../config/cache-location.js';
 import { isMissingFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
-import { appendBatch, batchBytes, materializeArtifact, truncateDurably } from './artifact-writer.js';
+import { makeDirectoryDurable, materializeArtifact } from './artifact-writer.js';
+import type { CommittedFile } from './artifact-writer.js';
+import { acquireSessionLock, lockedError, LOCK_FILE_NAME } from './session-lock.js';
+import type { LockOwner, SessionLock } from './session-lock.js';
+import { SessionWriter } from './session-writer.js';
+import { assertNoLinksBelowRoot } from './write-path.js';
 import { stableRead } from './file-revision.js';
 import type { FileRevision } from './file-revision.js';
 import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
 import type { ListingProblem, ListingReport } from './listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
-import { duplicateIdError, encodingMismatchError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
+import { alreadyMaterializedError, duplicateIdError, encodingMismatchError, existsElsewhereError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
 import { listSessionDirectory, listingProblem, walkTolerant } from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
@@ -101,6 +106,8 @@ export class JsonlSessionStore implements SessionStorage {
   readonly config: JsonlStoreConfig;
   private encodingCheck: Promise<void> | undefined;
   private readonly writeQueues = new Map<string, Promise<void>>();
+  /** The writers this store holds (acquired or created and not released), by artifact path. */
+  private readonly writers = new Map<string, { readonly writer: SessionWriter; readonly owner: LockOwner }>();
   private readonly titleIndex: TitleIndex | undefined;
   private listedSegments: ListedSegments | undefined;
   /** The artifact revisions each returned listing saw, for the title lookups of the same query call. */
@@ -440,43 +447,163 @@ export class JsonlSessionStore implements SessionStorage {
   }
 
   /**
-   * Creates a session's artifact with its header and first batch (§9.16 rule 1). Refuses when a
-   * log already exists for the id.
+   * Creates a session's artifact with its header and first batch (§9.16 rule 1), holding the session's lock while
+   * it writes. Refuses (`SESSION_STORE_EXISTS`) when a log of the id exists anywhere under the root,
+   * `SESSION_STORE_LOCKED` when another writer holds the session, `SESSION_STORE_INVALID_PATH` for an over-long id or
+   * cwd or a symbolic link under the root.
    */
   async create(header: SessionHeader, firstBatch: readonly SessionEvent[] = []): Promise<string> {
-    const path = artifactPathFor(this.config, header.id, header.cwd);
-    await withStoreIo('create', path, () =>
-      this.serialized(path, () => materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks)));
-    return path;
-  }
-
-  /** Appends one durable batch to an existing session (§9.16 rule 2). */
-  async append(header: SessionHeader, batch: readonly SessionEvent[]): Promise<void> {
-    if (batch.length === 0) return;
-    const path = artifactPathFor(this.config, header.id, header.cwd);
-    const bytes = await batchBytes(batch, this.config.compression, this.config.packChunks);
-    await withStoreIo('append to', path, () => this.serialized(path, () => appendBatch(path, bytes)));
+    const writer = await this.createWriter(header, firstBatch);
+    await writer.release();
+    return writer.path;
   }
 
   /**
-   * Durable crash repair (§9.12 rule 4): truncate to the torn-tail offset, then append the
-   * recovered events and the synthetic closers as one batch. Returns the number of events written
-   * by the repair (0 when the log needed none).
+   * {@link create}, keeping the session's writer (and its lock) for later appends: release it when done.
+   *
+   * @throws SessionLogError as {@link create}; `SESSION_LOG_INVALID_APPEND` when the first batch's seqs do not
+   *   start at 0 or are not contiguous.
+   */
+  async createWriter(header: SessionHeader, firstBatch: readonly SessionEvent[] = []): Promise<SessionWriter> {
+    const path = artifactPathFor(this.config, header.id, header.cwd);
+    firstBatch.forEach((event, index) => {
+      if (event.seq !== index) {
+        throw new SessionLogError('SESSION_LOG_INVALID_APPEND', `refusing to materialize "${header.id}": the first batch's seqs must be 0, 1, 2, … (event ${index} has seq ${String(event.seq)})`);
+      }
+    });
+    let writer: SessionWriter | undefined;
+    await this.serialized(path, async () => {
+      await this.assertNotExisting(header.id, path);
+      await assertNoLinksBelowRoot(this.config.root, path);
+      await withStoreIo('create', dirname(path), () => makeDirectoryDurable(dirname(path)));
+      const lock = await this.lockFor(path, header.id);
+      try {
+        // Again under the lock: another writer may have created it meanwhile, here or under another cwd.
+        await assertNoLinksBelowRoot(this.config.root, path);
+        await this.assertNotExisting(header.id, path);
+        const file = await withStoreIo('create', path, () =>
+          materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks));
+        writer = this.newWriter(header.id, path, lock, { file, nextSeq: firstBatch.length });
+      } catch (error) {
+        await lock.release();
+        throw error;
+      }
+    });
+    // Unreachable: the serialized step either set the writer or threw.
+    if (writer === undefined) throw new Error('createWriter finished without a writer');
+    return writer;
+  }
+
+  /**
+   * The writer of an existing session: takes its lock (breaking a stale one, §9.16 rule 4) and verifies the log
+   * (its size, identity, next seq and whether it has a torn tail). Hold it for as long as the session is written
+   * (a host session's life) and release it when done; readers never need it.
+   *
+   * @throws SessionLogError `SESSION_QUERY_SESSION_NOT_FOUND`; `SESSION_STORE_LOCKED` naming the holder (also when
+   *   this store already holds the session's writer); `SESSION_STORE_INVALID_PATH` for a link under the root; the
+   *   log's corruption or I/O error.
+   */
+  async acquireWriter(id: SessionId): Promise<SessionWriter> {
+    const path = await locateArtifact(this.config, id);
+    if (path === undefined) throw sessionNotFoundError(id);
+    const held = this.writers.get(path);
+    if (held !== undefined) throw lockedError(id, join(dirname(path), LOCK_FILE_NAME), held.owner);
+    return this.openWriter(id, path, true);
+  }
+
+  /**
+   * Appends one durable batch to an existing session (§9.16 rules 2, 5, 6): through this store's held writer of the
+   * session when there is one, else under the session's lock for this call (which first reads the log to verify
+   * it). Nothing is written when a check fails: `SESSION_STORE_LOCKED`, `SESSION_STORE_CONFLICT` (the batch's first
+   * seq is not the log's next seq, or the file changed), `SESSION_STORE_TORN_TAIL` (repair first).
+   */
+  async append(header: SessionHeader, batch: readonly SessionEvent[]): Promise<void> {
+    if (batch.length === 0) return;
+    const path = artifactPathFor(this.config, header.id, header.cwd);
+    const held = this.writers.get(path);
+    if (held !== undefined) {
+      await held.writer.append(batch);
+      return;
+    }
+    await this.serialized(path, async () => {
+      // A missing log is the append's own I/O failure (ENOENT), not a lock that could not be placed beside it.
+      await withStoreIo('append to', path, () => lstat(path));
+      const writer = await this.openWriter(header.id, path, false);
+      try {
+        await writer.append(batch);
+      } finally {
+        await writer.release();
+      }
+    });
+  }
+
+  /**
+   * Durable crash repair (§9.12 rule 4) under the session's lock: truncate to the torn-tail offset (verified under
+   * the lock to be past the last complete record), then append the recovered events and the synthetic closers as
+   * one batch. Returns the number of events written by the repair (0 when the log needed none).
    */
   async repair(id: SessionId): Promise<number> {
-    const inspection = await this.inspectArtifact(id);
-    const stored = inspection.decoded.events.length;
-    const closers = inspection.events.slice(stored);
-    const tail = inspection.decoded.tornTail;
-    if (tail === undefined && closers.length === 0) return 0;
-    const recovered = tail === undefined ? [] : (inspection.decoded.events.slice(stored - tail.recoveredEvents) as SessionEvent[]);
-    const batch = [...recovered, ...closers];
-    const truncateTo = tail?.truncateTo;
-    await withStoreIo('repair', inspection.path, () => this.serialized(inspection.path, async () => {
-      if (truncateTo !== undefined) await truncateDurably(inspection.path, truncateTo);
-      if (batch.length > 0) await appendBatch(inspection.path, await batchBytes(batch, this.config.compression, this.config.packChunks));
-    }));
-    return batch.length;
+    const path = await locateArtifact(this.config, id);
+    if (path === undefined) throw sessionNotFoundError(id);
+    const held = this.writers.get(path);
+    if (held !== undefined) return held.writer.repair();
+    let written = 0;
+    await this.serialized(path, async () => {
+      const writer = await this.openWriter(id, path, false);
+      try {
+        written = await writer.repair();
+      } finally {
+        await writer.release();
+      }
+    });
+    return written;
+  }
+
+  /** Fails when a log of `id` exists anywhere under the root (`path`: where this create would put it). */
+  private async assertNotExisting(id: SessionId, path: string): Promise<void> {
+    const existing = await locateArtifact(this.config, id);
+    if (existing !== undefined) throw existing === path ? alreadyMaterializedError(id) : existsElsewhereError(id, existing);
+  }
+
+  private async lockFor(path: string, id: SessionId): Promise<SessionLock> {
+    return acquireSessionLock(dirname(path), id);
+  }
+
+  /**
+   * Takes the lock of an existing artifact and builds its writer. A `held` writer (from {@link acquireWriter}) is
+   * verified now and serves this store's `append`/`repair` of the session until released; a per-call one verifies
+   * the log at its first append (its repair inspects the log itself) and serves only its own call.
+   */
+  private async openWriter(id: SessionId, path: string, held: boolean): Promise<SessionWriter> {
+    await assertNoLinksBelowRoot(this.config.root, path);
+    const lock = await this.lockFor(path, id);
+    const writer = this.newWriter(id, path, lock, undefined, held);
+    if (held) {
+      try {
+        await writer.verify();
+      } catch (error) {
+        await writer.release();
+        throw error;
+      }
+    }
+    return writer;
+  }
+
+  /** A writer over a taken lock; `held` ones are registered so this store's per-call writes go through them. */
+  private newWriter(id: SessionId, path: string, lock: SessionLock, created: { file: CommittedFile; nextSeq: number } | undefined, held = true): SessionWriter {
+    const writer: SessionWriter = new SessionWriter({
+      config: this.config,
+      id,
+      path,
+      lock,
+      ...(created === undefined ? {} : { created }),
+      inspect: () => this.inspectArtifact(id),
+      onRelease: () => {
+        if (this.writers.get(path)?.writer === writer) this.writers.delete(path);
+      },
+    });
+    if (held) this.writers.set(path, { writer, owner: lock.owner });
+    return writer;
   }
 
   /** Runs writes to one file one after another, in call order. */

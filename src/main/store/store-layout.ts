@@ -11,6 +11,7 @@ import { artifactFileName, encodeSegment, projectDirName } from '../../protocol/
 import type { Compression } from '../../protocol/storage-paths.js';
 import { storeIoError, systemErrorCode } from '../../workers/tasks/regular-file.js';
 import type { JsonlStoreConfig } from './store-config.js';
+import { assertComponentFits, MAX_COMPONENT_BYTES } from './write-path.js';
 import { isMissingFile } from './header-reader.js';
 import {
   duplicateIdError,
@@ -23,7 +24,12 @@ import {
 
 /** The artifact path a header names: `<root>/<projectDir(cwd)>/<encodeSegment(id)>/session<suffix>`. */
 export function artifactPathFor(config: JsonlStoreConfig, id: string, cwd: string | undefined): string {
-  return join(config.root, projectDirName(cwd), encodeSegment(id), artifactFileName(config.compression));
+  const project = projectDirName(cwd);
+  const segment = encodeSegment(id);
+  // Checked before any file-system call: an over-long name would otherwise surface as a raw ENAMETOOLONG.
+  assertComponentFits('project directory', project);
+  assertComponentFits('session id', segment);
+  return join(config.root, project, segment, artifactFileName(config.compression));
 }
 
 /** The name of the other encoding's artifact. */
@@ -114,7 +120,8 @@ export async function assertSingleEncoding(config: JsonlStoreConfig): Promise<vo
 
 /**
  * Finds the artifact of one id (§9.14): a flat file or an opposite-encoding artifact throws, two
- * artifacts are a duplicate, none is `undefined`.
+ * artifacts are a duplicate, none is `undefined`. An id whose encoded segment exceeds the 255-byte component
+ * limit fails with `SESSION_STORE_INVALID_PATH` before any file-system call.
  *
  * Only paths of this id are looked at, so other sessions' damage never matters. In tolerant listing mode a
  * project directory that cannot be searched (its own `stat`s fail with EACCES/EPERM) is skipped as well: it
@@ -122,11 +129,14 @@ export async function assertSingleEncoding(config: JsonlStoreConfig): Promise<vo
  */
 export async function locateArtifact(config: JsonlStoreConfig, id: string, signal?: AbortSignal): Promise<string | undefined> {
   const segment = encodeSegment(id);
+  assertComponentFits('session id', segment);
   const found: string[] = [];
   projects: for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
     signal?.throwIfAborted();
     const projectPath = join(config.root, project.name);
     for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
+      // A flat name past the component limit cannot exist (and its stat would fail with ENAMETOOLONG).
+      if (Buffer.byteLength(flat, 'utf8') > MAX_COMPONENT_BYTES) continue;
       const flatPath = join(projectPath, flat);
       let flatFile: boolean;
       try {
