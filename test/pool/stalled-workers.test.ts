@@ -1,9 +1,6 @@
 // Stalled workers are reclaimed (issue 12, Build item 6; ARCHITECTURE.md §3): an aborted task that does not
 // acknowledge the abort within the pool's `abortGraceMs` has its thread terminated and replaced, so a stall
 // never costs the pool its capacity; a task that acknowledges within the grace period keeps its thread warm.
-import { execFileSync } from 'node:child_process';
-import { open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InThreadTaskRunner } from '../../src/main/pool/in-thread-runner.js';
 import { resolvePoolConfig } from '../../src/main/pool/pool-config.js';
@@ -12,32 +9,21 @@ import { SessionPoolError } from '../../src/protocol/wire/pool-errors.js';
 import type { TestFaultPayload } from '../../src/protocol/wire/task-shapes.js';
 import { settle, trackUnhandledRejections, within } from '../reference-service/reference-builders.js';
 import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
+import { BlockingFifo } from '../support/blocking-fifo.js';
 
 const GRACE_MS = 300;
 const pools: WorkerPool[] = [];
 let dir: string;
-let fifo: string;
-/** Readers that may be blocked in the FIFO; each gets one byte when the FIFO is released. */
-let blockedReaders = 0;
+let fifo: BlockingFifo;
 
 beforeAll(async () => {
   dir = await makeTempDir();
-  fifo = join(dir, 'never-written.fifo');
-  execFileSync('mkfifo', [fifo]);
+  fifo = new BlockingFifo(dir);
 });
-
-/** Lets every thread blocked in the FIFO return: a read-write open never blocks on Linux and counts as a writer. */
-async function releaseFifo(): Promise<void> {
-  if (blockedReaders === 0) return;
-  const handle = await open(fifo, 'r+');
-  await handle.write(Buffer.alloc(blockedReaders, 0x21));
-  await handle.close();
-  blockedReaders = 0;
-}
 
 afterAll(async () => {
   // Released first: a thread stuck in read(2) cannot be terminated, and the process could not exit with it.
-  await releaseFifo();
+  await fifo.release();
   await Promise.all(pools.map((pool) => pool.close()));
   await removeTempDir(dir);
 });
@@ -103,7 +89,7 @@ describe('abortGraceMs configuration', () => {
 const STALLS: ReadonlyArray<[string, () => TestFaultPayload]> = [
   ['a task that never settles and ignores the abort', () => ({ mode: 'stall' })],
   ['a synchronous loop that never polls its port', () => ({ mode: 'busyLoop' })],
-  ['a read that never returns (a FIFO opened in blocking mode)', () => ({ mode: 'blockingRead', path: fifo })],
+  ['a read that never returns (a FIFO opened in blocking mode)', () => ({ mode: 'blockingRead', path: fifo.path })],
 ];
 
 describe.each(STALLS)('a stalled worker is reclaimed: %s', (_name, payload) => {
@@ -114,7 +100,7 @@ describe.each(STALLS)('a stalled worker is reclaimed: %s', (_name, payload) => {
       await warm(pool);
       const [before] = threadIds(pool);
       const task = payload();
-      if (task.mode === 'blockingRead') blockedReaders += 1;
+      if (task.mode === 'blockingRead') fifo.noteReader();
       const controller = new AbortController();
       const reason = new Error('turn cancelled');
       const stalled = pool.run('testFault', task, { signal: controller.signal });
@@ -273,8 +259,8 @@ describe('reclaim details', () => {
     const pool = newPool(1);
     await warm(pool);
     const controller = new AbortController();
-    blockedReaders += 1;
-    const stuck = pool.run('testFault', { mode: 'blockingRead', path: fifo }, { signal: controller.signal });
+    fifo.noteReader();
+    const stuck = pool.run('testFault', { mode: 'blockingRead', path: fifo.path }, { signal: controller.signal });
     await settle(50);
     controller.abort(new Error('stop'));
     await rejection(stuck);
@@ -283,7 +269,7 @@ describe('reclaim details', () => {
     // Termination stops JavaScript, not a system call: the old thread has not exited.
     expect(pool.stats.lingeringThreads).toBe(1);
     expect((await pool.run('testFault', { mode: 'echo', value: 'served' })).value).toBe('served');
-    await releaseFifo();
+    await fifo.release();
     await until(() => pool.stats.lingeringThreads === 0, 5000);
   });
 

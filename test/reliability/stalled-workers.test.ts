@@ -4,8 +4,6 @@
 // answer promptly with dsh's bytes (test/fixtures/dsh-small/expected/references.json), while the pool never holds
 // more or fewer threads than its size. Figures (reclaim time, respawns, lingering threads) are printed for
 // RELIABILITY.md.
-import { execFileSync } from 'node:child_process';
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
@@ -14,6 +12,7 @@ import type { TestFaultPayload } from '../../src/protocol/wire/task-shapes.js';
 import { openStore, serviceWith } from '../pool/pool-builders.js';
 import { settle, within } from '../reference-service/reference-builders.js';
 import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
+import { BlockingFifo } from '../support/blocking-fifo.js';
 import { RAW_ROOT, readExpected } from '../support/fixtures.js';
 
 /** The default grace period, from the issue ("default about 1 s"), not read from the code under test. */
@@ -31,28 +30,17 @@ interface ReferenceCase {
 }
 
 let dir: string;
-let fifo: string;
-let blockedReaders = 0;
+let fifo: BlockingFifo;
 const pool = new WorkerPool({ size: POOL_SIZE, allowTestTasks: true });
 
 beforeAll(async () => {
   dir = await makeTempDir();
-  fifo = join(dir, 'never-written.fifo');
-  execFileSync('mkfifo', [fifo]);
+  fifo = new BlockingFifo(dir);
 });
-
-/** Lets every thread blocked in the FIFO return: a read-write open never blocks on Linux and counts as a writer. */
-async function releaseFifo(): Promise<void> {
-  if (blockedReaders === 0) return;
-  const handle = await open(fifo, 'r+');
-  await handle.write(Buffer.alloc(blockedReaders, 0x21));
-  await handle.close();
-  blockedReaders = 0;
-}
 
 afterAll(async () => {
   // A thread stuck in read(2) cannot be terminated; the process could not exit with one left.
-  await releaseFifo();
+  await fifo.release();
   await pool.close();
   await removeTempDir(dir);
 });
@@ -68,7 +56,7 @@ async function until(condition: () => boolean, ms: number): Promise<void> {
 /** The ten stalls, two per wave: every kind the pool must survive. */
 function stalls(): TestFaultPayload[] {
   const loop: TestFaultPayload = { mode: 'busyLoop' };
-  const read: TestFaultPayload = { mode: 'blockingRead', path: fifo };
+  const read: TestFaultPayload = { mode: 'blockingRead', path: fifo.path };
   const never: TestFaultPayload = { mode: 'stall' };
   return [loop, read, read, never, loop, loop, read, never, read, loop];
 }
@@ -98,7 +86,7 @@ describe('stalled workers (pool of 2, default grace period)', () => {
         const controllers = Array.from({ length: POOL_SIZE }, () => new AbortController());
         const running = controllers.map((controller) => {
           const payload = plan[started++] as TestFaultPayload;
-          if (payload.mode === 'blockingRead') blockedReaders += 1;
+          if (payload.mode === 'blockingRead') fifo.noteReader();
           return pool.run('testFault', payload, { signal: controller.signal });
         });
         await settle(100);
@@ -135,7 +123,7 @@ describe('stalled workers (pool of 2, default grace period)', () => {
       await settle(200);
       const lingeringBeforeRelease = pool.stats.lingeringThreads;
       expect(lingeringBeforeRelease).toBe(reads);
-      await releaseFifo();
+      await fifo.release();
       await until(() => pool.stats.lingeringThreads === 0, 10_000);
       await settle(50);
       expect([...threadCounts]).toEqual([POOL_SIZE]);
