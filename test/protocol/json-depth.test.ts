@@ -18,23 +18,9 @@ import {
   tooDeepError,
 } from '../../src/protocol/json-depth.js';
 import { thrown } from '../support/thrown.js';
+import { jsonTextDepth } from '../support/json-text-depth.js';
 
-/** Independent definition: the maximum bracket nesting of the JSON text, strings skipped. */
-function textDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '[' || c === '{') max = Math.max(max, ++depth);
-    else if (c === ']' || c === '}') depth -= 1;
-  }
-  return max;
-}
+const textDepth = jsonTextDepth;
 
 /** `depth` levels, alternating arrays and objects, around a string leaf. */
 function nested(depth: number): unknown {

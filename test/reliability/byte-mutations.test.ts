@@ -25,6 +25,7 @@ import type { Compression } from '../../src/protocol/storage-paths.js';
 import { DSH_SMALL, fixtureSessions, readExpected } from '../support/fixtures.js';
 import type { FixtureSession } from '../support/fixtures.js';
 import { makeTempDir, removeTempDir, writeArtifactFile } from '../store/store-test-builders.js';
+import { seededUnit } from '../support/seeded-random.js';
 
 /** Mutations per encoding (the issue asks for at least 200). */
 const MUTATIONS = 240;
@@ -42,18 +43,8 @@ const STABLE_CODES = new Set([
   'SESSION_QUERY_SOURCE_CONFLICT',
 ]);
 
-/** xorshift32: the same mutations on every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-}
+/** The same mutations on every run. */
+const prng = seededUnit;
 
 type Mutation = { readonly kind: 'flip'; readonly offset: number; readonly bit: number } | { readonly kind: 'set'; readonly offset: number; readonly value: number } | { readonly kind: 'delete'; readonly offset: number };
 

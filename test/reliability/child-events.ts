@@ -3,21 +3,9 @@
  * closed turns shaped like `test/store/store-test-builders.ts`'s `EventSequence.closedTurn`, and its `noiseText`.
  */
 import type { SessionEvent } from '../../src/protocol/events.js';
+import { noiseText } from '../support/seeded-random.js';
 
-/** Deterministic base64 noise of `length` characters (xorshift32 bytes: hard to compress). */
-export function noiseText(length: number, seed = 1): string {
-  const bytes = new Uint8Array(Math.ceil((length * 3) / 4) + 3);
-  let state = seed >>> 0 || 1;
-  for (let i = 0; i < bytes.length; i++) {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    bytes[i] = state & 0xff;
-  }
-  return Buffer.from(bytes).toString('base64').slice(0, length);
-}
+export { noiseText };
 
 /** The prompt of the turn starting at `seq` written by the child tagged `tag`. */
 export function promptOf(tag: string, seq: number, bytes: number): string {

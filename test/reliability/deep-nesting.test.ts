@@ -30,6 +30,7 @@ import type { Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
 import { REPO_ROOT } from '../support/fixtures.js';
 import { EventSequence, makeTempDir, removeTempDir, sessionHeader, writeArtifactFile } from '../store/store-test-builders.js';
+import { jsonTextDepth } from '../support/json-text-depth.js';
 
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
@@ -38,19 +39,7 @@ const LIMIT = 512;
 
 /** Independent definition of an event's nesting: the deepest bracket run of its JSON text outside strings, minus the record. */
 function lineDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i += 1;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '[' || c === '{') max = Math.max(max, ++depth);
-    else if (c === ']' || c === '}') depth -= 1;
-  }
-  return max - 1;
+  return jsonTextDepth(text) - 1;
 }
 
 /**

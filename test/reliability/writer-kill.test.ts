@@ -9,6 +9,7 @@ import { asSessionId } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../store/store-test-builders.js';
 import { expectAllAcknowledged, startWriter } from './writer-harness.js';
+import { seededUnit } from '../support/seeded-random.js';
 
 const TRIALS = 20;
 
@@ -21,17 +22,7 @@ afterEach(async () => {
 });
 
 /** A reproducible pseudo-random sequence (the kill points and batch sizes of each run are printed on failure). */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 2 ** 32;
-  };
-}
+const random = seededUnit;
 
 describe.each(['none', 'zstd'] as const)('kill -9 during appends (%s)', (compression) => {
   it(`${TRIALS} trials: zero acknowledged batches lost; readable, repairable and appendable after each`, { timeout: 90_000 }, async () => {

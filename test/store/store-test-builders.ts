@@ -12,6 +12,7 @@ import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import { initZstd } from '../../src/workers/decode/zstd-codec.js';
 import { scanZstdFrames } from '../../src/workers/decode/zstd-frames.js';
+import { noiseText } from '../support/seeded-random.js';
 
 /** The epoch-ms time of seq 0 in every built log. */
 export const BASE_TIME = 1_767_225_600_000;
@@ -250,18 +251,4 @@ export async function expectRejection(promise: Promise<unknown>, expected: Expec
   return error;
 }
 
-/** Deterministic pseudo-random base64 text of `length` characters (hard to compress, for size-bound tests). */
-export function noiseText(length: number, seed = 1): string {
-  const bytes = new Uint8Array(Math.ceil((length * 3) / 4) + 3);
-  let state = seed >>> 0 || 1;
-  for (let i = 0; i < bytes.length; i++) {
-    // xorshift32: fast and reproducible; quality is irrelevant beyond defeating compression.
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    bytes[i] = state & 0xff;
-  }
-  return Buffer.from(bytes).toString('base64').slice(0, length);
-}
+export { noiseText };
