@@ -4,8 +4,8 @@
  * even when it is also the prefix of another id.
  */
 import type { SessionId } from '../../protocol/events.js';
-import { asSessionId } from '../../protocol/events.js';
 import type { SessionEngine } from '../engine/engine-types.js';
+import type { SessionRecord } from '../corpus/session-query.js';
 import { CliError } from './cli-error.js';
 
 /** The prefix dsh gives every session id. */
@@ -36,12 +36,21 @@ export function matchSessionIds(typed: string, known: readonly string[]): string
  * @throws CliError `CLI_SESSION_ID_AMBIGUOUS` naming the matches when several ids match.
  */
 export async function resolveSessionId(engine: SessionEngine, typed: string, signal?: AbortSignal): Promise<SessionId | undefined> {
-  const ids = (await engine.listSessions(signal)).map((record) => record.header.id as string);
-  const matches = matchSessionIds(typed, ids);
+  return (await resolveSessionRecord(engine, typed, signal))?.header.id;
+}
+
+/**
+ * {@link resolveSessionId}, returning the listed record (header included), so a caller that needs the session's
+ * cwd does not list again.
+ * @throws CliError `CLI_SESSION_ID_AMBIGUOUS` naming the matches when several ids match.
+ */
+export async function resolveSessionRecord(engine: SessionEngine, typed: string, signal?: AbortSignal): Promise<SessionRecord | undefined> {
+  const records = await engine.listSessions(signal);
+  const matches = matchSessionIds(typed, records.map((record) => record.header.id as string));
   if (matches.length > 1) {
     const listed = matches.slice(0, LISTED_MATCHES).join(', ');
     const more = matches.length > LISTED_MATCHES ? ` and ${matches.length - LISTED_MATCHES} more` : '';
     throw new CliError('CLI_SESSION_ID_AMBIGUOUS', `session id prefix ${JSON.stringify(typed)} matches ${matches.length} sessions: ${listed}${more}; type more of the id`);
   }
-  return matches[0] === undefined ? undefined : asSessionId(matches[0]);
+  return matches[0] === undefined ? undefined : records.find((record) => record.header.id === matches[0]);
 }

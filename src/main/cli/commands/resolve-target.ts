@@ -4,7 +4,7 @@
  */
 import type { SessionEngine } from '../../engine/engine-types.js';
 import type { ReferenceTarget } from '../../reference/reference-types.js';
-import { resolveSessionId } from '../session-id-prefix.js';
+import { resolveSessionRecord } from '../session-id-prefix.js';
 
 /** Sentinel id for "no citing session": no stored session can have the empty id (SESSION-LOG.md §9.3). */
 export const NO_TARGET_ID = '';
@@ -20,10 +20,9 @@ export const NO_TARGET_ID = '';
  */
 export async function resolveTarget(engine: SessionEngine, targetId: string | undefined, cwdFlag: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
   if (targetId === undefined) return { id: NO_TARGET_ID, session: { header: cwdFlag === undefined ? {} : { cwd: cwdFlag } } };
-  const resolved = await resolveSessionId(engine, targetId, signal);
-  const id = resolved ?? targetId;
+  const resolved = await resolveSessionRecord(engine, targetId, signal);
+  const id = resolved?.header.id ?? targetId;
   if (cwdFlag !== undefined) return { id, session: { header: { cwd: cwdFlag } } };
-  const records = resolved === undefined ? [] : await engine.listSessions(signal);
-  const cwd = records.find((record) => record.header.id === resolved)?.header.cwd;
+  const cwd = resolved?.header.cwd;
   return { id, session: { header: cwd === undefined ? {} : { cwd } } };
 }

@@ -57,7 +57,7 @@ async function readExactOrByPrefix<T>(engine: LocalSessionEngine, typed: string,
   try {
     return await read(asSessionId(typed));
   } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SESSION_QUERY_SESSION_NOT_FOUND' && (error as { code?: unknown }).code !== 'SESSION_STORE_NOT_FOUND') throw error;
+    if ((error as { code?: unknown }).code !== 'SESSION_QUERY_SESSION_NOT_FOUND') throw error;
     const resolved = await resolveSessionId(engine, typed, signal);
     if (resolved === undefined || resolved === typed) throw error;
     return read(resolved);
