@@ -158,3 +158,41 @@ describe('a dying worker fails only its own task', () => {
     expect(pool.threads).toHaveLength(2);
   });
 });
+
+/** Starts a pool of four, closes it right after its first task, and reports which threads exited before their entry module loaded. */
+async function closeRightAfterFirstTask(): Promise<{ exitedBeforeBoot: number[]; booted: number }> {
+  const starting = new WorkerPool({ size: 4, allowTestTasks: true });
+  const first = starting.run('testFault', { mode: 'echo', value: 'first' });
+  const threads = starting.threads;
+  expect(threads).toHaveLength(4);
+  const booted = new Set<number>();
+  const exitedBeforeBoot: number[] = [];
+  for (const thread of threads) {
+    const id = thread.threadId;
+    thread.on('message', (message: unknown) => {
+      // piscina's own "handler loaded" message (common.READY), posted once per thread.
+      if (typeof message === 'object' && message !== null && '_WORKER_READY' in message) booted.add(id);
+    });
+    thread.once('exit', () => {
+      if (!booted.has(id)) exitedBeforeBoot.push(id);
+    });
+  }
+  // Close at once, while the three idle threads (and likely the busy one) are still loading.
+  const closing = starting.close();
+  await first.catch(() => undefined);
+  await within(closing, 15_000);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return { exitedBeforeBoot, booted: booted.size };
+}
+
+describe('close while threads are still starting', () => {
+  // Node 20 aborts the whole process (`v8::Module::IsGraphAsync … must be used on an instantiated module`)
+  // when a worker is terminated while its entry module graph is still being instantiated; a one-shot CLI
+  // call that closes its pool after one task hit it now and then. close() must let every starting thread
+  // finish loading its entry module before terminating it.
+  it('every thread has loaded its entry module before close() terminates it (three pools in a row)', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      expect(await closeRightAfterFirstTask()).toEqual({ exitedBeforeBoot: [], booted: 4 });
+    }
+  });
+});

@@ -26,6 +26,17 @@ const ENTRY_URL = new URL('../../workers/entry.js', import.meta.url).href;
 /** How long `close()` lets running tasks finish before terminating their threads. */
 const CLOSE_GRACE_MS = 2000;
 
+/**
+ * How long `close()` waits for a starting thread to finish loading its entry module before it
+ * terminates it anyway. Node 20 aborts the whole process (`v8::Module::IsGraphAsync … instantiated
+ * module`) when a worker is terminated while its ES module graph is still being instantiated, so a
+ * short-lived pool (a one-shot CLI call that used one of its threads) must let the others boot first.
+ */
+const BOOT_WAIT_MS = 10_000;
+
+/** The key of piscina's "handler loaded" message (its `common.READY`), posted once per thread on its parent port. */
+const PISCINA_READY_KEY = '_WORKER_READY';
+
 /** The number of items a task kind must answer for, when it answers per item. */
 function expectedItems<K extends TaskKind>(kind: K, payload: TaskPayloads[K]): number | undefined {
   if (kind === 'observeTitles') return (payload as TaskPayloads['observeTitles']).files.length;
@@ -68,6 +79,8 @@ export class WorkerPool implements TaskRunner {
   #reclaimedWorkers = 0;
   #lingeringThreads = 0;
   #workersStarted = 0;
+  /** Boot settlements of the first `size` threads that have not loaded their entry module yet. */
+  readonly #booting = new Set<Promise<void>>();
 
   /** Validates the configuration (`SESSION_POOL_INVALID_CONFIG`); no thread starts before the first task. */
   constructor(options: PoolConfigInput = {}) {
@@ -124,8 +137,40 @@ export class WorkerPool implements TaskRunner {
    * then every thread is terminated. Idempotent; later `run` calls reject.
    */
   close(): Promise<void> {
-    this.#closing ??= this.#piscina === undefined ? Promise.resolve() : this.#piscina.close({ force: true });
+    const piscina = this.#piscina;
+    this.#closing ??= piscina === undefined ? Promise.resolve() : this.#afterBoot().then(() => piscina.close({ force: true }));
     return this.#closing;
+  }
+
+  /** Settles when every starting thread has loaded its entry module (or exited), or after `BOOT_WAIT_MS`. */
+  async #afterBoot(): Promise<void> {
+    if (this.#booting.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, BOOT_WAIT_MS);
+    });
+    await Promise.race([Promise.all([...this.#booting]), deadline]);
+    clearTimeout(timer);
+  }
+
+  /** Watches a thread started with the pool until it reports that its entry module is loaded, or exits. */
+  #watchBoot(thread: Worker): void {
+    const booted = new Promise<void>((resolve) => {
+      const done = (): void => {
+        thread.off('message', onMessage);
+        thread.off('exit', done);
+        thread.off('error', done);
+        resolve();
+      };
+      const onMessage = (message: unknown): void => {
+        if (typeof message === 'object' && message !== null && PISCINA_READY_KEY in message) done();
+      };
+      thread.on('message', onMessage);
+      thread.once('exit', done);
+      thread.once('error', done);
+    });
+    this.#booting.add(booted);
+    void booted.then(() => this.#booting.delete(booted));
   }
 
   #pool(): Piscina {
@@ -146,6 +191,9 @@ export class WorkerPool implements TaskRunner {
     piscina.on('workerCreate', () => {
       this.#workersStarted += 1;
     });
+    // piscina starts its first `size` threads inside its constructor and marks them ready before their
+    // entry module has loaded; threads it starts later (replacements) are added only once ready.
+    for (const thread of piscina.threads) this.#watchBoot(thread);
     this.#piscina = piscina;
     return piscina;
   }
