@@ -12,7 +12,7 @@ import { rebuildError as rebuildTitleError, serializeError as serializeTitleErro
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import { inspectionFailure } from '../../src/main/corpus/storage-error-mapping.js';
-import { sessionNotFoundError } from '../../src/main/store/layout-errors.js';
+import { sessionNotFoundError } from '../../src/protocol/layout-errors.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionHeader } from '../../src/protocol/events.js';
 

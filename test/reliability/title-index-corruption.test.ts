@@ -19,7 +19,7 @@ import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { RAW_ROOT, ZSTD_ROOT, readExpected } from '../support/fixtures.js';
 import { batchFileBytes, cacheEnv, comparable, copyRoot, indexPathOf, removeTempDirs } from '../title-index/title-index-harness.js';
 

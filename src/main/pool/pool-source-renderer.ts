@@ -18,8 +18,8 @@ import { invalidSurfaceError } from '../corpus/session-query.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
-import { sessionNotFoundError } from '../store/layout-errors.js';
-import { withStoreIo } from '../../workers/tasks/regular-file.js';
+import { sessionNotFoundError } from '../../protocol/layout-errors.js';
+import { withStoreIo } from '../../io/regular-file.js';
 import type { TaskRunner } from './task-runner.js';
 import { TickCoalescer } from './tick-coalescer.js';
 

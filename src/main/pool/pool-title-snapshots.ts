@@ -16,7 +16,7 @@ import { rebuildError } from '../../protocol/wire/wire-error.js';
 import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
-import { sessionNotFoundError } from '../store/layout-errors.js';
+import { sessionNotFoundError } from '../../protocol/layout-errors.js';
 import type { PoolRendererStorage } from './pool-source-renderer.js';
 import type { TaskRunner } from './task-runner.js';
 

@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { SessionFormatUnsupportedError, SessionLogError } from '../../protocol/errors.js';
 import { artifactFileName } from '../../protocol/storage-paths.js';
 import type { Compression } from '../../protocol/storage-paths.js';
-import { storeIoError } from '../../workers/tasks/regular-file.js';
-import { isMissingFile, type ListedHeaderOutcome } from './header-reader.js';
-import { encodingMismatchError, flatLayoutError } from './layout-errors.js';
+import { isMissingFile, storeIoError } from '../../io/regular-file.js';
+import { identityViolation } from '../../io/artifact-identity.js';
+import type { ListedHeaderOutcome } from './header-reader.js';
+import { encodingMismatchError, flatLayoutError } from '../../protocol/layout-errors.js';
 import type { ListingProblem, ListingProblemCode } from './listing-problem.js';
 import type { JsonlStoreConfig } from './store-config.js';
 import {
   flatTranscriptSegment,
-  identityViolation,
   isTranscriptName,
   oppositeArtifactName,
   pathExists,

@@ -1,11 +1,12 @@
 /**
- * Errors across a thread boundary (SESSION-LOG.md §10.6 rule 4). Structured clone keeps only the
+ * The one error codec: errors across a thread boundary (SESSION-LOG.md §10.6 rule 4), and (through
+ * `workers/titles/serialized-error.ts`, which only changes the form) in persisted title checkpoints. Structured clone keeps only the
  * message and stack of an `Error` and drops `code` and custom names, which would change the §10.1
  * classification (corruption is recognised by `name`, codes by `code`). A failure is therefore sent as
  * plain data and rebuilt on the other side with the same `name`, `message` and `code`, its cause chain
  * likewise, and the prototype of the matching project error class so `instanceof` keeps working.
  */
-import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError } from '../errors.js';
+import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError, type SessionLogErrorCode } from '../errors.js';
 import { SessionReferenceError } from '../reference-errors.js';
 import { SessionPoolError } from './pool-errors.js';
 
@@ -82,6 +83,30 @@ export function serializeError(thrown: unknown, depth = 0): WireError {
   };
 }
 
+/** Every {@link SessionLogErrorCode}: the codes that identify a `SessionLogError` (name `Error`) when it is rebuilt. */
+const SESSION_LOG_CODES: Readonly<Record<SessionLogErrorCode, true>> = {
+  SESSION_LOG_INVALID_ENVELOPE: true,
+  SESSION_LOG_INVALID_MESSAGE: true,
+  SESSION_LOG_INVALID_SURFACE: true,
+  SESSION_LOG_INVALID_HEADER: true,
+  SESSION_LOG_LEGACY_FORMAT: true,
+  SESSION_LOG_INVALID_APPEND: true,
+  SESSION_LOG_CORRUPT: true,
+  SESSION_LOG_TOO_DEEP: true,
+  SESSION_STORE_LAYOUT: true,
+  SESSION_QUERY_SESSION_NOT_FOUND: true,
+  SESSION_STORE_INVALID_PATH: true,
+  SESSION_STORE_EXISTS: true,
+  SESSION_STORE_LOCKED: true,
+  SESSION_STORE_CONFLICT: true,
+  SESSION_STORE_TORN_TAIL: true,
+  SESSION_STORE_UNSTABLE_READ: true,
+  SESSION_STORE_INVALID_CONFIG: true,
+  SESSION_STORE_NOT_A_FILE: true,
+  SESSION_STORE_ACCESS_DENIED: true,
+  SESSION_STORE_IO_FAILED: true,
+};
+
 /** The prototype a rebuilt error gets, so `instanceof` matches the class that was thrown. */
 function prototypeFor(name: string, code: string | number | undefined): object {
   switch (name) {
@@ -106,10 +131,7 @@ function prototypeFor(name: string, code: string | number | undefined): object {
     case 'Error':
       // SessionLogError keeps the name 'Error' for dsh compatibility; its codes identify it (the store's
       // not-found error shares the query layer's code, but only a SessionQueryError is named SessionQueryError).
-      return typeof code === 'string'
-        && (code.startsWith('SESSION_LOG_') || code.startsWith('SESSION_STORE_') || code === 'SESSION_QUERY_SESSION_NOT_FOUND')
-        ? SessionLogError.prototype
-        : Error.prototype;
+      return typeof code === 'string' && Object.hasOwn(SESSION_LOG_CODES, code) ? SessionLogError.prototype : Error.prototype;
     default:
       return Error.prototype;
   }

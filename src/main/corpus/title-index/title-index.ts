@@ -28,8 +28,8 @@ import { parseHeaderRecord } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { rebuildError } from '../../../workers/titles/serialized-error.js';
 import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type TitleScanResult } from '../../../workers/titles/title-scan.js';
-import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
-import { isMissingFile } from '../../store/header-reader.js';
+import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../../io/file-revision.js';
+import { isMissingFile } from '../../../io/regular-file.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
 import {
   decodeTitleIndex,

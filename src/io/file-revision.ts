@@ -6,8 +6,8 @@
 import { stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { SessionLogError } from '../../protocol/errors.js';
-import { openRegularFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
+import { SessionLogError } from '../protocol/errors.js';
+import { openRegularFile, storeIoError, withStoreIo } from './regular-file.js';
 
 /** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
 export interface FileRevision {

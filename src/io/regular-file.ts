@@ -1,6 +1,6 @@
 /**
  * Safe reads of session artifacts and typed file-system errors, shared by the main-thread store and the pool
- * tasks (workers may not import `main/`, so this lives here and the store imports it).
+ * tasks (both threads import this one module from `io/`).
  *
  * A session artifact must be a regular file. Opening a FIFO without a writer blocks until one appears, and a
  * device or socket is never a log, so every read opens with `O_RDONLY | O_NONBLOCK` (which returns at once for
@@ -14,7 +14,7 @@ import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { SessionLogError } from '../../protocol/errors.js';
+import { SessionLogError } from '../protocol/errors.js';
 
 /**
  * Opening flags of every artifact read. `O_NONBLOCK` is absent on Windows, where opening a named pipe does not
