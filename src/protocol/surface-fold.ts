@@ -7,6 +7,7 @@ import { jsonEqual } from './json-equal.js';
 import type { Message, SessionEvent } from './events.js';
 import { checkProvenance, checkSurfaceOp, surfaceError } from './surface-rules.js';
 import { SurfaceView } from './surface-view.js';
+import { assertNever } from './assert-never.js';
 
 /** How an event relates to the final surface (SESSION-LOG.md §5.3). */
 export type EventClassification = 'current' | 'shadowed' | 'log-only';
@@ -87,10 +88,8 @@ export class SurfaceFold {
         this.#surface.replace(plan.startIndex, plan.endIndex, seq);
         this.#states[seq] = CURRENT;
         break;
-      default: {
-        const unreachable: never = plan;
-        throw new Error(`unreachable surface plan: ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(plan, 'unreachable surface plan:');
     }
     this.#events.push(event);
   }

@@ -27,6 +27,7 @@ import type { LiveRegistry } from './live-registry.js';
 import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from './storage-error-mapping.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** One `listSessions` record (§10.3), keys exactly `header, live, persisted`. The header is a detached, unfrozen clone. */
 export interface SessionRecord {
@@ -244,7 +245,7 @@ export class SessionQuery {
       case 'rejected':
         throw observation.reason;
       default:
-        return assertNever(observation);
+        return assertNever(observation, 'unexpected title observation');
     }
   }
 
@@ -419,7 +420,7 @@ function detachSurfaceEvent(event: SurfaceEvent): SurfaceEvent {
       if (isRecord(copy.data)) deepFreeze(copy.data['message']);
       break;
     default:
-      assertNever(copy.type);
+      assertNever(copy.type, 'unexpected surface event type');
   }
   return copy;
 }
@@ -470,8 +471,4 @@ function compareRecords(a: SessionRecord, b: SessionRecord): number {
 
 function notFound(sessionId: SessionId): SessionQueryError {
   return sessionNotFound(sessionId);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
 }

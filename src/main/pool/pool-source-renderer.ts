@@ -22,6 +22,7 @@ import { sessionNotFoundError } from '../../protocol/layout-errors.js';
 import { withStoreIo } from '../../io/regular-file.js';
 import type { TaskRunner } from './task-runner.js';
 import { TickCoalescer } from './tick-coalescer.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The persisted side the renderer reads: header listing, lookup by id, and where the store lives. */
 export interface PoolRendererStorage {
@@ -75,10 +76,8 @@ function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSourc
       if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
       return { fits: true, sessionId: render.sessionId, capturedThroughSeq: render.capturedThroughSeq, json: render.json, stats: render.stats };
     }
-    default: {
-      const unreachable: never = value;
-      throw new TypeError(`unknown readSource value ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(value, 'unknown readSource value');
   }
 }
 

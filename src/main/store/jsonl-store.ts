@@ -49,6 +49,7 @@ import {
   pathExists,
   walkSessionDirectories,
 } from './store-layout.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A full inspection plus what repair and indexing need to know about the bytes. */
 export interface ArtifactInspection {
@@ -281,10 +282,8 @@ export class JsonlSessionStore implements SessionStorage {
           listed.push(value);
           return;
         }
-        default: {
-          const unreachable: never = value;
-          throw new TypeError(`unknown directory listing ${JSON.stringify(unreachable)}`);
-        }
+        default:
+          assertNever(value, 'unknown directory listing');
       }
     });
     const headers: SessionHeader[] = [];
@@ -394,10 +393,8 @@ export class JsonlSessionStore implements SessionStorage {
         const meta = validateSessionHeader(observed.headerRecord, id);
         return { meta, events: observed.titleEvent === undefined ? [] : [observed.titleEvent as SessionEvent] };
       }
-      default: {
-        const unreachable: never = observed;
-        throw new TypeError(`unknown title observation ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(observed, 'unknown title observation');
     }
   }
 

@@ -24,6 +24,7 @@ import {
   readDirectory,
   type SessionDirectory,
 } from './store-layout.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What the tolerant walk of a root found. */
 export interface TolerantWalk {
@@ -173,10 +174,8 @@ export async function listSessionDirectory(
         return problem(artifact, 'SESSION_STORE_INCOMPLETE_HEADER', incompleteHeaderText(config.compression));
       case 'not-a-header':
         return problem(artifact, 'SESSION_STORE_CORRUPT_HEADER', outcome.message);
-      default: {
-        const unreachable: never = outcome;
-        throw new TypeError(`unknown header outcome ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(outcome, 'unknown header outcome');
     }
   } catch (error) {
     return { kind: 'problem', problem: problemOfError(artifact, error, signal), segmentUnsure: false };

@@ -9,6 +9,7 @@
 import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError, type SessionLogErrorCode } from '../errors.js';
 import { SessionReferenceError } from '../reference-errors.js';
 import { SessionPoolError } from './pool-errors.js';
+import { assertNever } from '../assert-never.js';
 
 /** An `Error` as plain data. */
 export interface WireErrorObject {
@@ -155,10 +156,8 @@ export function rebuildError(wire: WireError): unknown {
       if (wire.stack !== undefined) Object.defineProperty(error, 'stack', { value: wire.stack, enumerable: false, configurable: true, writable: true });
       return error;
     }
-    default: {
-      const unreachable: never = wire;
-      throw new TypeError(`unknown wire error ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(wire, 'unknown wire error');
   }
 }
 

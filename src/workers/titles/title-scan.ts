@@ -17,6 +17,7 @@ import { decodeCompleteFrame, decompressFrame, recoverTornFrame } from '../decod
 import { scanZstdFrames, type FrameRange, type TornFrameLayout, type ZstdFrameScan } from '../decode/zstd-frames.js';
 import { serializeError, type SerializedError } from './serialized-error.js';
 import { TitleValidator, type TitleValidatorCheckpoint } from './title-validator.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 const LF = 0x0a;
 
@@ -390,9 +391,7 @@ export function scanTitleLog(input: TitleScanInput): TitleScanResult {
       return scanRaw(input);
     case 'zstd':
       return scanZstd(input);
-    default: {
-      const unreachable: never = input.compression;
-      throw new TypeError(`unknown compression ${String(unreachable)}`);
-    }
+    default:
+      assertNever(input.compression, 'unknown compression');
   }
 }

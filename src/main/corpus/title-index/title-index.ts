@@ -41,6 +41,7 @@ import {
   type HeldTitleIndexEntry,
 } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
+import { assertNever } from '../../../protocol/assert-never.js';
 
 /** Construction options of {@link TitleIndex}. */
 export interface TitleIndexOptions {
@@ -138,10 +139,8 @@ function presentOutcome(outcome: TitleScanOutcome, artifactPath: string): Indexe
         failure: undefined,
         titleEvent: outcome.titleLine === null ? undefined : JSON.parse(utf8.decode(outcome.titleLine)) as unknown,
       };
-    default: {
-      const unreachable: never = outcome;
-      throw new TypeError(`unknown title outcome ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(outcome, 'unknown title outcome');
   }
 }
 
