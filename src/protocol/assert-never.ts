@@ -1,18 +1,15 @@
 /**
  * The one exhaustiveness check that ends a `switch` over a closed union (a discriminant tag, a kind, an encoding).
  */
+import { safeString } from './safe-string.js';
 
 /** `value` as text for the message: its JSON when it has one, else `String(value)`; never throws. */
 function describe(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? safeString(value);
   } catch {
-    // A cycle, a BigInt or a throwing toJSON: the String() rendering, or a placeholder when even that throws.
-    try {
-      return String(value);
-    } catch {
-      return '<unrenderable value>';
-    }
+    // A cycle, a BigInt or a throwing toJSON: the String() rendering (or its placeholder) instead.
+    return safeString(value);
   }
 }
 

@@ -32,7 +32,7 @@ const APPEND_PLAN: SurfacePlan = { kind: 'append' };
  * JavaScript reads on purpose: malformed data — possible only on paths that skip the §4.4 shape check, such as
  * the query layer's fold over a non-validating store — throws the same native `TypeError` dsh throws.
  */
-function withBlankResultContent(data: unknown): Record<string, unknown> {
+export function withBlankResultContent(data: unknown): Record<string, unknown> {
   const record = data as Record<string, unknown>;
   const message = record['message'] as Record<string, unknown>;
   const first: unknown = (message['content'] as readonly unknown[])[0];

@@ -17,7 +17,7 @@ import { runWithControlPort } from './control-channel.js';
 import { resolvePoolConfig } from './pool-config.js';
 import type { PoolConfigInput } from './pool-config.js';
 import type { ExtraTaskRunner, TaskRunOptions, TaskRunner } from './task-runner.js';
-import { assertServedKind, extraKind, settleReply } from './worker-entry.js';
+import { extraKind, refuseUnservedKind, settleReply } from './worker-entry.js';
 import type { WorkerEntry } from './worker-entry.js';
 
 /** Runs stage tasks on the calling thread: production's, plus the extra kinds of a {@link WorkerEntry} when given. */
@@ -43,11 +43,8 @@ export class InThreadTaskRunner<X extends TaskTable = Record<never, never>> impl
   run<K extends keyof X & string>(kind: K, payload: X[K]['payload'], options?: TaskRunOptions): Promise<X[K]['value']>;
   run(kind: string, payload: unknown, options: TaskRunOptions = {}): Promise<unknown> {
     if (this.#closed) return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session task runner is closed'));
-    try {
-      assertServedKind(this.#entry, kind);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const refused = refuseUnservedKind(this.#entry, kind);
+    if (refused !== undefined) return refused;
     return runWithControlPort(
       // A macrotask hop first, as with a real pool: the caller's synchronous code finishes before the stages run.
       (control) => new Promise((resolve) => setImmediate(resolve)).then(() => this.#dispatch(kind, payload, control)).then((answer) => answer.outcome),
@@ -64,7 +61,7 @@ export class InThreadTaskRunner<X extends TaskTable = Record<never, never>> impl
 
   #dispatch(kind: string, payload: unknown, control: MessagePort): Promise<TaskReply<unknown>> {
     if (isTaskKind(kind)) return dispatchProduction(kind, payload, control);
-    // assertServedKind ran in run(): an unknown kind never gets here.
+    // refuseUnservedKind ran in run(): an unknown kind never gets here.
     const extra = extraKind(this.#entry, kind) as NonNullable<ReturnType<typeof extraKind>>;
     return extra.task({ payload, control });
   }

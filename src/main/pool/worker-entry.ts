@@ -43,12 +43,13 @@ function unknownKindError(kind: string): SessionPoolError {
 }
 
 /**
- * Fails unless `kind` is production's or one of `entry`'s extra kinds (JavaScript callers can name anything).
+ * A run of `kind` refused before any thread runs anything, unless `kind` is production's or one of `entry`'s extra
+ * kinds (JavaScript callers can name anything): the rejected promise to return, else `undefined`.
  *
- * @throws SessionPoolError `SESSION_POOL_UNKNOWN_TASK`, before any thread runs anything.
+ * @returns a promise rejected with SessionPoolError `SESSION_POOL_UNKNOWN_TASK`, or `undefined` for a served kind.
  */
-export function assertServedKind(entry: WorkerEntry<TaskTable> | undefined, kind: string): void {
-  if (!isTaskKind(kind) && extraKind(entry, kind) === undefined) throw unknownKindError(kind);
+export function refuseUnservedKind(entry: WorkerEntry<TaskTable> | undefined, kind: string): Promise<never> | undefined {
+  return isTaskKind(kind) || extraKind(entry, kind) !== undefined ? undefined : Promise.reject(unknownKindError(kind));
 }
 
 /** The number of items a task kind must answer for, when it answers per item. */

@@ -16,7 +16,7 @@ import { runWithControlPort } from './control-channel.js';
 import { resolvePoolConfig } from './pool-config.js';
 import type { PoolConfig, PoolConfigInput } from './pool-config.js';
 import type { ExtraTaskRunner, TaskRunOptions, TaskRunner } from './task-runner.js';
-import { assertServedKind, settleReply } from './worker-entry.js';
+import { refuseUnservedKind, settleReply } from './worker-entry.js';
 import type { WorkerEntry } from './worker-entry.js';
 
 /** The compiled worker entry, next to this module's compiled folder (dist/src/main/pool → dist/src/workers). */
@@ -112,11 +112,8 @@ export class WorkerPool<X extends TaskTable = Record<never, never>> implements T
   run<K extends keyof X & string>(kind: K, payload: X[K]['payload'], options?: TaskRunOptions): Promise<X[K]['value']>;
   run(kind: string, payload: unknown, options: TaskRunOptions = {}): Promise<unknown> {
     if (this.#closing !== undefined) return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed'));
-    try {
-      assertServedKind(this.#entry, kind);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    const refused = refuseUnservedKind(this.#entry, kind);
+    if (refused !== undefined) return refused;
     const piscina = this.#pool();
     const transferList = options.transferList ?? [];
     // A task without a signal can never be aborted, so it needs no reclaim controller.

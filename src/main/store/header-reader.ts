@@ -9,6 +9,7 @@ import type { Compression } from '../../protocol/storage-paths.js';
 import { readHeaderFromPrefix } from '../../workers/decode/decode-artifact.js';
 import { initZstd } from '../../workers/decode/zstd-codec.js';
 import { isMissingFile, openRegularFile, storeIoError } from '../../io/regular-file.js';
+import { concatBytes } from '../../protocol/concat-bytes.js';
 
 /** Bytes read per step while looking for the header. */
 export const HEADER_READ_CHUNK = 8 * 1024;
@@ -85,11 +86,4 @@ function parseListedLine(line: string, headerBytes: number): ListedHeaderOutcome
   }
   if (!isHeaderLine(value)) return { kind: 'not-a-header', message: 'corrupt session log: first line is not a session header' };
   return { kind: 'header', header: { record: headerRecordFromLine(value as Record<string, unknown>), headerBytes } };
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  return out;
 }

@@ -9,6 +9,7 @@
 import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError, type SessionLogErrorCode } from '../errors.js';
 import { SessionReferenceError } from '../reference-errors.js';
 import { SessionPoolError } from './pool-errors.js';
+import { safeString } from '../safe-string.js';
 import { assertNever } from '../assert-never.js';
 
 /** An `Error` as plain data. */
@@ -48,15 +49,6 @@ function safeGet(value: object, key: string): unknown {
   } catch {
     // A throwing getter on a foreign error object: treat the property as absent.
     return undefined;
-  }
-}
-
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    // An object whose toString throws (or a null-prototype object) still has to be reported.
-    return '<unrenderable value>';
   }
 }
 

@@ -18,6 +18,7 @@ import { scanZstdFrames, type FrameRange, type TornFrameLayout, type ZstdFrameSc
 import { serializeError, type SerializedError } from './serialized-error.js';
 import { TitleValidator, type TitleValidatorCheckpoint } from './title-validator.js';
 import { assertNever } from '../../protocol/assert-never.js';
+import { concatBytes } from '../../protocol/concat-bytes.js';
 
 const LF = 0x0a;
 
@@ -99,13 +100,6 @@ function positionOf(checkpoint: JsonlScanCheckpoint): ScannerPosition {
     eventCount: checkpoint.eventCount,
     eventLine: checkpoint.eventLine,
   };
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** Counts input and calls the poll about every {@link TITLE_SCAN_POLL_BYTES}. */
