@@ -38,7 +38,7 @@ describe('inspectionFailure', () => {
     expect(mapped.cause).toBe(original);
   });
 
-  it.each(CASES)('$name classifies alike after a thread boundary (wire codec and title-index codec)', ({ error, code }) => {
+  it.each(CASES)('$name classifies alike after a thread boundary (the wire form and the title checkpoint form of the one codec)', ({ error, code }) => {
     expect(inspectionFailure('s', rebuildError(serializeError(error()))).code).toBe(code);
     expect(inspectionFailure('s', rebuildTitleError(serializeTitleError(error()))).code).toBe(code);
   });
