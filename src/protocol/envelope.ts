@@ -8,18 +8,14 @@ import { isSurfaceType } from './events.js';
 import { isLosslessJson } from './lossless-json.js';
 import { checkMessageShape, checkRequestHeader } from './message-shape.js';
 import { SurfaceFold } from './surface-fold.js';
+import { isRecord } from './record-guard.js';
 
 /** The seven envelope keys of §2.1. */
 const ENVELOPE_KEY_SET: ReadonlySet<string> = new Set(['type', 'seq', 'time', 'data', 'sourceEventSeqs', 'surfaceOp', 'ignorable']);
 
-/** True for a non-null object that is not an array. */
-function isPlainRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** True when `type`/`data` name a `request/header` with the retired `reason: 'fallback'`. */
 function isFallbackRequestHeader(type: unknown, data: unknown): boolean {
-  return type === 'request/header' && isPlainRecord(data) && data['reason'] === 'fallback';
+  return type === 'request/header' && isRecord(data) && data['reason'] === 'fallback';
 }
 
 /**

@@ -186,10 +186,8 @@ export interface SessionSurfaceSnapshot {
 /** A JSON value as produced by `JSON.parse`. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** True for a non-null object that is not an array ("record", SESSION-LOG.md notation). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** The record guard (`record-guard.ts`), re-exported for the many modules that read it from here. */
+export { isRecord } from './record-guard.js';
 
 /** True for a non-negative safe integer. */
 export function isNonNegativeSafeInteger(value: unknown): value is number {

@@ -5,7 +5,8 @@
  */
 import { formatVersionRefusal } from './session-header.js';
 import { SessionLogError } from './errors.js';
-import { isNonNegativeSafeInteger, isRecord, SESSION_FORMAT_VERSION } from './events.js';
+import { isNonNegativeSafeInteger, SESSION_FORMAT_VERSION } from './events.js';
+import { isRecord } from './record-guard.js';
 import type { SessionHeader } from './events.js';
 
 /** A parsed first line that passed {@link isHeaderLine}. `cwd`/`parentSession` types are checked later (§7.2). */

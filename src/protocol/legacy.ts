@@ -10,6 +10,7 @@ import { SessionFormatUnsupportedError, SessionLogError } from './errors.js';
 import type { SessionEvent } from './events.js';
 import { KNOWN_EVENT_TYPES, isSurfaceType } from './events.js';
 import { deepFreeze } from './deep-freeze.js';
+import { isRecord } from './record-guard.js';
 import { checkMessageShape } from './message-shape.js';
 
 /** An event as stored: any object, read field by field. */
@@ -20,7 +21,7 @@ type JsonRecord = Readonly<Record<string, unknown>>;
 
 /** The record behind `value`, or `undefined` for null, arrays and non-objects. */
 function asRecord(value: unknown): JsonRecord | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as JsonRecord : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 /** True when `record` has every `required` key and no key outside `required` ∪ `optional`. */

@@ -4,14 +4,11 @@
  */
 import { SessionLogError } from './errors.js';
 import type { SurfaceEventType } from './events.js';
+import { isObjectLike } from './record-guard.js';
+import { assertNever } from './assert-never.js';
 
 /** A value that may be read like an object: anything but `null` that `typeof` calls an object. */
 type Readable = Readonly<Record<string, unknown>>;
-
-/** True for a non-null object, arrays included (dsh's shape checks do not exclude arrays here). */
-function isObject(value: unknown): value is Readable {
-  return typeof value === 'object' && value !== null;
-}
 
 /** True for a string with at least one code unit. */
 function isNonEmptyString(value: unknown): value is string {
@@ -20,7 +17,7 @@ function isNonEmptyString(value: unknown): value is string {
 
 /** True when `value` is an object carrying non-empty string `provider` and `model`. */
 function hasProviderModel(value: unknown): boolean {
-  return isObject(value) && isNonEmptyString(value['provider']) && isNonEmptyString(value['model']);
+  return isObjectLike(value) && isNonEmptyString(value['provider']) && isNonEmptyString(value['model']);
 }
 
 function invalidMessage(message: string): SessionLogError {
@@ -34,8 +31,8 @@ function invalidMessage(message: string): SessionLogError {
  * (`SESSION_LOG_INVALID_MESSAGE`) with the first failing rule's text.
  */
 export function checkMessageShape(type: SurfaceEventType, data: unknown, subject: string): void {
-  const message = type === 'user/message' ? data : isObject(data) ? data['message'] : undefined;
-  if (!isObject(message) || !isNonEmptyString(message['id'])) {
+  const message = type === 'user/message' ? data : isObjectLike(data) ? data['message'] : undefined;
+  if (!isObjectLike(message) || !isNonEmptyString(message['id'])) {
     throw invalidMessage(`${subject} lacks an identified message`);
   }
   const expectedRole = type === 'assistant/message' ? 'assistant' : 'user';
@@ -43,7 +40,7 @@ export function checkMessageShape(type: SurfaceEventType, data: unknown, subject
     throw invalidMessage(`${subject} message must have role "${expectedRole}"`);
   }
   const source = message['source'];
-  if (!isObject(source) || !isNonEmptyString(source['kind'])) {
+  if (!isObjectLike(source) || !isNonEmptyString(source['kind'])) {
     throw invalidMessage(`${subject} message has invalid source`);
   }
   const content = message['content'];
@@ -63,7 +60,7 @@ export function checkMessageShape(type: SurfaceEventType, data: unknown, subject
         throw invalidMessage(`${subject} message must have tool source`);
       }
       const block: unknown = content[0];
-      if (content.length !== 1 || !isObject(block) || block['type'] !== 'tool-result' || !Array.isArray(block['content'])) {
+      if (content.length !== 1 || !isObjectLike(block) || block['type'] !== 'tool-result' || !Array.isArray(block['content'])) {
         throw invalidMessage(`${subject} message must contain one tool-result block`);
       }
       if (block['toolCallId'] !== source['callId']) {
@@ -71,10 +68,8 @@ export function checkMessageShape(type: SurfaceEventType, data: unknown, subject
       }
       return;
     }
-    default: {
-      const unreachable: never = type;
-      throw new Error(`unreachable surface event type: ${String(unreachable)}`);
-    }
+    default:
+      assertNever(type, 'unreachable surface event type:');
   }
 }
 
@@ -88,8 +83,8 @@ const ADAPTER_DEFAULT_KEYS: ReadonlySet<string> = new Set(['reasoningEffort', 'm
  * actually sets. Throws `SessionLogError` (`SESSION_LOG_INVALID_MESSAGE`).
  */
 export function checkRequestHeader(data: unknown, index: number): void {
-  const header = isObject(data) ? data['header'] : undefined;
-  const headerRecord = isObject(header) && !Array.isArray(header) ? header : undefined;
+  const header = isObjectLike(data) ? data['header'] : undefined;
+  const headerRecord = isObjectLike(header) && !Array.isArray(header) ? header : undefined;
   const config = headerRecord?.['config'];
   if (!hasProviderModel(config)) {
     throw invalidMessage(`seed request/header at index ${index} lacks provider/model`);
@@ -101,7 +96,7 @@ export function checkRequestHeader(data: unknown, index: number): void {
   }
   const adapterDefaults = headerRecord?.['adapterDefaults'];
   if (adapterDefaults === undefined) return;
-  if (!isObject(adapterDefaults) || Array.isArray(adapterDefaults)
+  if (!isObjectLike(adapterDefaults) || Array.isArray(adapterDefaults)
     || Object.keys(adapterDefaults).some((key) => !ADAPTER_DEFAULT_KEYS.has(key))
     || Object.values(adapterDefaults).some((marker) => marker !== true)
     || (adapterDefaults['reasoningEffort'] === true && configRecord['reasoningEffort'] === undefined)

@@ -4,6 +4,7 @@
  * absolute paths is the store's job.
  */
 import { SessionLogError } from './errors.js';
+import { assertNever } from './assert-never.js';
 
 /** The on-disk encoding of a store root (SESSION-LOG.md §9.1): one root holds one encoding. */
 export type Compression = 'zstd' | 'none';
@@ -85,9 +86,7 @@ export function artifactFileName(compression: Compression): string {
       return 'session.jsonl.zstd';
     case 'none':
       return 'session.jsonl';
-    default: {
-      const unreachable: never = compression;
-      throw new TypeError(`unknown compression ${String(unreachable)}`);
-    }
+    default:
+      assertNever(compression, 'unknown compression');
   }
 }

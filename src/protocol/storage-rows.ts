@@ -6,6 +6,8 @@
  */
 import { SessionLogError } from './errors.js';
 import type { SessionEvent } from './events.js';
+import { isObjectLike } from './record-guard.js';
+import { assertNever } from './assert-never.js';
 
 /** The three row tags and the chunk type each one expands to. */
 const ROW_CHUNK_TYPES = {
@@ -29,11 +31,6 @@ const ROW_TAG_OF: { readonly [K in DeltaKind]: ChunkRowTag } = {
 
 /** Shortest run that is packed into a row (shorter runs are written verbatim). */
 const MIN_PACKED_RUN = 3;
-
-/** Non-null `typeof 'object'` (arrays included), the notion of "object" the row rules use. */
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
 
 /** True when `value` has exactly these own enumerable keys, in any order. */
 function hasExactKeys(value: object, keys: readonly string[]): boolean {
@@ -88,7 +85,7 @@ function validateRow(value: Record<string, unknown>, tag: ChunkRowTag): Validate
   const time0 = value['time0'];
   if (!Number.isSafeInteger(time0)) malformedRow(tag, 'time0 must be a safe integer');
   const data = value['data'];
-  if (!isObject(data)) malformedRow(tag, 'data must be an object');
+  if (!isObjectLike(data)) malformedRow(tag, 'data must be an object');
   let members: { payload: string[]; dt: number[] };
   if (tag === 'tool-call-chunks') {
     const withName = hasExactKeys(data, ['turn', 'step', 'index', 'id', 'name', 'dt', 'args']);
@@ -130,10 +127,8 @@ function memberChunk(row: ValidatedRow, member: string): Record<string, unknown>
       return Object.hasOwn(row.data, 'name')
         ? { type: 'tool-call-delta', index, id: row.data['id'], name: row.data['name'], argumentsDelta: member }
         : { type: 'tool-call-delta', index, id: row.data['id'], argumentsDelta: member };
-    default: {
-      const unreachable: never = row.tag;
-      throw new TypeError(`unknown chunk row tag ${String(unreachable)}`);
-    }
+    default:
+      assertNever(row.tag, 'unknown chunk row tag');
   }
 }
 
@@ -164,7 +159,7 @@ function expandRow(row: ValidatedRow): SessionEvent[] {
  * @throws SessionLogError `SESSION_LOG_CORRUPT`, `malformed <tag> storage row: <why>`.
  */
 export function decodeStorageRecord(value: unknown): unknown[] {
-  if (!isObject(value)) return [value];
+  if (!isObjectLike(value)) return [value];
   const tag = value['type'];
   if (!isChunkRowTag(tag)) return [value];
   return expandRow(validateRow(value, tag));
@@ -189,15 +184,15 @@ interface DeltaChunk {
 
 /** The delta kind of a packable event (SESSION-LOG.md §9.7 "Encoding"), or undefined when it is written verbatim. */
 function classifyDelta(event: unknown): DeltaKind | undefined {
-  if (!isObject(event) || event['type'] !== 'assistant/chunk') return undefined;
+  if (!isObjectLike(event) || event['type'] !== 'assistant/chunk') return undefined;
   if (!hasExactKeys(event, ['type', 'seq', 'time', 'data'])) return undefined;
   const seq = event['seq'];
   if (!Number.isSafeInteger(seq) || (seq as number) < 0 || !Number.isSafeInteger(event['time'])) return undefined;
   const data = event['data'];
-  if (!isObject(data) || !hasExactKeys(data, ['turn', 'step', 'chunk'])) return undefined;
+  if (!isObjectLike(data) || !hasExactKeys(data, ['turn', 'step', 'chunk'])) return undefined;
   if (typeof data['turn'] !== 'number' || typeof data['step'] !== 'number') return undefined;
   const chunk = data['chunk'];
-  if (!isObject(chunk) || typeof chunk['index'] !== 'number') return undefined;
+  if (!isObjectLike(chunk) || typeof chunk['index'] !== 'number') return undefined;
   switch (chunk['type']) {
     case 'text-delta':
     case 'reasoning-delta':

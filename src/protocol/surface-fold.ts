@@ -7,6 +7,7 @@ import { jsonEqual } from './json-equal.js';
 import type { Message, SessionEvent } from './events.js';
 import { checkProvenance, checkSurfaceOp, surfaceError } from './surface-rules.js';
 import { SurfaceView } from './surface-view.js';
+import { assertNever } from './assert-never.js';
 
 /** How an event relates to the final surface (SESSION-LOG.md §5.3). */
 export type EventClassification = 'current' | 'shadowed' | 'log-only';
@@ -31,7 +32,7 @@ const APPEND_PLAN: SurfacePlan = { kind: 'append' };
  * JavaScript reads on purpose: malformed data — possible only on paths that skip the §4.4 shape check, such as
  * the query layer's fold over a non-validating store — throws the same native `TypeError` dsh throws.
  */
-function withBlankResultContent(data: unknown): Record<string, unknown> {
+export function withBlankResultContent(data: unknown): Record<string, unknown> {
   const record = data as Record<string, unknown>;
   const message = record['message'] as Record<string, unknown>;
   const first: unknown = (message['content'] as readonly unknown[])[0];
@@ -87,10 +88,8 @@ export class SurfaceFold {
         this.#surface.replace(plan.startIndex, plan.endIndex, seq);
         this.#states[seq] = CURRENT;
         break;
-      default: {
-        const unreachable: never = plan;
-        throw new Error(`unreachable surface plan: ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(plan, 'unreachable surface plan:');
     }
     this.#events.push(event);
   }

@@ -22,7 +22,7 @@ export function stringifyTagSafeJson(value: unknown): string {
  * Tag-safe JSON bytes of each ASCII code unit: 2 for `"`, `\` and the five short escapes, 6 for other
  * C0 controls and `<` (`\u00xx` / `\u003c`), 1 otherwise (DEL included).
  */
-const ASCII_JSON_BYTES: Uint8Array = (() => {
+export const ASCII_JSON_BYTES: Uint8Array = (() => {
   const table = new Uint8Array(128).fill(1);
   for (let code = 0; code < 0x20; code += 1) table[code] = 6;
   for (const code of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) table[code] = 2;

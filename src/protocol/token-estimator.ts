@@ -5,7 +5,7 @@
  * here, in one place.
  */
 import type { Message, SessionEvent } from './events.js';
-import { isRecord } from './events.js';
+import { isRecord } from './record-guard.js';
 import { eventMessage } from './event-message.js';
 
 /**

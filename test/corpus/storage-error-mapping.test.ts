@@ -12,7 +12,7 @@ import { rebuildError as rebuildTitleError, serializeError as serializeTitleErro
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import { inspectionFailure } from '../../src/main/corpus/storage-error-mapping.js';
-import { sessionNotFoundError } from '../../src/main/store/layout-errors.js';
+import { sessionNotFoundError } from '../../src/protocol/layout-errors.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionHeader } from '../../src/protocol/events.js';
 
@@ -38,7 +38,7 @@ describe('inspectionFailure', () => {
     expect(mapped.cause).toBe(original);
   });
 
-  it.each(CASES)('$name classifies alike after a thread boundary (wire codec and title-index codec)', ({ error, code }) => {
+  it.each(CASES)('$name classifies alike after a thread boundary (the wire form and the title checkpoint form of the one codec)', ({ error, code }) => {
     expect(inspectionFailure('s', rebuildError(serializeError(error()))).code).toBe(code);
     expect(inspectionFailure('s', rebuildTitleError(serializeTitleError(error()))).code).toBe(code);
   });

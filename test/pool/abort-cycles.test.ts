@@ -4,10 +4,11 @@
 import { getEventListeners, setMaxListeners } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
 import { RAW_ROOT } from '../support/fixtures.js';
 import { openStore, serviceWith } from './pool-builders.js';
 
-const pool = new WorkerPool({ size: 2, allowTestTasks: true });
+const pool = new WorkerPool({ size: 2 }, FAULT_ENTRY);
 afterAll(() => pool.close());
 
 /** Counts of this thread's active resources by type (MessagePort, Timeout, …). */

@@ -14,6 +14,8 @@ import type { SessionReferenceConfigInput } from '../../src/main/reference/refer
 import { SessionReferenceService } from '../../src/main/reference/session-reference-service.js';
 import type { SessionStorage } from '../../src/main/corpus/session-storage.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
+import type { FaultInThreadRunner, FaultPool } from '../support/fault-task.js';
 
 /** Which renderer a parametrised test uses. */
 export type RendererKind = 'in-thread' | 'pool' | 'in-thread runner';
@@ -54,12 +56,12 @@ export function openStore(root: string, compression: 'none' | 'zstd'): Promise<J
   return JsonlSessionStore.open({ root, compression });
 }
 
-/** A real pool of two threads that allows the test-only task. */
-export function testPool(size = 2): WorkerPool {
-  return new WorkerPool({ size, allowTestTasks: true });
+/** A real pool of two threads on the tests' worker entry, which serves the fault-injection task too. */
+export function testPool(size = 2): FaultPool {
+  return new WorkerPool({ size }, FAULT_ENTRY);
 }
 
-/** The in-thread runner with test tasks allowed. */
-export function inThreadRunner(): InThreadTaskRunner {
-  return new InThreadTaskRunner({ allowTestTasks: true });
+/** The in-thread runner with the fault-injection task. */
+export function inThreadRunner(): FaultInThreadRunner {
+  return new InThreadTaskRunner({}, FAULT_ENTRY);
 }

@@ -1,6 +1,6 @@
 // Inspections and title observations on the pool (SESSION-LOG.md §9.15, §10.5, §10.6 rule 2): the same
 // results as the store's in-thread inspection and SessionQuery's title reads, failures with the same
-// names, codes and texts (the worker's identity texts included).
+// names, codes and texts (the identity rule included: one copy in src/io/, reached here through the worker).
 import { copyFile, mkdir, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';

@@ -6,13 +6,14 @@ import { InThreadTaskRunner } from '../../src/main/pool/in-thread-runner.js';
 import { resolvePoolConfig } from '../../src/main/pool/pool-config.js';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import { SessionPoolError } from '../../src/protocol/wire/pool-errors.js';
-import type { TestFaultPayload } from '../../src/protocol/wire/task-shapes.js';
 import { settle, trackUnhandledRejections, within } from '../reference-service/reference-builders.js';
 import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
 import { BlockingFifo } from '../support/blocking-fifo.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
+import type { FaultPool, TestFaultPayload } from '../support/fault-task.js';
 
 const GRACE_MS = 300;
-const pools: WorkerPool[] = [];
+const pools: FaultPool[] = [];
 let dir: string;
 let fifo: BlockingFifo;
 
@@ -28,18 +29,18 @@ afterAll(async () => {
   await removeTempDir(dir);
 });
 
-function newPool(size: number, abortGraceMs = GRACE_MS): WorkerPool {
-  const pool = new WorkerPool({ size, allowTestTasks: true, abortGraceMs });
+function newPool(size: number, abortGraceMs = GRACE_MS): FaultPool {
+  const pool = new WorkerPool({ size, abortGraceMs }, FAULT_ENTRY);
   pools.push(pool);
   return pool;
 }
 
-function threadIds(pool: WorkerPool): number[] {
+function threadIds(pool: FaultPool): number[] {
   return pool.threads.map((thread) => thread.threadId).sort((a, b) => a - b);
 }
 
 /** Starts every thread of `pool` and waits until each has answered once. */
-async function warm(pool: WorkerPool): Promise<void> {
+async function warm(pool: FaultPool): Promise<void> {
   await Promise.all(Array.from({ length: pool.config.size }, () => pool.run('testFault', { mode: 'echo', delayMs: 20 })));
 }
 

@@ -1,11 +1,12 @@
 // Replies from workers are checked before use (a real boundary): a malformed reply fails its task with
 // SESSION_POOL_PROTOCOL, a failure reply is rebuilt, a good one passes unchanged.
 import { describe, expect, it } from 'vitest';
-import { settleReply } from '../../src/main/pool/worker-pool.js';
+import { settleReply } from '../../src/main/pool/worker-entry.js';
 import { SessionPersistenceCorruptionError } from '../../src/protocol/errors.js';
 import { SessionPoolError } from '../../src/protocol/wire/pool-errors.js';
 import { validateTaskOutcome } from '../../src/protocol/wire/task-validation.js';
 import { serializeError } from '../../src/protocol/wire/wire-error.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
 
 const HEADER = { version: 0, id: 's', createdAt: 1 };
 const STATS = { compacted: false, originalMessages: 1, retainedMessages: 1, omittedMessages: 0, omittedBytes: 0, truncated: false };
@@ -65,5 +66,17 @@ describe('settleReply', () => {
     }
     expect(thrown).toBeInstanceOf(SessionPersistenceCorruptionError);
     expect((thrown as Error).message).toBe(original.message);
+  });
+
+  it('checks the replies of a worker entry\'s extra kinds with that entry\'s check, and refuses kinds no entry serves', () => {
+    const value = { value: 'v', threadId: 3 };
+    expect(settleReply('testFault', { mode: 'echo' }, { ok: true, value }, FAULT_ENTRY)).toBe(value);
+    expect(() => settleReply('testFault', { mode: 'echo' }, { ok: true, value: { value: 1, threadId: 3 } }, FAULT_ENTRY))
+      .toThrow(new SessionPoolError('SESSION_POOL_PROTOCOL', 'worker sent a malformed testFault result'));
+    for (const entry of [undefined, FAULT_ENTRY]) {
+      expect(() => settleReply('noSuchTask', {}, { ok: true, value }, entry))
+        .toThrow(new SessionPoolError('SESSION_POOL_UNKNOWN_TASK', 'the session task runner serves no "noSuchTask" task'));
+    }
+    expect(() => settleReply('testFault', { mode: 'echo' }, { ok: true, value })).toThrow(new SessionPoolError('SESSION_POOL_UNKNOWN_TASK', 'the session task runner serves no "testFault" task'));
   });
 });

@@ -1,18 +1,21 @@
 // The stage pool (ARCHITECTURE.md §2–§3, SESSION-LOG.md §10.6): lazy creation, validated size,
 // message-passing abort before / while / after a task, late results dropped, a dying worker failing only
-// its own task, test-only tasks refused in production pools, clean close.
+// its own task, a task kind the runner's entry does not serve refused before it runs (production's entry knows
+// nothing of the tests' fault task), clean close.
 import { getEventListeners } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InThreadTaskRunner } from '../../src/main/pool/in-thread-runner.js';
 import { defaultPoolSize, resolvePoolConfig } from '../../src/main/pool/pool-config.js';
-import type { TaskRunner } from '../../src/main/pool/task-runner.js';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import { SessionPoolError } from '../../src/protocol/wire/pool-errors.js';
+import { TASK_KINDS } from '../../src/protocol/wire/task-shapes.js';
 import { settle, trackUnhandledRejections, within } from '../reference-service/reference-builders.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
+import type { FaultRunner } from '../support/fault-task.js';
 
-const pool = new WorkerPool({ size: 2, allowTestTasks: true });
-const inThread = new InThreadTaskRunner({ allowTestTasks: true });
+const pool = new WorkerPool({ size: 2 }, FAULT_ENTRY);
+const inThread = new InThreadTaskRunner({}, FAULT_ENTRY);
 afterAll(() => Promise.all([pool.close(), inThread.close()]));
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -24,17 +27,17 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-function threadIds(target: WorkerPool): number[] {
+function threadIds(target: typeof pool): number[] {
   return target.threads.map((thread) => thread.threadId).sort((a, b) => a - b);
 }
 
 describe('configuration', () => {
   it('defaults to min(3, available parallelism) threads', () => {
     expect(defaultPoolSize()).toBe(Math.min(3, availableParallelism()));
-    expect(resolvePoolConfig()).toEqual({ size: Math.min(3, availableParallelism()), allowTestTasks: false, abortGraceMs: 1000 });
+    expect(resolvePoolConfig()).toEqual({ size: Math.min(3, availableParallelism()), abortGraceMs: 1000 });
   });
 
-  it('rejects a size that is not a positive safe integer up to four per core, and a non-boolean allowTestTasks', () => {
+  it('rejects a size that is not a positive safe integer up to four per core', () => {
     const cores = availableParallelism();
     const expected = new SessionPoolError(
       'SESSION_POOL_INVALID_CONFIG',
@@ -44,7 +47,6 @@ describe('configuration', () => {
       expect(() => new WorkerPool({ size: size as number })).toThrow(expected);
     }
     expect(resolvePoolConfig({ size: 4 * cores }).size).toBe(4 * cores);
-    expect(() => new WorkerPool({ allowTestTasks: 'yes' as unknown as boolean })).toThrow('session-pool: allowTestTasks must be a boolean');
   });
 
   it('starts no thread before the first task', async () => {
@@ -53,19 +55,26 @@ describe('configuration', () => {
     await lazy.close();
   });
 
-  it('a production pool refuses the test-only task before it does anything', async () => {
+  it('production knows no test task: TASK_KINDS and the entry module lack it, and production runners refuse it before any thread starts', async () => {
+    expect(TASK_KINDS).toEqual(['readSource', 'inspect', 'observeTitles', 'dcpLedger']);
+    const entry: Record<string, unknown> = await import('../../src/workers/entry.js');
+    expect(Object.keys(entry).sort()).toEqual(['dcpLedger', 'inspect', 'observeTitles', 'readSource']);
+    const expected = { code: 'SESSION_POOL_UNKNOWN_TASK', message: 'the session task runner serves no "testFault" task' };
     const production = new WorkerPool({ size: 1 });
-    const error = (await rejection(production.run('testFault', { mode: 'exit' }))) as SessionPoolError;
+    const error = (await rejection(production.run('testFault' as never, { mode: 'exit' } as never))) as SessionPoolError;
     expect(error).toBeInstanceOf(SessionPoolError);
-    expect({ code: error.code, message: error.message }).toEqual({ code: 'SESSION_POOL_TEST_TASK_REFUSED', message: 'test-only worker tasks are disabled in this pool' });
-    expect(production.threads).toHaveLength(1);
+    expect({ code: error.code, message: error.message }).toEqual(expected);
+    expect(production.threads).toHaveLength(0);
     await production.close();
+    const inThreadProduction = new InThreadTaskRunner();
+    const inThreadError = (await rejection(inThreadProduction.run('testFault' as never, { mode: 'exit' } as never))) as SessionPoolError;
+    expect({ code: inThreadError.code, message: inThreadError.message }).toEqual(expected);
   });
 });
 
 describe.each([
-  ['worker pool', pool as TaskRunner],
-  ['in-thread runner', inThread as TaskRunner],
+  ['worker pool', pool as FaultRunner],
+  ['in-thread runner', inThread as FaultRunner],
 ])('abort semantics (%s)', (_name, runner) => {
   it('runs a task and returns its value', async () => {
     expect((await runner.run('testFault', { mode: 'echo', value: 'hello' })).value).toBe('hello');
@@ -124,7 +133,7 @@ describe('message-passing abort reaches a running worker', () => {
   });
 
   it('a stalled task (stuck in a "system call") does not hold the caller; close() still ends the pool', async () => {
-    const stalling = new WorkerPool({ size: 1, allowTestTasks: true });
+    const stalling = new WorkerPool({ size: 1 }, FAULT_ENTRY);
     const controller = new AbortController();
     const stalled = stalling.run('testFault', { mode: 'stall' }, { signal: controller.signal });
     await settle(30);
@@ -161,7 +170,7 @@ describe('a dying worker fails only its own task', () => {
 
 /** Starts a pool of four, closes it right after its first task, and reports which threads exited before their entry module loaded. */
 async function closeRightAfterFirstTask(): Promise<{ exitedBeforeBoot: number[]; booted: number }> {
-  const starting = new WorkerPool({ size: 4, allowTestTasks: true });
+  const starting = new WorkerPool({ size: 4 }, FAULT_ENTRY);
   const first = starting.run('testFault', { mode: 'echo', value: 'first' });
   const threads = starting.threads;
   expect(threads).toHaveLength(4);

@@ -26,6 +26,7 @@ import { DSH_SMALL, fixtureSessions, readExpected } from '../support/fixtures.js
 import type { FixtureSession } from '../support/fixtures.js';
 import { makeTempDir, removeTempDir, writeArtifactFile } from '../store/store-test-builders.js';
 import { seededUnit } from '../support/seeded-random.js';
+import { assertNever } from '../../src/protocol/assert-never.js';
 
 /** Mutations per encoding (the issue asks for at least 200). */
 const MUTATIONS = 240;
@@ -66,10 +67,8 @@ function mutate(bytes: Uint8Array, mutation: Mutation): Uint8Array {
       out.set(bytes.subarray(mutation.offset + 1), mutation.offset);
       return out;
     }
-    default: {
-      const unreachable: never = mutation;
-      throw new TypeError(`unknown mutation ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(mutation, 'unknown mutation');
   }
 }
 

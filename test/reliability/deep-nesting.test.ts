@@ -21,7 +21,7 @@ import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { InThreadSourceRenderer } from '../../src/main/reference/in-thread-source-renderer.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { encodeSessionReferenceUri } from '../../src/protocol/uri/session-uri.js';
 import { parseMessageContent } from '../../src/protocol/uri/mention-parser.js';
 import { asSessionId } from '../../src/protocol/events.js';

@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import type { ContentBlock } from '../../src/protocol/events.js';
-import type { TestFaultPayload } from '../../src/protocol/wire/task-shapes.js';
 import { openStore, serviceWith } from '../pool/pool-builders.js';
 import { settle, within } from '../reference-service/reference-builders.js';
 import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
 import { BlockingFifo } from '../support/blocking-fifo.js';
+import { FAULT_ENTRY } from '../support/fault-task.js';
+import type { TestFaultPayload } from '../support/fault-task.js';
 import { RAW_ROOT, readExpected } from '../support/fixtures.js';
 
 /** The default grace period, from the issue ("default about 1 s"), not read from the code under test. */
@@ -31,7 +32,7 @@ interface ReferenceCase {
 
 let dir: string;
 let fifo: BlockingFifo;
-const pool = new WorkerPool({ size: POOL_SIZE, allowTestTasks: true });
+const pool = new WorkerPool({ size: POOL_SIZE }, FAULT_ENTRY);
 
 beforeAll(async () => {
   dir = await makeTempDir();

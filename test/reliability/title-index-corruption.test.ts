@@ -19,9 +19,10 @@ import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { RAW_ROOT, ZSTD_ROOT, readExpected } from '../support/fixtures.js';
 import { batchFileBytes, cacheEnv, comparable, copyRoot, indexPathOf, removeTempDirs } from '../title-index/title-index-harness.js';
+import { assertNever } from '../../src/protocol/assert-never.js';
 
 afterAll(removeTempDirs);
 
@@ -84,10 +85,8 @@ function damaged(pristine: Uint8Array, damage: Damage): Uint8Array {
       for (const { at, value } of damage.bytes) out[at] = value;
       return out;
     }
-    default: {
-      const unreachable: never = damage;
-      throw new TypeError(`unknown damage ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(damage, 'unknown damage');
   }
 }
 

@@ -15,12 +15,12 @@ import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionHeader } from '../../src/protocol/events.js';
 import { InThreadTaskRunner } from '../../src/main/pool/in-thread-runner.js';
 import { PooledSessionStorage } from '../../src/main/pool/pooled-storage.js';
-import { stableRead } from '../../src/main/store/file-revision.js';
+import { stableRead } from '../../src/io/file-revision.js';
 import { readListedHeader } from '../../src/main/store/header-reader.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { ListingProblem } from '../../src/main/store/listing-problem.js';
 import type { ListingMode } from '../../src/main/store/store-config.js';
-import { stableReadBytes } from '../../src/workers/tasks/artifact-bytes.js';
+import { readCapturedArtifact } from '../../src/workers/tasks/artifact-bytes.js';
 import {
   AccessDenial,
   DAMAGED,
@@ -219,7 +219,7 @@ describe('non-regular files are refused by every artifact read, at once', () => 
       const expected = { message: notAFile(path, kind), code: 'SESSION_STORE_NOT_A_FILE' };
       await expectRejection(readListedHeader(path, 'none'), expected);
       await expectRejection(stableRead(path), expected);
-      await expectRejection(stableReadBytes(path, new AbortController().signal), expected);
+      await expectRejection(readCapturedArtifact({ sessionId: 'piped', path, root: dir, compression: 'none' }, new AbortController().signal), expected);
     }
   }, QUICK);
 

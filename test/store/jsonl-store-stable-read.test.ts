@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
-import { stableRead, STABLE_READ_ATTEMPTS } from '../../src/main/store/file-revision.js';
+import { stableRead, STABLE_READ_ATTEMPTS } from '../../src/io/file-revision.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { EventSequence, expectRejection, json, makeTempDir, noiseText, removeTempDir, sessionHeader } from './store-test-builders.js';
 

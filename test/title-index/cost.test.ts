@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { noiseText } from '../store/store-test-builders.js';
 import { appendLines, batchFileBytes, CountingFs, expectSameTitles, openPair, removeTempDirs, tempDir } from './title-index-harness.js';
 

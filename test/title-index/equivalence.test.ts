@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionEvent, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { scanZstdFrames } from '../../src/workers/decode/zstd-frames.js';
 import type { TitleIndexStats } from '../../src/main/corpus/title-index/title-index.js';
 import type { SessionTitleObservation } from '../../src/main/corpus/session-query.js';

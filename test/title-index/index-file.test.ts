@@ -13,7 +13,7 @@ import { Packr } from 'msgpackr';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { TITLE_INDEX_FORMAT, TITLE_INDEX_VERSION, encodeTitleIndex, openEntry } from '../../src/main/corpus/title-index/title-index-file.js';
 import type { TitleIndexEntry } from '../../src/main/corpus/title-index/title-index-entry.js';
 import { appendLines, cacheEnv, CountingFs, expectSameTitles, indexPathOf, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';

@@ -19,7 +19,7 @@ import { asSessionId, type SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
 import { TitleIndex } from '../../src/main/corpus/title-index/title-index.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { REPO_ROOT, ZSTD_ROOT } from '../support/fixtures.js';
 import { appendLines, copyRoot, CountingFs, expectSameTitles, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 

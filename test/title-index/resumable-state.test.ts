@@ -132,6 +132,21 @@ describe('serialized errors', () => {
     }
   });
 
+  it('keep the checkpoint form: quoted strings, string codes only, error causes three levels deep, no stack', () => {
+    const chain = new Error('e0', { cause: new Error('e1', { cause: new Error('e2', { cause: new Error('e3', { cause: new Error('e4') }) }) }) });
+    const level = (message: string, cause: unknown): unknown => ({ name: '"Error"', message: `"${message}"`, code: null, cause });
+    expect(serializeError(chain)).toEqual(level('e0', level('e1', level('e2', level('e3', null)))));
+    expect(serializeError(new SessionLogError('SESSION_LOG_CORRUPT', 'x\ud800', { cause: 'not an error' }))).toEqual({
+      name: '"Error"',
+      message: '"x\\ud800"',
+      code: '"SESSION_LOG_CORRUPT"',
+      cause: null,
+    });
+    expect(serializeError(Object.assign(new RangeError('r'), { code: 5 }))).toEqual({ name: '"RangeError"', message: '"r"', code: null, cause: null });
+    const rebuilt = rebuildError(serializeError(chain));
+    expect([rebuilt.message, (rebuilt.cause as Error).message, ((rebuilt.cause as Error).cause as Error).message]).toEqual(['e0', 'e1', 'e2']);
+  });
+
   it('refuses values that are not errors (the caller then falls back to a full inspection)', () => {
     expect(() => serializeError('a string')).toThrow(TypeError);
   });

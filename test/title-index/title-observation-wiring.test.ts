@@ -13,7 +13,7 @@ import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';
 import type { SessionInspection, SessionStorage } from '../../src/main/corpus/session-storage.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { artifactPathFor } from '../../src/main/store/store-layout.js';
+import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { appendLines, expectSameTitles, openPair, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);

@@ -21,12 +21,13 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import { assertEventDepth } from '../../protocol/json-depth.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { foldSurface } from '../../protocol/surface-fold.js';
-import { foldTitle } from '../../protocol/title-fold.js';
 import type { ListingProblem, ListingReport } from '../store/listing-problem.js';
 import type { LiveRegistry } from './live-registry.js';
 import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from './storage-error-mapping.js';
+import { assertNever } from '../../protocol/assert-never.js';
+import { observeLiveFirst, observeTitle, rejectedTitle } from './title-observation.js';
 
 /** One `listSessions` record (§10.3), keys exactly `header, live, persisted`. The header is a detached, unfrozen clone. */
 export interface SessionRecord {
@@ -184,20 +185,12 @@ export class SessionQuery {
    * once started inspections have settled.
    */
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
-    const uniqueIds = [...new Set(ids)];
-    signal?.throwIfAborted();
-    const results = new Map<SessionId, SessionTitleObservation>();
-    const unresolved: SessionId[] = [];
-    for (const id of uniqueIds) {
-      const live = this.#registry.get(id);
-      if (live === undefined) unresolved.push(id);
-      else results.set(id, observeTitle(id, live.header, live.events, signal));
-    }
+    const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
     if (unresolved.length === 0) return orderedResults(uniqueIds, results);
 
     const storage = this.#storage;
     if (storage === undefined) {
-      for (const id of unresolved) results.set(id, rejected(id, notFound(id)));
+      for (const id of unresolved) results.set(id, rejectedTitle(id, notFound(id)));
       return orderedResults(uniqueIds, results);
     }
 
@@ -207,7 +200,7 @@ export class SessionQuery {
     } catch (error: unknown) {
       // A listing that failed under abort fails the whole call with signal.reason (step 4).
       signal?.throwIfAborted();
-      for (const id of unresolved) results.set(id, rejected(id, error));
+      for (const id of unresolved) results.set(id, rejectedTitle(id, error));
       return orderedResults(uniqueIds, results);
     }
     signal?.throwIfAborted();
@@ -244,7 +237,7 @@ export class SessionQuery {
       case 'rejected':
         throw observation.reason;
       default:
-        return assertNever(observation);
+        return assertNever(observation, 'unexpected title observation');
     }
   }
 
@@ -266,7 +259,7 @@ export class SessionQuery {
   ): Promise<SessionTitleObservation> {
     if (listed === undefined) {
       const attached = this.#registry.get(id);
-      return attached === undefined ? rejected(id, notFound(id)) : observeTitle(id, attached.header, attached.events, signal);
+      return attached === undefined ? rejectedTitle(id, notFound(id)) : observeTitle(id, attached.header, attached.events, signal);
     }
     let inspection: SessionInspection;
     try {
@@ -274,7 +267,7 @@ export class SessionQuery {
     } catch (error: unknown) {
       // inspectPersistedTitle already mapped the failure, or turned it into signal.reason under abort.
       signal?.throwIfAborted();
-      return rejected(id, error);
+      return rejectedTitle(id, error);
     }
     signal?.throwIfAborted();
     const attached = this.#registry.get(id);
@@ -282,7 +275,7 @@ export class SessionQuery {
     try {
       assertCompatibleHeaders(inspection.meta, listed);
     } catch (error: unknown) {
-      return rejected(id, error);
+      return rejectedTitle(id, error);
     }
     return observeTitle(id, inspection.meta, inspection.events, signal);
   }
@@ -419,36 +412,9 @@ function detachSurfaceEvent(event: SurfaceEvent): SurfaceEvent {
       if (isRecord(copy.data)) deepFreeze(copy.data['message']);
       break;
     default:
-      assertNever(copy.type);
+      assertNever(copy.type, 'unexpected surface event type');
   }
   return copy;
-}
-
-/**
- * Folds the title of one observation synchronously (§6.2). A fold error rejects this id, except
- * that an aborted signal always wins with its reason.
- */
-function observeTitle(
-  sessionId: SessionId,
-  header: SessionHeader,
-  events: readonly SessionEvent[],
-  signal: AbortSignal | undefined,
-): SessionTitleObservation {
-  signal?.throwIfAborted();
-  let title: SessionTitleSnapshot | undefined;
-  try {
-    title = foldTitle(events);
-  } catch (error: unknown) {
-    signal?.throwIfAborted();
-    return rejected(sessionId, error);
-  }
-  signal?.throwIfAborted();
-  const session = structuredClone(header);
-  return { sessionId, status: 'fulfilled', value: title === undefined ? { session } : { session, title } };
-}
-
-function rejected(sessionId: SessionId, reason: unknown): RejectedTitleObservation {
-  return { sessionId, status: 'rejected', reason };
 }
 
 function orderedResults(ids: readonly SessionId[], results: ReadonlyMap<SessionId, SessionTitleObservation>): SessionTitleObservation[] {
@@ -470,8 +436,4 @@ function compareRecords(a: SessionRecord, b: SessionRecord): number {
 
 function notFound(sessionId: SessionId): SessionQueryError {
   return sessionNotFound(sessionId);
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected value ${String(value)}`);
 }

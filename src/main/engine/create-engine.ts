@@ -63,7 +63,7 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
  * first task.
  */
 export async function createEngine(options: LocalSessionEngineOptions = {}): Promise<LocalSessionEngine> {
-  const poolConfig = { size: options.poolSize ?? null, allowTestTasks: options.allowTestTasks ?? null, abortGraceMs: options.abortGraceMs ?? null };
+  const poolConfig = { size: options.poolSize ?? null, abortGraceMs: options.abortGraceMs ?? null };
   const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
   // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
   const compression: Compression = options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));

@@ -11,7 +11,7 @@ import { proxy, releaseProxy, wrap } from 'comlink';
 import type { Remote } from 'comlink';
 import { deepFreeze } from '../../protocol/deep-freeze.js';
 import type { SessionSurfaceSnapshot } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/record-guard.js';
 import { SessionReferenceError, cancelledError } from '../../protocol/reference-errors.js';
 import { rebuildError, serializeError } from '../../protocol/wire/wire-error.js';
 import type { WireError } from '../../protocol/wire/wire-error.js';
@@ -21,6 +21,7 @@ import type { EngineMethod, EngineThreadApi, RpcOutcome } from './engine-rpc.js'
 import { SIGNAL_INDEX } from './engine-rpc.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
 import { nodeEndpoint } from './node-endpoint.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 const ENTRY_URL = new URL('./engine-thread-entry.js', import.meta.url);
 
@@ -56,10 +57,8 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
     case 'listCandidates':
     case 'candidates':
       return value;
-    default: {
-      const unreachable: never = method;
-      throw new TypeError(`unknown engine method ${String(unreachable)}`);
-    }
+    default:
+      assertNever(method, 'unknown engine method');
   }
 }
 

@@ -40,8 +40,6 @@ export interface SessionEngineOptions {
    * so a stalled stage never costs the pool a thread.
    */
   readonly abortGraceMs?: number;
-  /** Allows the test-only worker task (fault tests). */
-  readonly allowTestTasks?: boolean;
 }
 
 /** Progress of a long job, reported through a callback (a `comlink.proxy` across threads). */

@@ -10,8 +10,6 @@ import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
 export interface PoolConfigInput {
   /** Worker threads; default `min(3, os.availableParallelism())`. */
   readonly size?: number | null;
-  /** Lets the test-only `testFault` task run (fault tests only). Default false. */
-  readonly allowTestTasks?: boolean | null;
   /**
    * How long an aborted task may take to acknowledge the abort (settle) before its worker thread is
    * terminated and replaced; default {@link DEFAULT_ABORT_GRACE_MS}. Ignored by the in-thread runner.
@@ -22,7 +20,6 @@ export interface PoolConfigInput {
 /** The resolved configuration. */
 export interface PoolConfig {
   readonly size: number;
-  readonly allowTestTasks: boolean;
   readonly abortGraceMs: number;
 }
 
@@ -52,7 +49,7 @@ export function defaultPoolSize(): number {
 
 /**
  * Fills in defaults and validates (`SESSION_POOL_INVALID_CONFIG`): `size` must be a positive safe
- * integer ≤ {@link maxPoolSize} (bounded by the machine), `allowTestTasks` a boolean, `abortGraceMs` a positive safe integer ≤ {@link MAX_ABORT_GRACE_MS}.
+ * integer ≤ {@link maxPoolSize} (bounded by the machine), `abortGraceMs` a positive safe integer ≤ {@link MAX_ABORT_GRACE_MS}.
  */
 export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
   const size = input.size ?? defaultPoolSize();
@@ -63,10 +60,6 @@ export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
       `session-pool: size must be a positive safe integer no greater than ${bound} (4 per core; this machine has ${bound / 4})`,
     );
   }
-  const allowTestTasks = input.allowTestTasks ?? false;
-  if (typeof allowTestTasks !== 'boolean') {
-    throw new SessionPoolError('SESSION_POOL_INVALID_CONFIG', 'session-pool: allowTestTasks must be a boolean');
-  }
   const abortGraceMs = input.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
   // Zero is refused too: the abort message needs a round trip, so a zero grace would terminate every aborted thread.
   if (typeof abortGraceMs !== 'number' || !Number.isSafeInteger(abortGraceMs) || abortGraceMs <= 0 || abortGraceMs > MAX_ABORT_GRACE_MS) {
@@ -75,5 +68,5 @@ export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
       `session-pool: abortGraceMs must be a positive safe integer of milliseconds no greater than ${MAX_ABORT_GRACE_MS}`,
     );
   }
-  return { size, allowTestTasks, abortGraceMs };
+  return { size, abortGraceMs };
 }

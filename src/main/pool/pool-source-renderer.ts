@@ -18,10 +18,11 @@ import { invalidSurfaceError } from '../corpus/session-query.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
-import { sessionNotFoundError } from '../store/layout-errors.js';
-import { withStoreIo } from '../../workers/tasks/regular-file.js';
+import { sessionNotFoundError } from '../../protocol/layout-errors.js';
+import { withStoreIo } from '../../io/regular-file.js';
 import type { TaskRunner } from './task-runner.js';
 import { TickCoalescer } from './tick-coalescer.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The persisted side the renderer reads: header listing, lookup by id, and where the store lives. */
 export interface PoolRendererStorage {
@@ -75,10 +76,8 @@ function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSourc
       if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
       return { fits: true, sessionId: render.sessionId, capturedThroughSeq: render.capturedThroughSeq, json: render.json, stats: render.stats };
     }
-    default: {
-      const unreachable: never = value;
-      throw new TypeError(`unknown readSource value ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(value, 'unknown readSource value');
   }
 }
 

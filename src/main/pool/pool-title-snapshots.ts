@@ -8,15 +8,15 @@
  */
 import { abortable } from 'abort-controller-x';
 import { deepFreeze } from '../../protocol/deep-freeze.js';
-import type { SessionHeader, SessionId, SessionTitleSnapshot } from '../../protocol/events.js';
+import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
-import { foldTitle } from '../../protocol/title-fold.js';
 import type { ArtifactRef, TitleFileOutcome } from '../../protocol/wire/task-shapes.js';
 import { rebuildError } from '../../protocol/wire/wire-error.js';
-import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
+import type { LiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
+import { observeLiveFirst, observeTitle, rejectedTitle } from '../corpus/title-observation.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
-import { sessionNotFoundError } from '../store/layout-errors.js';
+import { sessionNotFoundError } from '../../protocol/layout-errors.js';
 import type { PoolRendererStorage } from './pool-source-renderer.js';
 import type { TaskRunner } from './task-runner.js';
 
@@ -33,22 +33,6 @@ export interface PoolTitleSnapshotsOptions {
 interface PendingTitle {
   readonly id: SessionId;
   readonly listed: SessionHeader;
-}
-
-function rejected(sessionId: SessionId, reason: unknown): SessionTitleObservation {
-  return { sessionId, status: 'rejected', reason };
-}
-
-/** §6.2 over a live log, as the query layer does it (a fold error rejects the id). */
-function observeLive(sessionId: SessionId, live: LiveSession): SessionTitleObservation {
-  let title: SessionTitleSnapshot | undefined;
-  try {
-    title = foldTitle(live.events);
-  } catch (error) {
-    return rejected(sessionId, error);
-  }
-  const session = structuredClone(live.header);
-  return { sessionId, status: 'fulfilled', value: title === undefined ? { session } : { session, title } };
 }
 
 /** Title reads with batched worker observations. */
@@ -68,17 +52,9 @@ export class PoolTitleSnapshots {
 
   /** One result per unique id in first-occurrence order (§10.5). */
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
-    const uniqueIds = [...new Set(ids)];
-    signal?.throwIfAborted();
-    const results = new Map<SessionId, SessionTitleObservation>();
-    const unresolved: SessionId[] = [];
-    for (const id of uniqueIds) {
-      const live = this.#registry.get(id);
-      if (live === undefined) unresolved.push(id);
-      else results.set(id, observeLive(id, live));
-    }
+    const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
     const storage = this.#storage;
-    if (unresolved.length > 0 && storage === undefined) for (const id of unresolved) results.set(id, rejected(id, sessionNotFound(id)));
+    if (unresolved.length > 0 && storage === undefined) for (const id of unresolved) results.set(id, rejectedTitle(id, sessionNotFound(id)));
     if (unresolved.length > 0 && storage !== undefined) {
       const work = this.#observePersisted(storage, unresolved, results, signal);
       await (signal === undefined ? work : abortable(signal, work));
@@ -93,7 +69,7 @@ export class PoolTitleSnapshots {
       listing = await storage.list(signal);
     } catch (error) {
       signal?.throwIfAborted();
-      for (const id of unresolved) results.set(id, rejected(id, listingFailure(error)));
+      for (const id of unresolved) results.set(id, rejectedTitle(id, listingFailure(error)));
       return;
     }
     signal?.throwIfAborted();
@@ -106,7 +82,7 @@ export class PoolTitleSnapshots {
         continue;
       }
       const attached = this.#registry.get(id);
-      results.set(id, attached === undefined ? rejected(id, sessionNotFound(id)) : observeLive(id, attached));
+      results.set(id, attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, undefined));
     }
     const batches: PendingTitle[][] = [];
     for (let at = 0; at < pending.length; at += this.#batchSize) batches.push(pending.slice(at, at + this.#batchSize));
@@ -119,7 +95,7 @@ export class PoolTitleSnapshots {
     for (const entry of batch) {
       const artifact = await this.#locate(storage, entry.id, signal).catch((error: unknown) => {
         signal?.throwIfAborted();
-        results.set(entry.id, rejected(entry.id, inspectionFailure(entry.id, error)));
+        results.set(entry.id, rejectedTitle(entry.id, inspectionFailure(entry.id, error)));
         return undefined;
       });
       if (artifact !== undefined) located.push({ entry, artifact });
@@ -131,7 +107,7 @@ export class PoolTitleSnapshots {
       outcomes = (await this.#runner.run('observeTitles', { files }, signal === undefined ? {} : { signal })).outcomes;
     } catch (error) {
       signal?.throwIfAborted();
-      for (const { entry } of located) results.set(entry.id, rejected(entry.id, inspectionFailure(entry.id, error)));
+      for (const { entry } of located) results.set(entry.id, rejectedTitle(entry.id, inspectionFailure(entry.id, error)));
       return;
     }
     located.forEach(({ entry }, index) => results.set(entry.id, this.#settle(entry, outcomes[index] as TitleFileOutcome)));
@@ -146,15 +122,15 @@ export class PoolTitleSnapshots {
   /** §10.5 step 5 after the observation: inspection failure, then live wins, then compatibility, then the fold. */
   #settle(entry: PendingTitle, outcome: TitleFileOutcome): SessionTitleObservation {
     const { id, listed } = entry;
-    if (outcome.status === 'rejected' && outcome.phase === 'inspect') return rejected(id, inspectionFailure(id, rebuildError(outcome.error)));
+    if (outcome.status === 'rejected' && outcome.phase === 'inspect') return rejectedTitle(id, inspectionFailure(id, rebuildError(outcome.error)));
     const attached = this.#registry.get(id);
-    if (attached !== undefined) return observeLive(id, attached);
+    if (attached !== undefined) return observeTitle(id, attached.header, attached.events, undefined);
     try {
       assertCompatibleHeaders(outcome.header, listed);
     } catch (error) {
-      return rejected(id, error);
+      return rejectedTitle(id, error);
     }
-    if (outcome.status === 'rejected') return rejected(id, rebuildError(outcome.error));
+    if (outcome.status === 'rejected') return rejectedTitle(id, rebuildError(outcome.error));
     const session = outcome.header;
     return { sessionId: id, status: 'fulfilled', value: outcome.title === undefined ? { session } : { session, title: deepFreeze(outcome.title) } };
   }

@@ -2,7 +2,7 @@
  * The seam between the main-thread actors and the stage pool: run one task kind with a payload, get its
  * value or its rebuilt failure. The piscina pool and the in-thread fallback both implement it.
  */
-import type { TaskKind, TaskPayloads, TaskValues } from '../../protocol/wire/task-shapes.js';
+import type { TaskKind, TaskPayloads, TaskTable, TaskValues } from '../../protocol/wire/task-shapes.js';
 
 /** Per-call options of {@link TaskRunner.run}. */
 export interface TaskRunOptions {
@@ -27,4 +27,13 @@ export interface TaskRunner {
   run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options?: TaskRunOptions): Promise<TaskValues[K]>;
   /** Stops accepting tasks and releases threads. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * What a runner given a worker entry with kinds of its own (the tests' fault entry) runs besides production's kinds:
+ * the same contract as {@link TaskRunner.run}, for the kinds of `X`.
+ */
+export interface ExtraTaskRunner<X extends TaskTable> {
+  /** Runs a task of one of the extra kinds; see {@link TaskRunner.run}. */
+  run<K extends keyof X & string>(kind: K, payload: X[K]['payload'], options?: TaskRunOptions): Promise<X[K]['value']>;
 }

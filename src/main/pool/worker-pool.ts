@@ -11,14 +11,13 @@
 import { Piscina } from 'piscina';
 import type { Worker } from 'node:worker_threads';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
-import { TEST_TASKS_WORKER_DATA_KEY } from '../../protocol/wire/task-shapes.js';
-import type { TaskKind, TaskPayloads, TaskValues } from '../../protocol/wire/task-shapes.js';
-import { validateTaskOutcome } from '../../protocol/wire/task-validation.js';
-import { rebuildError } from '../../protocol/wire/wire-error.js';
+import type { TaskKind, TaskPayloads, TaskTable, TaskValues } from '../../protocol/wire/task-shapes.js';
 import { runWithControlPort } from './control-channel.js';
 import { resolvePoolConfig } from './pool-config.js';
 import type { PoolConfig, PoolConfigInput } from './pool-config.js';
-import type { TaskRunOptions, TaskRunner } from './task-runner.js';
+import type { ExtraTaskRunner, TaskRunOptions, TaskRunner } from './task-runner.js';
+import { refuseUnservedKind, settleReply } from './worker-entry.js';
+import type { WorkerEntry } from './worker-entry.js';
 
 /** The compiled worker entry, next to this module's compiled folder (dist/src/main/pool → dist/src/workers). */
 const ENTRY_URL = new URL('../../workers/entry.js', import.meta.url).href;
@@ -37,20 +36,6 @@ const BOOT_WAIT_MS = 10_000;
 /** The key of piscina's "handler loaded" message (its `common.READY`), posted once per thread on its parent port. */
 const PISCINA_READY_KEY = '_WORKER_READY';
 
-/** The number of items a task kind must answer for, when it answers per item. */
-function expectedItems<K extends TaskKind>(kind: K, payload: TaskPayloads[K]): number | undefined {
-  if (kind === 'observeTitles') return (payload as TaskPayloads['observeTitles']).files.length;
-  if (kind === 'dcpLedger') return (payload as TaskPayloads['dcpLedger']).windows.length;
-  return undefined;
-}
-
-/** Turns a validated worker reply into the task's value, or throws its rebuilt failure. */
-export function settleReply<K extends TaskKind>(kind: K, payload: TaskPayloads[K], reply: unknown): TaskValues[K] {
-  const outcome = validateTaskOutcome(kind, reply, expectedItems(kind, payload));
-  if (outcome.ok) return outcome.value;
-  throw rebuildError(outcome.error);
-}
-
 /** Counters of {@link WorkerPool} for diagnostics and tests. */
 export interface WorkerPoolStats {
   /** Aborted tasks that had not settled when their grace period ended. */
@@ -68,10 +53,14 @@ export interface WorkerPoolStats {
   readonly respawns: number;
 }
 
-/** The piscina-backed {@link TaskRunner}. */
-export class WorkerPool implements TaskRunner {
+/**
+ * The piscina-backed {@link TaskRunner}: production's task kinds, served by `src/workers/entry.ts`, unless a
+ * {@link WorkerEntry} with kinds of its own is given (the tests' fault entry).
+ */
+export class WorkerPool<X extends TaskTable = Record<never, never>> implements TaskRunner, ExtraTaskRunner<X> {
   /** The validated configuration. */
   readonly config: PoolConfig;
+  readonly #entry: WorkerEntry<X> | undefined;
   #piscina: Piscina | undefined;
   #closing: Promise<void> | undefined;
   #lastPoolError: unknown;
@@ -82,9 +71,15 @@ export class WorkerPool implements TaskRunner {
   /** Boot settlements of the first `size` threads that have not loaded their entry module yet. */
   readonly #booting = new Set<Promise<void>>();
 
-  /** Validates the configuration (`SESSION_POOL_INVALID_CONFIG`); no thread starts before the first task. */
-  constructor(options: PoolConfigInput = {}) {
+  /**
+   * Validates the configuration (`SESSION_POOL_INVALID_CONFIG`); no thread starts before the first task.
+   *
+   * @param options - the pool configuration.
+   * @param entry - another worker entry than production's, serving more task kinds (tests only).
+   */
+  constructor(options: PoolConfigInput = {}, entry?: WorkerEntry<X>) {
     this.config = resolvePoolConfig(options);
+    this.#entry = entry;
   }
 
   /** The live worker threads (empty before the first task and after `close()`). */
@@ -113,8 +108,12 @@ export class WorkerPool implements TaskRunner {
    * signal, the task also gets an internal piscina-level controller (never the caller's signal), aborted
    * only when the task leaves the abort message unanswered for `abortGraceMs`.
    */
-  run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options: TaskRunOptions = {}): Promise<TaskValues[K]> {
+  run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options?: TaskRunOptions): Promise<TaskValues[K]>;
+  run<K extends keyof X & string>(kind: K, payload: X[K]['payload'], options?: TaskRunOptions): Promise<X[K]['value']>;
+  run(kind: string, payload: unknown, options: TaskRunOptions = {}): Promise<unknown> {
     if (this.#closing !== undefined) return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed'));
+    const refused = refuseUnservedKind(this.#entry, kind);
+    if (refused !== undefined) return refused;
     const piscina = this.#pool();
     const transferList = options.transferList ?? [];
     // A task without a signal can never be aborted, so it needs no reclaim controller.
@@ -126,7 +125,7 @@ export class WorkerPool implements TaskRunner {
           .catch((error: unknown) => {
             throw this.#poolFailure(kind, error);
           }),
-      (reply) => settleReply(kind, payload, reply),
+      (reply) => settleReply(kind, payload, reply, this.#entry),
       options.signal,
       reclaim === undefined ? undefined : { graceMs: this.config.abortGraceMs, expired: () => this.#reclaim(piscina, reclaim) },
     );
@@ -176,13 +175,12 @@ export class WorkerPool implements TaskRunner {
   #pool(): Piscina {
     if (this.#piscina !== undefined) return this.#piscina;
     const piscina = new Piscina({
-      filename: ENTRY_URL,
+      filename: this.#entry?.filename ?? ENTRY_URL,
       minThreads: this.config.size,
       maxThreads: this.config.size,
       idleTimeout: Number.POSITIVE_INFINITY,
       atomics: 'async',
       closeTimeout: CLOSE_GRACE_MS,
-      workerData: { [TEST_TASKS_WORKER_DATA_KEY]: this.config.allowTestTasks },
     });
     // Without a listener an 'error' event (a thread dying between tasks, a close timeout) would throw.
     piscina.on('error', (error: unknown) => {
@@ -219,7 +217,7 @@ export class WorkerPool implements TaskRunner {
     }
   }
 
-  #poolFailure(kind: TaskKind, error: unknown): SessionPoolError {
+  #poolFailure(kind: string, error: unknown): SessionPoolError {
     if (this.#closing !== undefined) return new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed', { cause: error });
     const detail = error instanceof Error ? error.message : String(error);
     return new SessionPoolError('SESSION_POOL_WORKER_FAILED', `worker thread failed while running a ${kind} task: ${detail}`, { cause: error });

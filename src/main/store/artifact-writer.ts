@@ -14,10 +14,10 @@ import { assertEventDepth } from '../../protocol/json-depth.js';
 import { encodeStorageBatch } from '../../protocol/storage-rows.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../workers/decode/zstd-codec.js';
-import { kindOf, notAFileError, systemErrorCode } from '../../workers/tasks/regular-file.js';
-import { alreadyMaterializedError, encodingMismatchError } from './layout-errors.js';
+import { kindOf, notAFileError, systemErrorCode } from '../../io/regular-file.js';
+import { alreadyMaterializedError, encodingMismatchError } from '../../protocol/layout-errors.js';
 import { pathExists, oppositeArtifactName } from './store-layout.js';
-import { isMissingFile } from './header-reader.js';
+import { isMissingFile } from '../../io/regular-file.js';
 
 const encoder = new TextEncoder();
 

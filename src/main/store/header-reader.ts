@@ -8,7 +8,8 @@ import { isHeaderLine, headerRecordFromLine } from '../../protocol/header-line.j
 import type { Compression } from '../../protocol/storage-paths.js';
 import { readHeaderFromPrefix } from '../../workers/decode/decode-artifact.js';
 import { initZstd } from '../../workers/decode/zstd-codec.js';
-import { isMissingFile as isMissing, openRegularFile, storeIoError } from '../../workers/tasks/regular-file.js';
+import { isMissingFile, openRegularFile, storeIoError } from '../../io/regular-file.js';
+import { concatBytes } from '../../protocol/concat-bytes.js';
 
 /** Bytes read per step while looking for the header. */
 export const HEADER_READ_CHUNK = 8 * 1024;
@@ -44,7 +45,7 @@ export async function readListedHeader(path: string, compression: Compression, s
   try {
     handle = await openRegularFile(path);
   } catch (error) {
-    if (isMissing(error)) return MISSING;
+    if (isMissingFile(error)) return MISSING;
     throw error;
   }
   try {
@@ -85,16 +86,4 @@ function parseListedLine(line: string, headerBytes: number): ListedHeaderOutcome
   }
   if (!isHeaderLine(value)) return { kind: 'not-a-header', message: 'corrupt session log: first line is not a session header' };
   return { kind: 'header', header: { record: headerRecordFromLine(value as Record<string, unknown>), headerBytes } };
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a, 0);
-  out.set(b, a.byteLength);
-  return out;
-}
-
-/** True for the `ENOENT`/`ENOTDIR` errors that mean "no such file", raw or wrapped in a store I/O error. */
-export function isMissingFile(error: unknown): boolean {
-  return isMissing(error);
 }

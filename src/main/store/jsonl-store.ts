@@ -22,33 +22,34 @@ import { TitleIndex, type TitleIndexStats } from '../corpus/title-index/title-in
 import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import { resolveTitleIndexLocation } from '../config/cache-location.js';
-import { isMissingFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
+import { isMissingFile, storeIoError, withStoreIo } from '../../io/regular-file.js';
 import { makeDirectoryDurable, materializeArtifact } from './artifact-writer.js';
 import type { CommittedFile } from './artifact-writer.js';
 import { acquireSessionLock, lockedError, LOCK_FILE_NAME } from './session-lock.js';
 import type { LockOwner, SessionLock } from './session-lock.js';
 import { SessionWriter } from './session-writer.js';
 import { assertNoLinksBelowRoot } from './write-path.js';
-import { stableRead } from './file-revision.js';
-import type { FileRevision } from './file-revision.js';
+import { stableRead } from '../../io/file-revision.js';
+import type { FileRevision } from '../../io/file-revision.js';
 import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
 import type { ListingProblem, ListingReport } from './listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
-import { alreadyMaterializedError, duplicateIdError, encodingMismatchError, existsElsewhereError, requestedIdMismatchError, sessionNotFoundError } from './layout-errors.js';
+import { alreadyMaterializedError, duplicateIdError, encodingMismatchError, existsElsewhereError, sessionNotFoundError } from '../../protocol/layout-errors.js';
 import { listSessionDirectory, listingProblem, walkTolerant } from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
+import { artifactPathFor } from '../../io/artifact-path.js';
+import { assertArtifactIdentity, assertRequestedArtifact } from '../../io/artifact-identity.js';
 import {
   DuplicateIdGuard,
-  artifactPathFor,
-  assertArtifactIdentity,
   assertSingleEncoding,
   locateArtifact,
   oppositeArtifactName,
   pathExists,
   walkSessionDirectories,
 } from './store-layout.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A full inspection plus what repair and indexing need to know about the bytes. */
 export interface ArtifactInspection {
@@ -281,10 +282,8 @@ export class JsonlSessionStore implements SessionStorage {
           listed.push(value);
           return;
         }
-        default: {
-          const unreachable: never = value;
-          throw new TypeError(`unknown directory listing ${JSON.stringify(unreachable)}`);
-        }
+        default:
+          assertNever(value, 'unknown directory listing');
       }
     });
     const headers: SessionHeader[] = [];
@@ -354,9 +353,7 @@ export class JsonlSessionStore implements SessionStorage {
     const { bytes, revision } = await stableRead(path, signal);
     signal?.throwIfAborted();
     const decoded = decodeArtifact(bytes, this.config.compression, path);
-    const headerId = decoded.headerRecord.id;
-    if (headerId !== id) throw requestedIdMismatchError(path, id, String(headerId));
-    await assertArtifactIdentity(this.config, path, decoded.headerRecord);
+    await assertRequestedArtifact(this.config, id, path, decoded.headerRecord);
     signal?.throwIfAborted();
     const { meta, events } = validateStoredSession({
       requestedId: id,
@@ -390,18 +387,14 @@ export class JsonlSessionStore implements SessionStorage {
         throw observed.error;
       case 'checked': {
         // R4 (§9.5) depends on the requested id and the file system, so it runs here on every observation.
-        const headerId = observed.headerRecord['id'];
-        if (headerId !== id) throw requestedIdMismatchError(path, id, String(headerId));
-        await assertArtifactIdentity(this.config, path, observed.headerRecord);
+        await assertRequestedArtifact(this.config, id, path, observed.headerRecord);
         signal?.throwIfAborted();
         if (observed.failure !== undefined) throw observed.failure;
         const meta = validateSessionHeader(observed.headerRecord, id);
         return { meta, events: observed.titleEvent === undefined ? [] : [observed.titleEvent as SessionEvent] };
       }
-      default: {
-        const unreachable: never = observed;
-        throw new TypeError(`unknown title observation ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(observed, 'unknown title observation');
     }
   }
 

@@ -13,7 +13,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Compression } from '../../protocol/storage-paths.js';
-import { revisionOf, sameRevision, type FileRevision } from './file-revision.js';
+import { revisionOf, sameRevision, type FileRevision } from '../../io/file-revision.js';
 import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 
 interface CachedHeader {

@@ -17,7 +17,7 @@ import { link, open, readFile, rename, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { SessionLogError } from '../../protocol/errors.js';
-import { isMissingFile, storeIoError, systemErrorCode } from '../../workers/tasks/regular-file.js';
+import { isMissingFile, storeIoError, systemErrorCode } from '../../io/regular-file.js';
 
 /** The lock file's name inside a session directory. */
 export const LOCK_FILE_NAME = 'session.lock';

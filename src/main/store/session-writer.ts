@@ -8,12 +8,12 @@ import type { SessionEvent, SessionId } from '../../protocol/events.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import { decodeArtifact } from '../../workers/decode/decode-artifact.js';
 import type { TornTail } from '../../workers/decode/decode-artifact.js';
-import { withStoreIo } from '../../workers/tasks/regular-file.js';
+import { withStoreIo } from '../../io/regular-file.js';
 import { appendCommitted, batchBytes, repairCommitted } from './artifact-writer.js';
 import type { CommittedFile } from './artifact-writer.js';
-import { stableRead } from './file-revision.js';
-import type { FileRevision } from './file-revision.js';
-import { requestedIdMismatchError } from './layout-errors.js';
+import { stableRead } from '../../io/file-revision.js';
+import type { FileRevision } from '../../io/file-revision.js';
+import { requestedIdMismatchError } from '../../protocol/layout-errors.js';
 import type { SessionLock } from './session-lock.js';
 import type { JsonlStoreConfig } from './store-config.js';
 

@@ -1,36 +1,19 @@
 /**
- * Where artifacts live under a root (SESSION-LOG.md §9.2–§9.5, §9.13 steps 1–3, §9.14) and the
- * identity rule that ties a header to its path. File-system failures leave as typed store I/O errors
+ * Walking a root (SESSION-LOG.md §9.13 steps 1–3, §9.14): session directories, the single-encoding check and the
+ * lookup by id. The path a header names and the identity rule (§9.5) are `io/artifact-path.ts` and
+ * `io/artifact-identity.ts`, shared with the pool tasks. File-system failures leave as typed store I/O errors
  * (`storeIoError`); a missing entry is "absent", as in dsh.
  */
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionLogError } from '../../protocol/errors.js';
-import { artifactFileName, encodeSegment, projectDirName } from '../../protocol/storage-paths.js';
+import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
 import type { Compression } from '../../protocol/storage-paths.js';
-import { storeIoError, systemErrorCode } from '../../workers/tasks/regular-file.js';
+import { assertComponentFits, MAX_COMPONENT_BYTES } from '../../io/artifact-path.js';
+import { storeIoError, systemErrorCode } from '../../io/regular-file.js';
 import type { JsonlStoreConfig } from './store-config.js';
-import { assertComponentFits, MAX_COMPONENT_BYTES } from './write-path.js';
-import { isMissingFile } from './header-reader.js';
-import {
-  duplicateIdError,
-  encodingMismatchError,
-  flatLayoutError,
-  misplacedArtifactError,
-  oppositeSuffix,
-  unnameableHeaderError,
-} from './layout-errors.js';
-
-/** The artifact path a header names: `<root>/<projectDir(cwd)>/<encodeSegment(id)>/session<suffix>`. */
-export function artifactPathFor(config: JsonlStoreConfig, id: string, cwd: string | undefined): string {
-  const project = projectDirName(cwd);
-  const segment = encodeSegment(id);
-  // Checked before any file-system call: an over-long name would otherwise surface as a raw ENAMETOOLONG.
-  assertComponentFits('project directory', project);
-  assertComponentFits('session id', segment);
-  return join(config.root, project, segment, artifactFileName(config.compression));
-}
+import { isMissingFile } from '../../io/regular-file.js';
+import { duplicateIdError, encodingMismatchError, flatLayoutError, oppositeSuffix } from '../../protocol/layout-errors.js';
 
 /** The name of the other encoding's artifact. */
 export function oppositeArtifactName(compression: Compression): string {
@@ -166,54 +149,6 @@ async function isFile(path: string): Promise<boolean> {
     if (isMissingFile(error)) return false;
     throw storeIoError('stat', path, error);
   }
-}
-
-async function realpathOrUndefined(path: string): Promise<string | undefined> {
-  try {
-    return await realpath(path);
-  } catch (error) {
-    if (isMissingFile(error)) return undefined;
-    throw storeIoError('resolve', path, error);
-  }
-}
-
-/** How a header breaks the identity rule of §9.5, with the error that reports it. */
-export interface IdentityViolation {
-  readonly kind: 'unnameable' | 'misplaced';
-  readonly error: SessionLogError;
-}
-
-/**
- * The identity rule of §9.5 as a check: `undefined` when the artifact at `path` is the one its header's id and
- * cwd name (the same path, or the same file after resolving links), else how it is not.
- *
- * @throws a typed store I/O error when resolving a path fails for another reason than "missing".
- */
-export async function identityViolation(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<IdentityViolation | undefined> {
-  const { id, cwd } = header;
-  let expected: string;
-  try {
-    if (typeof id !== 'string' || (cwd !== undefined && typeof cwd !== 'string')) throw new TypeError('unnameable');
-    expected = artifactPathFor(config, id, cwd);
-  } catch {
-    // An empty id or cwd (or a non-string one) cannot be encoded into a path: that is the error.
-    return { kind: 'unnameable', error: unnameableHeaderError(path) };
-  }
-  if (path === expected) return undefined;
-  const [actualReal, expectedReal] = await Promise.all([realpathOrUndefined(path), realpathOrUndefined(expected)]);
-  if (actualReal === undefined || expectedReal === undefined || actualReal !== expectedReal) {
-    return { kind: 'misplaced', error: misplacedArtifactError(path, id, expected) };
-  }
-  return undefined;
-}
-
-/**
- * The identity rule of §9.5: the artifact at `path` must be the one its header's id and cwd name
- * (the same path, or the same file after resolving links).
- */
-export async function assertArtifactIdentity(config: JsonlStoreConfig, path: string, header: Record<string, unknown>): Promise<void> {
-  const violation = await identityViolation(config, path, header);
-  if (violation !== undefined) throw violation.error;
 }
 
 /** Tracks ids during a listing and fails on the second occurrence (§9.13 step 7). */

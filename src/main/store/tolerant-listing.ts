@@ -10,20 +10,21 @@ import { join } from 'node:path';
 import { SessionFormatUnsupportedError, SessionLogError } from '../../protocol/errors.js';
 import { artifactFileName } from '../../protocol/storage-paths.js';
 import type { Compression } from '../../protocol/storage-paths.js';
-import { storeIoError } from '../../workers/tasks/regular-file.js';
-import { isMissingFile, type ListedHeaderOutcome } from './header-reader.js';
-import { encodingMismatchError, flatLayoutError } from './layout-errors.js';
+import { isMissingFile, storeIoError } from '../../io/regular-file.js';
+import { identityViolation } from '../../io/artifact-identity.js';
+import type { ListedHeaderOutcome } from './header-reader.js';
+import { encodingMismatchError, flatLayoutError } from '../../protocol/layout-errors.js';
 import type { ListingProblem, ListingProblemCode } from './listing-problem.js';
 import type { JsonlStoreConfig } from './store-config.js';
 import {
   flatTranscriptSegment,
-  identityViolation,
   isTranscriptName,
   oppositeArtifactName,
   pathExists,
   readDirectory,
   type SessionDirectory,
 } from './store-layout.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What the tolerant walk of a root found. */
 export interface TolerantWalk {
@@ -173,10 +174,8 @@ export async function listSessionDirectory(
         return problem(artifact, 'SESSION_STORE_INCOMPLETE_HEADER', incompleteHeaderText(config.compression));
       case 'not-a-header':
         return problem(artifact, 'SESSION_STORE_CORRUPT_HEADER', outcome.message);
-      default: {
-        const unreachable: never = outcome;
-        throw new TypeError(`unknown header outcome ${JSON.stringify(unreachable)}`);
-      }
+      default:
+        assertNever(outcome, 'unknown header outcome');
     }
   } catch (error) {
     return { kind: 'problem', problem: problemOfError(artifact, error, signal), segmentUnsure: false };

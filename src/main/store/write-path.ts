@@ -1,30 +1,12 @@
 /**
- * Path rules of the writing side (SESSION-LOG.md §9.16 rule 7): every encoded component must fit the file system's
- * name limit (checked before any file-system call), and no component under the root may be a symbolic link (writes
- * never follow a link out of the root).
+ * Path rules of the writing side (SESSION-LOG.md §9.16 rule 7): no component under the root may be a symbolic link
+ * (writes never follow a link out of the root). The name-length rule is `io/artifact-path.ts`, checked wherever a
+ * path is made.
  */
 import { lstat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { SessionLogError } from '../../protocol/errors.js';
-import { isMissingFile, storeIoError } from '../../workers/tasks/regular-file.js';
-
-/** The longest file name Linux and macOS accept for one path component, in bytes (NAME_MAX). */
-export const MAX_COMPONENT_BYTES = 255;
-
-/**
- * Fails when an encoded path component is longer than {@link MAX_COMPONENT_BYTES} UTF-8 bytes.
- *
- * @throws SessionLogError `SESSION_STORE_INVALID_PATH` naming the limit.
- */
-export function assertComponentFits(what: 'session id' | 'project directory', component: string): void {
-  const bytes = Buffer.byteLength(component, 'utf8');
-  if (bytes > MAX_COMPONENT_BYTES) {
-    throw new SessionLogError(
-      'SESSION_STORE_INVALID_PATH',
-      `session store: the ${what} encodes to a ${bytes}-byte directory name; file systems allow at most ${MAX_COMPONENT_BYTES} bytes per path component (use a shorter ${what === 'session id' ? 'id' : 'cwd'})`,
-    );
-  }
-}
+import { isMissingFile, storeIoError } from '../../io/regular-file.js';
 
 /**
  * Fails when any existing component of `path` below `root` (project directory, session directory, artifact) is a

@@ -1,7 +1,7 @@
 /**
  * Errors of the worker pipeline itself (ARCHITECTURE.md §2–§3): a worker thread that died under its
- * task, a malformed message from a worker, a refused test-only task, a task stopped by its control
- * port. Failures of the work a task performs keep their own classes and cross the thread boundary
+ * task, a malformed message from a worker, a task kind the runner does not serve, a task stopped by its
+ * control port. Failures of the work a task performs keep their own classes and cross the thread boundary
  * unchanged (see wire-error.ts).
  */
 
@@ -17,8 +17,8 @@ export type SessionPoolErrorCode =
   | 'SESSION_POOL_CLOSED'
   /** The task saw `{type:'abort'}` on its control port and stopped (worker side; the caller settled already). */
   | 'SESSION_POOL_TASK_ABORTED'
-  /** A test-only task kind was submitted to a pool that does not allow test tasks. */
-  | 'SESSION_POOL_TEST_TASK_REFUSED';
+  /** A task kind the runner's worker entry does not serve; refused before any thread runs it. */
+  | 'SESSION_POOL_UNKNOWN_TASK';
 
 /** A failure of the worker pipeline. Name exactly `SessionPoolError`. */
 export class SessionPoolError extends Error {

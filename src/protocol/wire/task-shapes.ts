@@ -11,13 +11,15 @@ import type { LiveLogCapture } from './live-log-codec.js';
 import type { WireError } from './wire-error.js';
 
 /** The task kinds, one named export of the worker entry each. */
-export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'dcpLedger', 'testFault'] as const;
+export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'dcpLedger'] as const;
 
-/** A task kind. `testFault` exists only for fault tests and is refused unless the pool allows test tasks. */
+/** A task kind of the production worker entry. */
 export type TaskKind = (typeof TASK_KINDS)[number];
 
-/** The `workerData` key that enables the test-only task (set by a pool created with `allowTestTasks`). */
-export const TEST_TASKS_WORKER_DATA_KEY = 'sessionctxAllowTestTasks';
+/** True when `kind` is one of {@link TASK_KINDS}. */
+export function isTaskKind(kind: string): kind is TaskKind {
+  return (TASK_KINDS as readonly string[]).includes(kind);
+}
 
 /** The only control message: the caller gave up; stop at the next poll and return the thread warm. */
 export interface AbortControlMessage {
@@ -156,51 +158,12 @@ export interface DcpLedgerPayload {
 /** The value of a `dcpLedger` task: the §15.1 ledger of the captured prefix and one re-read figure per window. */
 export type DcpLedgerValue = LedgerFold;
 
-/** What the test-only `testFault` task does. */
-export type TestFaultMode =
-  /** Returns `value` after `delayMs` (polling the port meanwhile only if `pollWhileWaiting`). */
-  | 'echo'
-  /** Busy-polls its control port until aborted (proves the abort reaches a running task). */
-  | 'spin'
-  /** Calls `process.exit(7)` inside the worker. */
-  | 'exit'
-  /** Throws from a timer, an uncaught exception that kills the thread. */
-  | 'uncaught'
-  /** Never settles and ignores aborts (a worker stuck in a system call). */
-  | 'stall'
-  /** Spins synchronously and never polls its port: only terminating the thread stops it. */
-  | 'busyLoop'
-  /**
-   * Opens `path` (a FIFO) in blocking mode and reads one byte: the thread blocks in `open(2)`/`read(2)`
-   * until a writer opens the FIFO and closes it.
-   */
-  | 'blockingRead'
-  /** Waits for the abort, then takes `delayMs` to wind down before settling with the abort error. */
-  | 'lateAck';
-
-/** The payload of a `testFault` task. */
-export interface TestFaultPayload {
-  readonly mode: TestFaultMode;
-  readonly delayMs?: number;
-  readonly value?: string;
-  /** The FIFO of `blockingRead`. */
-  readonly path?: string;
-}
-
-/** The value of a `testFault` task. */
-export interface TestFaultValue {
-  readonly value: string;
-  /** The worker's thread id (0 in-thread), so tests can tell threads apart. */
-  readonly threadId: number;
-}
-
 /** Payload type per task kind. */
 export interface TaskPayloads {
   readonly readSource: ReadSourcePayload;
   readonly inspect: InspectPayload;
   readonly observeTitles: ObserveTitlesPayload;
   readonly dcpLedger: DcpLedgerPayload;
-  readonly testFault: TestFaultPayload;
 }
 
 /** Result value type per task kind. */
@@ -209,8 +172,13 @@ export interface TaskValues {
   readonly inspect: InspectValue;
   readonly observeTitles: ObserveTitlesValue;
   readonly dcpLedger: DcpLedgerValue;
-  readonly testFault: TestFaultValue;
 }
+
+/**
+ * Task kinds beyond production's with their payload and value types: what a worker entry other than
+ * production's (the tests' fault entry) adds. Production's kinds are {@link TaskPayloads} / {@link TaskValues}.
+ */
+export type TaskTable = Readonly<Record<string, { readonly payload: unknown; readonly value: unknown }>>;
 
 /** What every task returns: its value, or its failure as data. */
 export type TaskOutcome<V> = { readonly ok: true; readonly value: V } | { readonly ok: false; readonly error: WireError };

@@ -14,27 +14,24 @@ import type {
   TaskKind,
   TaskOutcome,
   TaskValues,
-  TestFaultValue,
   TitleFileOutcome,
 } from './task-shapes.js';
 import { isWireError } from './wire-error.js';
+import { isRecord } from '../record-guard.js';
+import { assertNever } from '../assert-never.js';
 
 type Check = (value: unknown) => boolean;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** A header as a worker returns it: a plain record with a string id (it was validated in the worker). */
 function isHeader(value: unknown): value is SessionHeader {
-  return isObject(value) && typeof value['id'] === 'string' && typeof value['createdAt'] === 'number';
+  return isRecord(value) && typeof value['id'] === 'string' && typeof value['createdAt'] === 'number';
 }
 
 const STAT_BOOLEANS = ['compacted', 'truncated'] as const;
 const STAT_COUNTS = ['originalMessages', 'retainedMessages', 'omittedMessages', 'omittedBytes'] as const;
 
 function isRender(value: unknown): value is SourceRender {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   if (value['fits'] === false) {
     const minimum = value['minimumBudgetBytes'];
     return typeof minimum === 'number' && Number.isSafeInteger(minimum) && minimum > 0;
@@ -45,13 +42,13 @@ function isRender(value: unknown): value is SourceRender {
   return typeof value['sessionId'] === 'string'
     && typeof value['json'] === 'string'
     && (seq === null || (typeof seq === 'number' && Number.isSafeInteger(seq)))
-    && isObject(stats)
+    && isRecord(stats)
     && STAT_BOOLEANS.every((key) => typeof stats[key] === 'boolean')
     && STAT_COUNTS.every((key) => typeof stats[key] === 'number' && Number.isSafeInteger(stats[key]) && (stats[key] as number) >= 0);
 }
 
 const isReadSourceValue: Check = (value): value is ReadSourceValue => {
-  if (!isObject(value) || !isHeader(value['header'])) return false;
+  if (!isRecord(value) || !isHeader(value['header'])) return false;
   switch (value['status']) {
     case 'rendered':
       return isRender(value['render']);
@@ -63,13 +60,13 @@ const isReadSourceValue: Check = (value): value is ReadSourceValue => {
 };
 
 const isInspectValue: Check = (value): value is InspectValue =>
-  isObject(value) && isHeader(value['header']) && Array.isArray(value['events']) && value['events'].length === value['eventCount'];
+  isRecord(value) && isHeader(value['header']) && Array.isArray(value['events']) && value['events'].length === value['eventCount'];
 
 function isTitleOutcome(value: unknown): value is TitleFileOutcome {
-  if (!isObject(value)) return false;
+  if (!isRecord(value)) return false;
   switch (value['status']) {
     case 'fulfilled':
-      return isHeader(value['header']) && (value['title'] === undefined || isObject(value['title']));
+      return isHeader(value['header']) && (value['title'] === undefined || isRecord(value['title']));
     case 'rejected':
       return (value['phase'] === 'inspect' || (value['phase'] === 'fold' && isHeader(value['header']))) && isWireError(value['error']);
     default:
@@ -78,16 +75,13 @@ function isTitleOutcome(value: unknown): value is TitleFileOutcome {
 }
 
 const isObserveTitlesValue: Check = (value): value is ObserveTitlesValue =>
-  isObject(value) && Array.isArray(value['outcomes']) && value['outcomes'].every(isTitleOutcome);
-
-const isTestFaultValue: Check = (value): value is TestFaultValue =>
-  isObject(value) && typeof value['value'] === 'string' && typeof value['threadId'] === 'number';
+  isRecord(value) && Array.isArray(value['outcomes']) && value['outcomes'].every(isTitleOutcome);
 
 /** The ledger fields a `dcpLedger` value must carry as finite numbers (DCP.md §15.1). */
 const LEDGER_FIELDS = ['shadowedTokens', 'checkpointTokens', 'blockCount', 'expansionTokens', 'pruneTokens', 'pruneReplacements', 'cleanupTokens', 'inlineCleanups', 'markerTokens'] as const;
 
 const isDcpLedgerValue: Check = (value): value is DcpLedgerValue => {
-  if (!isObject(value) || !isObject(value['ledger']) || !Array.isArray(value['reReadTokens']) || !Number.isSafeInteger(value['eventCount'])) return false;
+  if (!isRecord(value) || !isRecord(value['ledger']) || !Array.isArray(value['reReadTokens']) || !Number.isSafeInteger(value['eventCount'])) return false;
   const ledger = value['ledger'];
   return LEDGER_FIELDS.every((field) => Number.isFinite(ledger[field])) && value['reReadTokens'].every((tokens) => Number.isFinite(tokens));
 };
@@ -97,7 +91,6 @@ const VALUE_CHECKS: { readonly [K in TaskKind]: Check } = {
   inspect: isInspectValue,
   observeTitles: isObserveTitlesValue,
   dcpLedger: isDcpLedgerValue,
-  testFault: isTestFaultValue,
 };
 
 /** The per-item list of a value whose length must match the request, for the kinds that answer per item. */
@@ -109,12 +102,9 @@ function itemsOf(kind: TaskKind, value: unknown): readonly unknown[] | undefined
       return (value as DcpLedgerValue).reReadTokens;
     case 'readSource':
     case 'inspect':
-    case 'testFault':
       return undefined;
-    default: {
-      const unreachable: never = kind;
-      throw new TypeError(`unknown task kind ${String(unreachable)}`);
-    }
+    default:
+      assertNever(kind, 'unknown task kind');
   }
 }
 
@@ -124,14 +114,28 @@ function itemsOf(kind: TaskKind, value: unknown): readonly unknown[] | undefined
  * @throws SessionPoolError `SESSION_POOL_PROTOCOL` when the reply is not a well-formed outcome of that kind.
  */
 export function validateTaskOutcome<K extends TaskKind>(kind: K, reply: unknown, expectedItems?: number): TaskOutcome<TaskValues[K]> {
-  if (isObject(reply)) {
-    if (reply['ok'] === false && isWireError(reply['error'])) return reply as TaskOutcome<TaskValues[K]>;
-    if (reply['ok'] === true && VALUE_CHECKS[kind](reply['value'])) {
-      const items = itemsOf(kind, reply['value']);
-      if (items === undefined || expectedItems === undefined || items.length === expectedItems) {
-        return reply as TaskOutcome<TaskValues[K]>;
-      }
-    }
+  return validateOutcomeWith<TaskValues[K]>(kind, reply, (value) => {
+    if (!VALUE_CHECKS[kind](value)) return false;
+    const items = itemsOf(kind, value);
+    return items === undefined || expectedItems === undefined || items.length === expectedItems;
+  });
+}
+
+/**
+ * Checks a worker's reply with the value check of its kind: the outcome envelope of every kind, the value by
+ * `isValue` (how a worker entry with kinds beyond production's, such as the tests' fault entry, has its
+ * values checked).
+ *
+ * @param kind - the task kind, for the error text.
+ * @param reply - what the worker sent.
+ * @param isValue - true when a successful outcome's value has the kind's shape.
+ * @returns the reply, typed.
+ * @throws SessionPoolError `SESSION_POOL_PROTOCOL` when the reply is not a well-formed outcome of that kind.
+ */
+export function validateOutcomeWith<V>(kind: string, reply: unknown, isValue: (value: unknown) => boolean): TaskOutcome<V> {
+  if (isRecord(reply)) {
+    if (reply['ok'] === false && isWireError(reply['error'])) return reply as TaskOutcome<V>;
+    if (reply['ok'] === true && isValue(reply['value'])) return reply as TaskOutcome<V>;
   }
   throw new SessionPoolError('SESSION_POOL_PROTOCOL', `worker sent a malformed ${kind} result`);
 }

@@ -1,13 +1,16 @@
 /**
- * Errors across a thread boundary (SESSION-LOG.md §10.6 rule 4). Structured clone keeps only the
+ * The one error codec: errors across a thread boundary (SESSION-LOG.md §10.6 rule 4), and (through
+ * `workers/titles/serialized-error.ts`, which only changes the form) in persisted title checkpoints. Structured clone keeps only the
  * message and stack of an `Error` and drops `code` and custom names, which would change the §10.1
  * classification (corruption is recognised by `name`, codes by `code`). A failure is therefore sent as
  * plain data and rebuilt on the other side with the same `name`, `message` and `code`, its cause chain
  * likewise, and the prototype of the matching project error class so `instanceof` keeps working.
  */
-import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError } from '../errors.js';
+import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError, type SessionLogErrorCode } from '../errors.js';
 import { SessionReferenceError } from '../reference-errors.js';
 import { SessionPoolError } from './pool-errors.js';
+import { safeString } from '../safe-string.js';
+import { assertNever } from '../assert-never.js';
 
 /** An `Error` as plain data. */
 export interface WireErrorObject {
@@ -49,15 +52,6 @@ function safeGet(value: object, key: string): unknown {
   }
 }
 
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    // An object whose toString throws (or a null-prototype object) still has to be reported.
-    return '<unrenderable value>';
-  }
-}
-
 /** Serialises a thrown value for `postMessage`. */
 export function serializeError(thrown: unknown, depth = 0): WireError {
   if (thrown === null || (typeof thrown !== 'object' && typeof thrown !== 'function')) {
@@ -81,6 +75,30 @@ export function serializeError(thrown: unknown, depth = 0): WireError {
     ...(hasCause ? { cause: serializeError(safeGet(thrown, 'cause'), depth + 1) } : {}),
   };
 }
+
+/** Every {@link SessionLogErrorCode}: the codes that identify a `SessionLogError` (name `Error`) when it is rebuilt. */
+const SESSION_LOG_CODES: Readonly<Record<SessionLogErrorCode, true>> = {
+  SESSION_LOG_INVALID_ENVELOPE: true,
+  SESSION_LOG_INVALID_MESSAGE: true,
+  SESSION_LOG_INVALID_SURFACE: true,
+  SESSION_LOG_INVALID_HEADER: true,
+  SESSION_LOG_LEGACY_FORMAT: true,
+  SESSION_LOG_INVALID_APPEND: true,
+  SESSION_LOG_CORRUPT: true,
+  SESSION_LOG_TOO_DEEP: true,
+  SESSION_STORE_LAYOUT: true,
+  SESSION_QUERY_SESSION_NOT_FOUND: true,
+  SESSION_STORE_INVALID_PATH: true,
+  SESSION_STORE_EXISTS: true,
+  SESSION_STORE_LOCKED: true,
+  SESSION_STORE_CONFLICT: true,
+  SESSION_STORE_TORN_TAIL: true,
+  SESSION_STORE_UNSTABLE_READ: true,
+  SESSION_STORE_INVALID_CONFIG: true,
+  SESSION_STORE_NOT_A_FILE: true,
+  SESSION_STORE_ACCESS_DENIED: true,
+  SESSION_STORE_IO_FAILED: true,
+};
 
 /** The prototype a rebuilt error gets, so `instanceof` matches the class that was thrown. */
 function prototypeFor(name: string, code: string | number | undefined): object {
@@ -106,10 +124,7 @@ function prototypeFor(name: string, code: string | number | undefined): object {
     case 'Error':
       // SessionLogError keeps the name 'Error' for dsh compatibility; its codes identify it (the store's
       // not-found error shares the query layer's code, but only a SessionQueryError is named SessionQueryError).
-      return typeof code === 'string'
-        && (code.startsWith('SESSION_LOG_') || code.startsWith('SESSION_STORE_') || code === 'SESSION_QUERY_SESSION_NOT_FOUND')
-        ? SessionLogError.prototype
-        : Error.prototype;
+      return typeof code === 'string' && Object.hasOwn(SESSION_LOG_CODES, code) ? SessionLogError.prototype : Error.prototype;
     default:
       return Error.prototype;
   }
@@ -133,10 +148,8 @@ export function rebuildError(wire: WireError): unknown {
       if (wire.stack !== undefined) Object.defineProperty(error, 'stack', { value: wire.stack, enumerable: false, configurable: true, writable: true });
       return error;
     }
-    default: {
-      const unreachable: never = wire;
-      throw new TypeError(`unknown wire error ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(wire, 'unknown wire error');
   }
 }
 

@@ -11,6 +11,7 @@ import type { Compression } from '../../protocol/storage-paths.js';
 import { JsonlScanner } from './jsonl-scanner.js';
 import { decodeCompleteFrame, decompressFrame, recoverTornFrame } from './zstd-codec.js';
 import { scanZstdFrames } from './zstd-frames.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 const LF = 0x0a;
 
@@ -163,10 +164,8 @@ export function decodeArtifact(bytes: Uint8Array, compression: Compression, path
       return decodeRawArtifact(bytes, path, options.poll);
     case 'zstd':
       return decodeZstdArtifact(bytes, path, options.poll);
-    default: {
-      const unreachable: never = compression;
-      throw new TypeError(`unknown compression ${String(unreachable)}`);
-    }
+    default:
+      assertNever(compression, 'unknown compression');
   }
 }
 
@@ -209,9 +208,7 @@ export function readHeaderFromPrefix(prefix: Uint8Array, compression: Compressio
       assertHeaderLineDepth(line);
       return { status: 'ok', line, headerBytes: first.end };
     }
-    default: {
-      const unreachable: never = compression;
-      throw new TypeError(`unknown compression ${String(unreachable)}`);
-    }
+    default:
+      assertNever(compression, 'unknown compression');
   }
 }

@@ -13,6 +13,7 @@ import { SessionLogError } from '../../protocol/errors.js';
 import { xxh64Low32 } from './xxh64.js';
 import { DESCRIPTOR_CHECKSUM, DESCRIPTOR_SINGLE_SEGMENT, scanZstdFrames } from './zstd-frames.js';
 import type { BlockLayout, FrameRange, TornFrameLayout } from './zstd-frames.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The largest regenerated size of one block (RFC 8878 Block_Maximum_Size). */
 export const MAX_BLOCK_SIZE = 131072;
@@ -90,10 +91,8 @@ export function frameOutputCapacity(blocks: readonly BlockLayout[]): number {
       case 'compressed':
         capacity += MAX_BLOCK_SIZE;
         break;
-      default: {
-        const unreachable: never = block.type;
-        throw new TypeError(`unknown block type ${String(unreachable)}`);
-      }
+      default:
+        assertNever(block.type, 'unknown block type');
     }
   }
   return capacity;

@@ -6,7 +6,8 @@
  */
 import { isCompactionCheckpoint } from '../../protocol/checkpoint.js';
 import type { SurfaceEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/record-guard.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** One projected message: who said it, its text (text blocks joined by LF), and whether it is a checkpoint. */
 export interface ProjectedItem {
@@ -65,10 +66,8 @@ export function projectSurface(events: readonly SurfaceEvent[]): ProjectedItem[]
       case 'tool/result':
         item = undefined;
         break;
-      default: {
-        const unreachable: never = event.type;
-        throw new TypeError(`unexpected surface event type ${String(unreachable)}`);
-      }
+      default:
+        assertNever(event.type, 'unexpected surface event type');
     }
     if (item !== undefined) items.push(item);
   }

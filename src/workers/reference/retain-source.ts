@@ -10,6 +10,7 @@ import type { ProjectedItem } from './project-surface.js';
 import type { Utf8Cut } from './utf8-cut.js';
 import { createUtf8Cut, decimalDigits } from './utf8-cut.js';
 import type { RetentionStats } from '../../protocol/retention-stats.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The source fields of the data object and its projected items (§10.1). */
 export interface RetentionInput {
@@ -62,10 +63,8 @@ export function conversationItemBytes(role: ProjectedItem['role'], textJsonBytes
       return USER_ITEM_BYTES + textJsonBytes;
     case 'assistant':
       return ASSISTANT_ITEM_BYTES + textJsonBytes;
-    default: {
-      const unreachable: never = role;
-      throw new TypeError(`unexpected conversation role ${String(unreachable)}`);
-    }
+    default:
+      assertNever(role, 'unexpected conversation role');
   }
 }
 

@@ -5,6 +5,7 @@
  * and tag-safe JSON sizes are read from the byte array and prefix sums instead, and only the chosen
  * candidate is ever decoded.
  */
+import { ASCII_JSON_BYTES } from '../../protocol/tag-safe-json.js';
 
 /** The literal omission notice of §10.2; the ellipses are U+2026. */
 export function omissionNotice(omittedBytes: number): string {
@@ -20,18 +21,6 @@ const NOTICE_JSON_BYTES = 32;
 /** The two quotes around a JSON string. */
 const JSON_QUOTES = 2;
 
-/**
- * Tag-safe JSON bytes of each ASCII byte (§10.1): 2 for `"`, `\` and the short escapes, 6 for other
- * C0 controls and `<`, 1 otherwise (DEL included). Non-ASCII bytes cost 1 each because a non-ASCII
- * code point serialises to its own UTF-8 bytes.
- */
-const ASCII_JSON_COST: Uint8Array = (() => {
-  const table = new Uint8Array(128).fill(1);
-  for (let code = 0; code < 0x20; code += 1) table[code] = 6;
-  for (const code of [0x08, 0x09, 0x0a, 0x0c, 0x0d, 0x22, 0x5c]) table[code] = 2;
-  table[0x3c] = 6;
-  return table;
-})();
 
 /** Decimal digit count of a non-negative integer. */
 export function decimalDigits(value: number): number {
@@ -82,7 +71,8 @@ export function createUtf8Cut(text: string): Utf8Cut {
   let running = 0;
   for (let index = 0; index < total; index += 1) {
     const byte = bytes[index] as number;
-    running += byte < 0x80 ? (ASCII_JSON_COST[byte] as number) : 1;
+    // Non-ASCII bytes cost 1 each: a non-ASCII code point serialises to its own UTF-8 bytes (§10.1).
+    running += byte < 0x80 ? (ASCII_JSON_BYTES[byte] as number) : 1;
     costPrefix[index + 1] = running;
   }
 

@@ -3,13 +3,13 @@
  * 2): the task reads the artifact itself, decodes it, checks identity and runs the validation stages,
  * polling its control port between chunks of work. Stage R1 (the lookup) ran on the main thread.
  */
+import { assertRequestedArtifact } from '../../io/artifact-identity.js';
 import { validateStoredSession } from '../../protocol/session-validation.js';
 import type { ValidatedSession } from '../../protocol/session-validation.js';
 import type { ArtifactRef } from '../../protocol/wire/task-shapes.js';
 import { decodeArtifact } from '../decode/decode-artifact.js';
 import { initZstd } from '../decode/zstd-codec.js';
 import { readCapturedArtifact } from './artifact-bytes.js';
-import { assertArtifactIdentity } from './artifact-identity.js';
 import type { TaskControl } from './task-control.js';
 
 /**
@@ -21,7 +21,7 @@ export async function inspectArtifact(artifact: ArtifactRef, control: TaskContro
   const bytes = await readCapturedArtifact(artifact, control.signal);
   control.poll();
   const decoded = decodeArtifact(bytes, artifact.compression, artifact.path, { poll: control.pollFn });
-  await assertArtifactIdentity(artifact, decoded.headerRecord);
+  await assertRequestedArtifact(artifact, artifact.sessionId, artifact.path, decoded.headerRecord);
   control.poll();
   return validateStoredSession({
     requestedId: artifact.sessionId,

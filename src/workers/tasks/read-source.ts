@@ -11,6 +11,7 @@ import { renderSurface } from './render-surface.js';
 import type { TaskControl } from './task-control.js';
 import { runTask } from './task-request.js';
 import type { TaskReply, TaskRequest } from './task-request.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 async function readSourceWork(payload: ReadSourcePayload, control: TaskControl): Promise<{ value: ReadSourceValue }> {
   const request = { label: payload.label, maxBytes: payload.maxBytes, poll: control.pollFn };
@@ -23,10 +24,8 @@ async function readSourceWork(payload: ReadSourcePayload, control: TaskControl):
       const events = decodeLiveLogCapture(payload.log, control.pollFn);
       return { value: renderSurface(payload.header, events, request) };
     }
-    default: {
-      const unreachable: never = payload;
-      throw new TypeError(`unknown readSource source ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(payload, 'unknown readSource source');
   }
 }
 

@@ -5,6 +5,7 @@
  * `TypeError`s as the search over the whole log.
  */
 import { findRejectedLegacy } from '../../protocol/legacy.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What made a `request/header` the third rule's first hit: its `data` is null, missing, or has reason `fallback`. */
 export type FallbackHitData = 'null' | 'undefined' | 'fallback';
@@ -28,10 +29,8 @@ function fallbackData(hit: FallbackHitData): { data?: unknown } {
       return {};
     case 'fallback':
       return { data: { reason: 'fallback' } };
-    default: {
-      const unreachable: never = hit;
-      throw new TypeError(`unknown fallback hit ${String(unreachable)}`);
-    }
+    default:
+      assertNever(hit, 'unknown fallback hit');
   }
 }
 

@@ -1,15 +1,11 @@
 /**
- * Errors as plain data, for title checkpoints and outcomes that are persisted or cross a thread boundary
- * (SESSION-LOG.md §10.6 rule 4, §10.7): an error is kept as its `name`, `message` and `code` (and its cause's,
- * recursively a few levels) and rebuilt with the same class where the class carries meaning, so the query
- * layer's classification by name (§10.1) and every text stay exactly as a full inspection produces them.
+ * Errors as plain data in title checkpoints and outcomes, which are persisted or cross a thread boundary
+ * (SESSION-LOG.md §10.6 rule 4, §10.7). This is only the checkpoint's *form* of the one error codec
+ * (`protocol/wire/wire-error.ts`, which reads an error and rebuilds it with its class): the `name`, `message`
+ * and string `code` of an error and of its causes (a few levels), strings as {@link QuotedText} so that lone
+ * surrogates survive msgpack and UTF-8, and no stack.
  */
-import {
-  SessionFormatUnsupportedError,
-  SessionLogError,
-  SessionPersistenceCorruptionError,
-  type SessionLogErrorCode,
-} from '../../protocol/errors.js';
+import { rebuildError as rebuildWireError, serializeError as serializeWireError, type WireError, type WireErrorObject } from '../../protocol/wire/wire-error.js';
 import { quoteText, unquoteText, type QuotedText } from './json-text.js';
 
 /** One error as plain data. Strings are {@link QuotedText} so that lone surrogates survive any transport. */
@@ -24,29 +20,28 @@ export interface SerializedError {
 /** How many levels of `cause` are kept; deeper causes are never part of an observable result. */
 const MAX_CAUSE_DEPTH = 3;
 
-/** The codes that identify a `SessionLogError` (name `Error`) when an error is rebuilt. */
-const SESSION_LOG_CODES: ReadonlySet<string> = new Set<SessionLogErrorCode>([
-  'SESSION_LOG_INVALID_ENVELOPE',
-  'SESSION_LOG_INVALID_MESSAGE',
-  'SESSION_LOG_INVALID_SURFACE',
-  'SESSION_LOG_INVALID_HEADER',
-  'SESSION_LOG_LEGACY_FORMAT',
-  'SESSION_LOG_INVALID_APPEND',
-  'SESSION_LOG_CORRUPT',
-  'SESSION_LOG_TOO_DEEP',
-  'SESSION_STORE_LAYOUT',
-  'SESSION_QUERY_SESSION_NOT_FOUND',
-  'SESSION_STORE_INVALID_PATH',
-  'SESSION_STORE_UNSTABLE_READ',
-  'SESSION_STORE_INVALID_CONFIG',
-  'SESSION_STORE_NOT_A_FILE',
-  'SESSION_STORE_ACCESS_DENIED',
-  'SESSION_STORE_IO_FAILED',
-  'SESSION_STORE_EXISTS',
-  'SESSION_STORE_LOCKED',
-  'SESSION_STORE_CONFLICT',
-  'SESSION_STORE_TORN_TAIL',
-]);
+/** The checkpoint form of an error the wire codec read; only causes that are errors are kept. */
+function fromWire(wire: WireErrorObject, depth: number): SerializedError {
+  const cause: WireError | undefined = wire.cause;
+  return {
+    name: quoteText(wire.name),
+    message: quoteText(wire.message),
+    code: typeof wire.code === 'string' ? quoteText(wire.code) : null,
+    cause: cause?.kind === 'error' && depth < MAX_CAUSE_DEPTH ? fromWire(cause, depth + 1) : null,
+  };
+}
+
+/** The wire codec's form of a checkpoint error. @throws TypeError for a damaged quoted text. */
+function toWire(serialized: SerializedError): WireErrorObject {
+  const code = serialized.code === null ? undefined : unquoteText(serialized.code);
+  return {
+    kind: 'error',
+    name: unquoteText(serialized.name),
+    message: unquoteText(serialized.message),
+    ...(code === undefined ? {} : { code }),
+    ...(serialized.cause === null ? {} : { cause: toWire(serialized.cause) }),
+  };
+}
 
 /**
  * The plain-data form of a thrown `Error`.
@@ -54,63 +49,21 @@ const SESSION_LOG_CODES: ReadonlySet<string> = new Set<SessionLogErrorCode>([
  * @throws TypeError when `error` is not an `Error` (nothing in the inspection pipeline throws other values;
  *   callers treat this as "cannot index" and fall back to a full inspection).
  */
-export function serializeError(error: unknown, depth = 0): SerializedError {
+export function serializeError(error: unknown): SerializedError {
   if (!(error instanceof Error)) throw new TypeError('only Error instances can be serialized');
-  const code: unknown = (error as { code?: unknown }).code;
-  const cause: unknown = error.cause;
-  return {
-    name: quoteText(error.name),
-    message: quoteText(error.message),
-    code: typeof code === 'string' ? quoteText(code) : null,
-    cause: cause instanceof Error && depth < MAX_CAUSE_DEPTH ? serializeError(cause, depth + 1) : null,
-  };
-}
-
-/** Gives `error` an own `name` and (when present) `code` without changing its class. */
-function brand(error: Error, name: string, code: string | null): Error {
-  if (error.name !== name) Object.defineProperty(error, 'name', { value: name, enumerable: false, configurable: true, writable: true });
-  if (code !== null && (error as { code?: unknown }).code !== code) {
-    Object.defineProperty(error, 'code', { value: code, enumerable: true, configurable: true, writable: true });
-  }
-  return error;
+  const wire = serializeWireError(error);
+  // An Error always serialises as kind 'error'; the check keeps the types honest.
+  if (wire.kind !== 'error') throw new TypeError('only Error instances can be serialized');
+  return fromWire(wire, 0);
 }
 
 /**
- * Rebuilds a serialized error: `SessionPersistenceCorruptionError`, `SessionFormatUnsupportedError`, a
- * `SessionLogError` (name `Error` with one of its codes) and the native `TypeError`/`RangeError`/`SyntaxError`
- * get their own classes; anything else becomes an `Error` carrying the same name and code. Message, name and
- * code are always exactly the serialized ones.
+ * Rebuilds a serialized error with the wire codec's class rules (a `SessionLogError` by its code, the project's
+ * named errors and the native `TypeError`/`RangeError`/`SyntaxError`/`ReferenceError` by name, anything else an
+ * `Error` carrying the same name and code). Message, name and code are always exactly the serialized ones.
+ *
+ * @throws TypeError when a quoted text is damaged.
  */
 export function rebuildError(serialized: SerializedError): Error {
-  const name = unquoteText(serialized.name);
-  const message = unquoteText(serialized.message);
-  const code = serialized.code === null ? null : unquoteText(serialized.code);
-  const options = serialized.cause === null ? undefined : { cause: rebuildError(serialized.cause) };
-  let error: Error;
-  switch (name) {
-    case 'SessionPersistenceCorruptionError': {
-      error = new SessionPersistenceCorruptionError('', options?.cause);
-      // The constructor renders its message from the id; the serialized message is the one to keep.
-      error.message = message;
-      break;
-    }
-    case 'SessionFormatUnsupportedError':
-      error = new SessionFormatUnsupportedError(message, options);
-      break;
-    case 'TypeError':
-      error = new TypeError(message, options);
-      break;
-    case 'RangeError':
-      error = new RangeError(message, options);
-      break;
-    case 'SyntaxError':
-      error = new SyntaxError(message, options);
-      break;
-    default:
-      error = name === 'Error' && code !== null && SESSION_LOG_CODES.has(code)
-        ? new SessionLogError(code as SessionLogErrorCode, message, options)
-        : new Error(message, options);
-      break;
-  }
-  return brand(error, name, code);
+  return rebuildWireError(toWire(serialized)) as Error;
 }

@@ -17,6 +17,8 @@ import { decodeCompleteFrame, decompressFrame, recoverTornFrame } from '../decod
 import { scanZstdFrames, type FrameRange, type TornFrameLayout, type ZstdFrameScan } from '../decode/zstd-frames.js';
 import { serializeError, type SerializedError } from './serialized-error.js';
 import { TitleValidator, type TitleValidatorCheckpoint } from './title-validator.js';
+import { assertNever } from '../../protocol/assert-never.js';
+import { concatBytes } from '../../protocol/concat-bytes.js';
 
 const LF = 0x0a;
 
@@ -98,13 +100,6 @@ function positionOf(checkpoint: JsonlScanCheckpoint): ScannerPosition {
     eventCount: checkpoint.eventCount,
     eventLine: checkpoint.eventLine,
   };
-}
-
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
 }
 
 /** Counts input and calls the poll about every {@link TITLE_SCAN_POLL_BYTES}. */
@@ -390,9 +385,7 @@ export function scanTitleLog(input: TitleScanInput): TitleScanResult {
       return scanRaw(input);
     case 'zstd':
       return scanZstd(input);
-    default: {
-      const unreachable: never = input.compression;
-      throw new TypeError(`unknown compression ${String(unreachable)}`);
-    }
+    default:
+      assertNever(input.compression, 'unknown compression');
   }
 }

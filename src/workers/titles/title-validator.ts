@@ -9,7 +9,8 @@
  * needs earlier events), so every text, including engine `TypeError`s, is the one a full inspection produces.
  */
 import { SessionFormatUnsupportedError, SessionPersistenceCorruptionError } from '../../protocol/errors.js';
-import { isRecord, type SessionEvent } from '../../protocol/events.js';
+import type { SessionEvent } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/record-guard.js';
 import { validateSeedEvent } from '../../protocol/envelope.js';
 import { findUnknownType, migrateAndAdopt } from '../../protocol/legacy.js';
 import { formatVersionRefusal, validateSessionHeader } from '../../protocol/session-header.js';
@@ -20,6 +21,7 @@ import { MessageIdClasses, type MessageIdCheckpoint } from './message-id-classes
 import { ResumableSurfaceFold, type SurfaceFoldCheckpoint } from './resumable-surface-fold.js';
 import { rebuildError, serializeError, type SerializedError } from './serialized-error.js';
 import { toolResultDigest } from './tool-result-digest.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The plain-data state of a {@link TitleValidator} after some number of stored events. */
 export interface TitleValidatorCheckpoint {
@@ -284,10 +286,8 @@ export class TitleValidator {
         return '';
       case 'non-empty':
         return this.#surface.toolResultMessageId(seq) ?? PLACEHOLDER_MESSAGE_ID;
-      default: {
-        const unreachable: never = kind;
-        throw new TypeError(`unknown message id class ${String(unreachable)}`);
-      }
+      default:
+        assertNever(kind, 'unknown message id class');
     }
   }
 

@@ -4,6 +4,7 @@
  * rule exactly when their digests are equal.
  */
 import { createHash } from 'node:crypto';
+import { withBlankResultContent } from '../../protocol/surface-fold.js';
 
 /**
  * Canonical JSON text: object keys sorted by code unit, arrays in order, primitives as `JSON.stringify`
@@ -45,18 +46,6 @@ export function canonicalJson(value: unknown): string {
     }
   }
   return parts.join('');
-}
-
-/**
- * A `tool/result` payload with `message.content[0].content` replaced by `null`, built exactly like the surface
- * fold builds it (§5.2 rule 6.3). Only called on adopted events, whose message shape (§4.4) guarantees the
- * reads succeed.
- */
-function withBlankResultContent(data: unknown): Record<string, unknown> {
-  const record = data as Record<string, unknown>;
-  const message = record['message'] as Record<string, unknown>;
-  const first: unknown = (message['content'] as readonly unknown[])[0];
-  return { ...record, message: { ...message, content: [{ ...(first as object), content: null }] } };
 }
 
 /** SHA-256 (base64) of the canonical JSON of a `tool/result` payload with its result content blanked. */

@@ -6,7 +6,7 @@
  * verifies only the small answer part.
  */
 import { createHash } from 'node:crypto';
-import type { FileRevision } from '../../store/file-revision.js';
+import type { FileRevision } from '../../../io/file-revision.js';
 import type { TitleScanCheckpoint, TitleScanOutcome } from '../../../workers/titles/title-scan.js';
 
 /** How many bytes before the resume offset the guard digest covers. */

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { revisionOf, type FileRevision } from '../../store/file-revision.js';
-import { isMissingFile, openRegularFile, readRegularFile } from '../../../workers/tasks/regular-file.js';
+import { revisionOf, type FileRevision } from '../../../io/file-revision.js';
+import { isMissingFile, openRegularFile, readRegularFile } from '../../../io/regular-file.js';
 
 /** One byte range to read. */
 export interface ByteRange {

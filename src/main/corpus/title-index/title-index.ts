@@ -28,8 +28,8 @@ import { parseHeaderRecord } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { rebuildError } from '../../../workers/titles/serialized-error.js';
 import { scanTitleLog, type TitleScanCheckpoint, type TitleScanOutcome, type TitleScanResult } from '../../../workers/titles/title-scan.js';
-import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../store/file-revision.js';
-import { isMissingFile } from '../../store/header-reader.js';
+import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../../io/file-revision.js';
+import { isMissingFile } from '../../../io/regular-file.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
 import {
   decodeTitleIndex,
@@ -41,6 +41,7 @@ import {
   type HeldTitleIndexEntry,
 } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
+import { assertNever } from '../../../protocol/assert-never.js';
 
 /** Construction options of {@link TitleIndex}. */
 export interface TitleIndexOptions {
@@ -138,10 +139,8 @@ function presentOutcome(outcome: TitleScanOutcome, artifactPath: string): Indexe
         failure: undefined,
         titleEvent: outcome.titleLine === null ? undefined : JSON.parse(utf8.decode(outcome.titleLine)) as unknown,
       };
-    default: {
-      const unreachable: never = outcome;
-      throw new TypeError(`unknown title outcome ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      assertNever(outcome, 'unknown title outcome');
   }
 }
 
@@ -311,17 +310,25 @@ export class TitleIndex {
 
   /** The artifact's revision, or `undefined` when it cannot be stat'ed (a vanished file also loses its entry). */
   async #stat(artifactPath: string, signal: AbortSignal | undefined): Promise<FileRevision | undefined> {
-    let revision: FileRevision;
+    const revision = await this.#attempt(artifactPath, signal, () => this.#fs.statRevision(artifactPath));
+    if (revision === undefined) return undefined;
+    signal?.throwIfAborted();
+    this.#present.add(artifactPath);
+    return revision;
+  }
+
+  /**
+   * One file-system step on an indexed artifact: its value, or `undefined` when it failed (the signal's reason wins;
+   * a missing file also loses its entry). Other failures are left to the caller's full inspection to report.
+   */
+  async #attempt<T>(artifactPath: string, signal: AbortSignal | undefined, step: () => Promise<T>): Promise<T | undefined> {
     try {
-      revision = await this.#fs.statRevision(artifactPath);
+      return await step();
     } catch (error) {
       signal?.throwIfAborted();
       if (isMissingFile(error)) this.#forget(artifactPath);
       return undefined;
     }
-    signal?.throwIfAborted();
-    this.#present.add(artifactPath);
-    return revision;
   }
 
   /** Rules 2 and 3: continue the entry's checkpoint when its prefix is intact, else scan the whole file. */
@@ -360,18 +367,14 @@ export class TitleIndex {
       { position: windowStart, length: resume - windowStart },
       { position: resume, length: size - resume },
     ];
-    let parts: Uint8Array[];
-    try {
-      parts = await this.#fs.readRanges(artifactPath, ranges);
-    } catch (error) {
-      signal?.throwIfAborted();
-      if (isMissingFile(error)) this.#forget(artifactPath);
-      return undefined;
-    }
-    signal?.throwIfAborted();
-    const after = await this.#stat(artifactPath, signal);
-    if (after === undefined) return undefined;
-    if (!sameRevision(before, after) || parts.some((part, index) => part.length !== ranges[index]?.length)) return CHANGED;
+    const parts = await this.#readUnchanged(
+      artifactPath,
+      before,
+      signal,
+      () => this.#fs.readRanges(artifactPath, ranges),
+      (read) => read.every((part, index) => part.length === ranges[index]?.length),
+    );
+    if (parts === undefined || parts === CHANGED) return parts;
     const [header, guard, appended] = parts as [Uint8Array, Uint8Array, Uint8Array];
     const slices = [{ offset: windowStart, bytes: guard }, { offset: resume, bytes: appended }];
     if (digestRange([{ offset: 0, bytes: header }], 0, header.length) !== entry.headerDigest
@@ -395,18 +398,14 @@ export class TitleIndex {
     before: FileRevision,
     signal: AbortSignal | undefined,
   ): Promise<HeldTitleIndexEntry | typeof CHANGED | undefined> {
-    let bytes: Uint8Array;
-    try {
-      bytes = await this.#fs.readFile(artifactPath, signal);
-    } catch (error) {
-      signal?.throwIfAborted();
-      if (isMissingFile(error)) this.#forget(artifactPath);
-      return undefined;
-    }
-    signal?.throwIfAborted();
-    const after = await this.#stat(artifactPath, signal);
-    if (after === undefined) return undefined;
-    if (!sameRevision(before, after) || bytes.length !== Number(before.size)) return CHANGED;
+    const bytes = await this.#readUnchanged(
+      artifactPath,
+      before,
+      signal,
+      () => this.#fs.readFile(artifactPath, signal),
+      (read) => read.length === Number(before.size),
+    );
+    if (bytes === undefined || bytes === CHANGED) return bytes;
     let result: TitleScanResult;
     try {
       result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes });
@@ -416,6 +415,26 @@ export class TitleIndex {
     }
     this.#count('full');
     return holdEntry(entryOf(before, result, [{ offset: 0, bytes }], undefined));
+  }
+
+  /**
+   * One read of an indexed artifact that must belong to the revision `before`: what `read` returned, `CHANGED` when
+   * the file's revision moved meanwhile or `complete` finds the bytes short, `undefined` when the read or the
+   * `stat` after it failed (a missing file is forgotten; the caller's full inspection gives the answer).
+   */
+  async #readUnchanged<T extends object>(
+    artifactPath: string,
+    before: FileRevision,
+    signal: AbortSignal | undefined,
+    read: () => Promise<T>,
+    complete: (value: T) => boolean,
+  ): Promise<T | typeof CHANGED | undefined> {
+    const value = await this.#attempt(artifactPath, signal, read);
+    if (value === undefined) return undefined;
+    signal?.throwIfAborted();
+    const after = await this.#stat(artifactPath, signal);
+    if (after === undefined) return undefined;
+    return sameRevision(before, after) && complete(value) ? value : CHANGED;
   }
 
   /**

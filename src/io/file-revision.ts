@@ -5,9 +5,8 @@
  */
 import { stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
-import { SessionLogError } from '../../protocol/errors.js';
-import { openRegularFile, storeIoError, withStoreIo } from '../../workers/tasks/regular-file.js';
+import { SessionLogError } from '../protocol/errors.js';
+import { closeQuietly, openRegularFile, readOpened, withStoreIo } from './regular-file.js';
 
 /** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
 export interface FileRevision {
@@ -73,9 +72,9 @@ export async function stableRead(path: string, signal?: AbortSignal): Promise<St
     try {
       before = revisionOf(await withStoreIo('stat', path, () => handle.stat({ bigint: true })));
       signal?.throwIfAborted();
-      bytes = await readThrough(handle, path, signal);
+      bytes = await readOpened(handle, path, signal);
     } finally {
-      await closeHandle(handle);
+      await closeQuietly(handle);
     }
     signal?.throwIfAborted();
     const after = await statRevision(path);
@@ -86,20 +85,4 @@ export async function stableRead(path: string, signal?: AbortSignal): Promise<St
     await new Promise((resolve) => setImmediate(resolve));
   }
   throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
-}
-
-async function readThrough(handle: FileHandle, path: string, signal: AbortSignal | undefined): Promise<Buffer> {
-  try {
-    return await handle.readFile(signal ? { signal } : {});
-  } catch (error) {
-    throw storeIoError('read', path, error);
-  }
-}
-
-async function closeHandle(handle: FileHandle): Promise<void> {
-  try {
-    await handle.close();
-  } catch {
-    // A failed close of a read-only handle loses nothing: the bytes (or the read's own error) are the answer.
-  }
 }

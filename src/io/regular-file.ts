@@ -1,6 +1,6 @@
 /**
  * Safe reads of session artifacts and typed file-system errors, shared by the main-thread store and the pool
- * tasks (workers may not import `main/`, so this lives here and the store imports it).
+ * tasks (both threads import this one module from `io/`).
  *
  * A session artifact must be a regular file. Opening a FIFO without a writer blocks until one appears, and a
  * device or socket is never a log, so every read opens with `O_RDONLY | O_NONBLOCK` (which returns at once for
@@ -14,7 +14,7 @@ import { constants } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { SessionLogError } from '../../protocol/errors.js';
+import { SessionLogError } from '../protocol/errors.js';
 
 /**
  * Opening flags of every artifact read. `O_NONBLOCK` is absent on Windows, where opening a named pipe does not
@@ -136,12 +136,28 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
   return handle;
 }
 
-/** Closes a handle whose own failure is already being reported. */
-async function closeQuietly(handle: FileHandle): Promise<void> {
+/**
+ * Closes a read-only handle, swallowing a failed close: the bytes read (or the error that made us close) are the
+ * answer, and a failed close of a read-only handle loses nothing.
+ */
+export async function closeQuietly(handle: FileHandle): Promise<void> {
   try {
     await handle.close();
   } catch {
-    // The error that made us close is the one to report; a failed close of a read-only handle loses nothing.
+    // The bytes or the error already in hand are what to report; a read-only handle loses nothing by a failed close.
+  }
+}
+
+/**
+ * The rest of an opened file's content. The signal reaches the read.
+ *
+ * @throws {@link storeIoError} of the read, or the signal's reason.
+ */
+export async function readOpened(handle: FileHandle, path: string, signal?: AbortSignal): Promise<Buffer> {
+  try {
+    return await handle.readFile(signal === undefined ? {} : { signal });
+  } catch (error) {
+    throw storeIoError('read', path, error);
   }
 }
 
@@ -153,9 +169,7 @@ async function closeQuietly(handle: FileHandle): Promise<void> {
 export async function readRegularFile(path: string, signal?: AbortSignal): Promise<Buffer> {
   const handle = await openRegularFile(path);
   try {
-    return await handle.readFile(signal === undefined ? {} : { signal });
-  } catch (error) {
-    throw storeIoError('read', path, error);
+    return await readOpened(handle, path, signal);
   } finally {
     await closeQuietly(handle);
   }

@@ -1,8 +1,8 @@
 /**
  * The exact layout and identity error texts of SESSION-LOG.md §9.5, §9.13, §9.14 and §9.16.
  */
-import { SessionLogError } from '../../protocol/errors.js';
-import type { Compression } from '../../protocol/storage-paths.js';
+import { SessionLogError } from './errors.js';
+import type { Compression } from './storage-paths.js';
 
 /** The artifact suffix of the other encoding, which must not appear under this root. */
 export function oppositeSuffix(compression: Compression): string {
