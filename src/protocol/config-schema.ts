@@ -14,8 +14,10 @@ export const POSITIVE_SAFE_INTEGER_REASON = 'must be a positive safe integer';
  * @param min - the smallest accepted value.
  * @param reason - the text of every failure.
  */
-export function safeIntegerAtLeast(min: number, reason: string): z.ZodInt {
-  return z.int({ error: reason }).min(min, { error: reason });
+export function safeIntegerAtLeast(min: number, reason: string): z.ZodNumber {
+  // A refinement, not `z.int()`: zod aborts the enclosing object on a failed `z.int()`, which would keep an object's
+  // own refinements (DCP's `nudge.minRatio`, the reference ceiling) from running and reporting in table order.
+  return z.number({ error: reason }).refine(Number.isSafeInteger, { error: reason }).min(min, { error: reason });
 }
 
 /**
@@ -24,7 +26,7 @@ export function safeIntegerAtLeast(min: number, reason: string): z.ZodInt {
  * @param max - the largest accepted value.
  * @param reason - the text of every failure.
  */
-export function safeIntegerBetween(min: number, max: number, reason: string): z.ZodInt {
+export function safeIntegerBetween(min: number, max: number, reason: string): z.ZodNumber {
   return safeIntegerAtLeast(min, reason).max(max, { error: reason });
 }
 
@@ -32,7 +34,7 @@ export function safeIntegerBetween(min: number, max: number, reason: string): z.
  * A positive safe integer; every failure reads `reason` (default {@link POSITIVE_SAFE_INTEGER_REASON}).
  * @param reason - the text of every failure.
  */
-export function positiveSafeInteger(reason: string = POSITIVE_SAFE_INTEGER_REASON): z.ZodInt {
+export function positiveSafeInteger(reason: string = POSITIVE_SAFE_INTEGER_REASON): z.ZodNumber {
   return safeIntegerAtLeast(1, reason);
 }
 

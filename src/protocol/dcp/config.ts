@@ -26,9 +26,11 @@ function integerBetween(min: number, max: number, defaultValue: number) {
   return safeIntegerBetween(min, max, `must be an integer between ${min} and ${max}`).default(defaultValue);
 }
 
+const UNIT_RATIO_REASON = 'must be a number > 0 and <= 1';
+const UNIT_RATIO = z.number({ error: UNIT_RATIO_REASON }).gt(0, { error: UNIT_RATIO_REASON }).lte(1, { error: UNIT_RATIO_REASON });
+
 function unitRatio(defaultValue: number) {
-  const reason = 'must be a number > 0 and <= 1';
-  return z.number({ error: reason }).gt(0, { error: reason }).lte(1, { error: reason }).default(defaultValue);
+  return UNIT_RATIO.default(defaultValue);
 }
 
 function stringList(defaultValue: readonly string[]) {
@@ -51,8 +53,12 @@ function mustBeFalse() {
 
 /** An object-valued key: absent, it is its keys' defaults. */
 function group<T extends z.ZodRawShape>(shape: T) {
+  return withDefaults(z.object(shape));
+}
+
+function withDefaults<T extends z.ZodRawShape>(object: z.ZodObject<T>) {
   // Every key of a group has a default, so `{}` is a complete input; zod's input type cannot know that for any T.
-  return z.object(shape).prefault({} as z.input<z.ZodObject<T>>);
+  return object.prefault({} as z.input<z.ZodObject<T>>);
 }
 
 const RUN_AT = ['turn-start', 'every-step', 'with-compress'] as const;
@@ -81,18 +87,24 @@ export const dcpConfigSchema = z.object({
     hintCount: integerBetween(0, 16, 3),
     excerptChars: integerAtLeast(1, 80),
   }),
-  nudge: group({
-    enabled: flag(true),
-    maxRatio: unitRatio(0.8),
-    // Checked by the group's refinement below, which knows maxRatio.
-    minRatio: z.custom<number>(() => true).default(0.6),
-    frequencySteps: integerAtLeast(1, 8),
-    iterationThreshold: integerAtLeast(1, 12),
-  }).superRefine((nudge, context) => {
-    const { minRatio, maxRatio } = nudge;
-    if (typeof minRatio === 'number' && minRatio >= 0 && minRatio < maxRatio) return;
-    context.addIssue({ code: 'custom', path: ['minRatio'], input: minRatio, message: `must be a number >= 0 and < nudge.maxRatio (${maxRatio})` });
-  }),
+  nudge: withDefaults(
+    z
+      .object({
+        enabled: flag(true),
+        maxRatio: unitRatio(0.8),
+        // Checked by the group's refinement below, which knows maxRatio.
+        minRatio: z.custom<number>(() => true).default(0.6),
+        frequencySteps: integerAtLeast(1, 8),
+        iterationThreshold: integerAtLeast(1, 12),
+      })
+      .refine(({ minRatio, maxRatio }) => typeof minRatio === 'number' && minRatio >= 0 && minRatio < maxRatio, {
+        path: ['minRatio'],
+        error: (issue) => `must be a number >= 0 and < nudge.maxRatio (${String((issue.input as { maxRatio: unknown }).maxRatio)})`,
+        // Runs whatever else in the group failed (the report picks the first key in table order), but only over a
+        // valid maxRatio: an invalid one is reported first, in its own place.
+        when: (payload) => isRecord(payload.value) && UNIT_RATIO.safeParse(payload.value.maxRatio).success,
+      }),
+  ),
   manualMode: group({
     default: flag(false),
     automaticStrategies: flag(false),
