@@ -81,7 +81,7 @@ async function listCandidates(context: CommandContext, options: DiscoveryOptions
     const { problems } = await engine.listSessionsReport(signal);
     const target = await resolveTarget(engine, options.target, options.cwd, signal);
     const limit = options.limit ?? context.resolved.config.candidateLimit;
-    const candidates: MentionCandidate[] = await engine.candidates(target, options.query, signal, limit);
+    const candidates: MentionCandidate[] = await engine.candidates(target, options.query, limit, signal);
     if (context.json) {
       writeJson(io, { candidates, problems });
       return;
