@@ -59,7 +59,7 @@ function count<S extends z.ZodType>(rule: S): z.ZodPreprocess<S> {
 const NON_EMPTY_PATH = 'must be a non-empty path';
 
 /** The schema of the composition, keys in the order `sessionctx config` prints them. */
-export const compositionKeys = {
+const compositionKeys = {
   /** The session root. */
   root: compositionKey({
     schema: z.string({ error: NON_EMPTY_PATH }).min(1, { error: NON_EMPTY_PATH }),

@@ -16,7 +16,7 @@ export const DEFAULT_PERSISTED_INSPECT_CONCURRENCY = 4;
 const NON_NEGATIVE_INTEGER_REASON = 'must be a non-negative integer';
 
 /** The schema, keys in table order (§10.2). */
-export const sessionQueryConfigSchema = z.object({
+const sessionQueryConfigSchema = z.object({
   /** Maximum before/after raw-event window (integer ≥ 0). */
   readWindowMax: nullAsAbsent(
     z

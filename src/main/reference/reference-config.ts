@@ -30,7 +30,7 @@ export const referenceKeyRules = {
 } as const;
 
 /** The schema, keys in dsh's order. */
-export const sessionReferenceConfigSchema = z
+const sessionReferenceConfigSchema = z
   .object({
     maxReferences: nullAsAbsent(referenceKeyRules.maxReferences.default(MAX_REFERENCES)),
     candidateLimit: nullAsAbsent(referenceKeyRules.candidateLimit.default(DEFAULT_CANDIDATE_LIMIT)),

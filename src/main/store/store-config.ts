@@ -39,7 +39,7 @@ function oneOfReason(values: readonly [string, string]): (issue: { readonly inpu
 }
 
 /** The store's schema (§9.1): keys in validation order, each with its default and its rule. */
-export const jsonlStoreConfigSchema = z.object({
+const jsonlStoreConfigSchema = z.object({
   // Resolved to an absolute path once, here.
   root: z.string({ error: 'must be a non-empty path' }).min(1, { error: 'must be a non-empty path' }).transform((root) => resolve(root)),
   compression: z.enum(['zstd', 'none'], { error: oneOfReason(['zstd', 'none']) }).default(DEFAULT_COMPRESSION),

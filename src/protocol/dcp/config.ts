@@ -67,7 +67,7 @@ const RUN_AT = ['turn-start', 'every-step', 'with-compress'] as const;
  * The §16 table, in validation order: the first key that fails, in this order, is reported. `nudge.minRatio` depends
  * on `nudge.maxRatio`, so its rule is the `nudge` group's refinement, reported in `minRatio`'s place.
  */
-export const dcpConfigSchema = z.object({
+const dcpConfigSchema = z.object({
   enabled: flag(true),
   debug: flag(false),
   compress: group({
