@@ -50,7 +50,8 @@ function commandFor(program: Command, name: readonly string[]): Command {
   const [first, verb] = name;
   if (first === undefined) throw new TypeError('a command definition needs a name');
   if (verb === undefined) return program.command(first);
-  const group = program.commands.find((command) => command.name() === first) ?? program.command(first).description(COMMAND_GROUPS[first] ?? '');
+  const group = program.commands.find((command) => command.name() === first)
+    ?? program.command(first).description(COMMAND_GROUPS[first] ?? '');
   return group.command(verb);
 }
 

@@ -206,5 +206,8 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
  * @param resolved - a resolved configuration.
  */
 export function describeConfig(resolved: ResolvedCompositionConfig): string[] {
-  return KEYS.map((key) => `${key} = ${JSON.stringify(resolved.config[key])}  (${describeSource(resolved.sources[key], key, resolved.file)})`);
+  return KEYS.map((key) => {
+    const source = describeSource(resolved.sources[key], key, resolved.file);
+    return `${key} = ${JSON.stringify(resolved.config[key])}  (${source})`;
+  });
 }

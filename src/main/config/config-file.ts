@@ -34,7 +34,9 @@ export async function readConfigFile(where: {
   readonly knownKeys: readonly string[];
 }): Promise<ConfigFile | undefined> {
   const explicit = where.configFile !== undefined;
-  const path = where.configFile !== undefined ? resolve(where.cwd, expandHome(where.configFile, where.env)) : join(where.cwd, CONFIG_FILE_NAME);
+  const path = where.configFile !== undefined
+    ? resolve(where.cwd, expandHome(where.configFile, where.env))
+    : join(where.cwd, CONFIG_FILE_NAME);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -125,7 +125,9 @@ export function parseStoredDcpCommand(args: string): StoredDcpCommandLine {
   const trimmed = args.trim();
   const line = trimmed === '' ? '/dcp' : `/dcp ${trimmed}`;
   const command = parseDcpCommand(trimmed);
-  if (command.kind === 'usage-error' || command.kind === 'unknown-subcommand') throw new DcpCommandError('DCP_COMMAND_USAGE', line, command.text);
+  if (command.kind === 'usage-error' || command.kind === 'unknown-subcommand') {
+    throw new DcpCommandError('DCP_COMMAND_USAGE', line, command.text);
+  }
   return { line, command };
 }
 
@@ -135,8 +137,8 @@ function namedBlock(command: DcpCommand): string | undefined {
 }
 
 /**
- * Runs a parsed `/dcp` command on the stored session `sessionId` and appends what it wrote (nothing for a read). The session's
- * context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
+ * Runs a parsed `/dcp` command on the stored session `sessionId` and appends what it wrote (nothing for a read). The
+ * session's context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
  *
  * @throws DcpConfigError `DCP_CONFIG_INVALID` when `dcpConfig` is invalid or disables DCP.
  * @throws DcpCommandError `DCP_COMMAND_USAGE` for `manual <other>`;

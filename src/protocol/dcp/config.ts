@@ -121,7 +121,11 @@ const dcpConfigSchema = z.object({
 });
 
 /** Deeply readonly, as the resolved configuration is deep-frozen. */
-type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 /** The validated `dcp` configuration. */
 export type DcpConfig = DeepReadonly<z.output<typeof dcpConfigSchema>>;
@@ -158,7 +162,12 @@ const LEAF_KEYS: readonly string[] = leafKeys(dcpConfigSchema.shape);
  * but not an object is an error (reported before any leaf, as a malformed namespace). An `undefined` value counts
  * as absent.
  */
-function collectUnknownKeys(raw: Readonly<Record<string, unknown>>, shape: Readonly<Record<string, z.ZodType>>, prefix: string, unknown: string[]): void {
+function collectUnknownKeys(
+  raw: Readonly<Record<string, unknown>>,
+  shape: Readonly<Record<string, z.ZodType>>,
+  prefix: string,
+  unknown: string[],
+): void {
   for (const key of Object.keys(raw)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
     const schema = Object.hasOwn(shape, key) ? shape[key] : undefined;
@@ -187,7 +196,8 @@ function firstInTableOrder(error: z.ZodError): DcpConfigError {
     if (best === undefined || index < best.index) best = { index, key: LEAF_KEYS[index]!, reason: issue.message };
   }
   // Groups were checked by the walk, so every issue names a leaf; anything else is reported as the namespace's.
-  return best === undefined ? new DcpConfigError('dcp', error.issues[0]?.message ?? 'is invalid') : new DcpConfigError(best.key, best.reason);
+  if (best === undefined) return new DcpConfigError('dcp', error.issues[0]?.message ?? 'is invalid');
+  return new DcpConfigError(best.key, best.reason);
 }
 
 /**

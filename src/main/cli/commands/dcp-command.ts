@@ -33,7 +33,8 @@ function cliError(error: unknown): unknown {
  * @throws UsageError `CLI_USAGE` when the arguments are no `/dcp` command (the message names the sub-commands).
  */
 function parseTyped(subcommand: string, args: readonly string[], options: DcpOptions): StoredDcpCommandLine {
-  const words = [subcommand, ...args, ...(options.raw === true ? ['--raw'] : []), ...(options.intoContext === true ? ['--into-context'] : [])];
+  const flags = [...(options.raw === true ? ['--raw'] : []), ...(options.intoContext === true ? ['--into-context'] : [])];
+  const words = [subcommand, ...args, ...flags];
   try {
     return parseStoredDcpCommand(words.join(' '));
   } catch (error) {

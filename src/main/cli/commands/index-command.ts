@@ -136,7 +136,12 @@ async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
 }
 
 /** What each verb does, and its line in the help. */
-const VERBS: Readonly<Record<IndexVerb, { readonly summary: string; readonly run: (context: CommandContext, options: IndexCommandOptions) => Promise<void> }>> = {
+interface VerbSpec {
+  readonly summary: string;
+  readonly run: (context: CommandContext, options: IndexCommandOptions) => Promise<void>;
+}
+
+const VERBS: Readonly<Record<IndexVerb, VerbSpec>> = {
   build: {
     summary: 'observe every session\'s title through the index (an unchanged log costs one stat); a progress bar on a terminal',
     run: build,
