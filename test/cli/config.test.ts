@@ -44,8 +44,8 @@ describe('composition config', () => {
 
   it.each([
     [{ maxReferences: 4 }, /maxReferences from config file ".*" must not exceed 3, got 4/],
-    [{ maxReferenceBytes: 0 }, /maxReferenceBytes from config file ".*" must be a positive integer, got 0/],
-    [{ candidateLimit: 1.5 }, /candidateLimit from config file ".*" must be a positive integer, got 1.5/],
+    [{ maxReferenceBytes: 0 }, /maxReferenceBytes from config file ".*" must be a positive safe integer, got 0/],
+    [{ candidateLimit: 1.5 }, /candidateLimit from config file ".*" must be a positive safe integer, got 1.5/],
     [{ root: '' }, /root from config file ".*" must be a non-empty path/],
     [{ dcp: [] }, /dcp from config file ".*" must be an object/],
     [{ maxRefs: 2 }, /has unknown key "maxRefs"/],
@@ -58,7 +58,7 @@ describe('composition config', () => {
   });
 
   it('bad environment values and unreadable files are reported with their source', async () => {
-    await expect(resolveCompositionConfig({ cwd: dir, env: { SESSIONCTX_POOL_SIZE: 'many' } })).rejects.toThrow('poolSize from environment SESSIONCTX_POOL_SIZE must be a positive integer, got "many"');
+    await expect(resolveCompositionConfig({ cwd: dir, env: { SESSIONCTX_POOL_SIZE: 'many' } })).rejects.toThrow('poolSize from environment SESSIONCTX_POOL_SIZE must be a positive safe integer, got "many"');
     writeFileSync(join(dir, 'broken.json'), '{not json');
     await expect(resolveCompositionConfig({ cwd: dir, env: {}, configFile: 'broken.json' })).rejects.toThrow(/config file ".*broken.json" is not valid JSON/);
     await expect(resolveCompositionConfig({ cwd: dir, env: {}, configFile: 'missing.json' })).rejects.toThrow(/cannot read config file ".*missing.json"/);

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import { createUserMessage } from '../../src/protocol/user-message.js';
 import { DEFAULT_LEDGER_POOL_MIN_EVENTS } from '../../src/main/dcp/ledger-service.js';
-import { runStoredDcpCommand } from '../../src/main/dcp/stored-session.js';
+import { parseStoredDcpCommand, runStoredDcpCommand } from '../../src/main/dcp/stored-session.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { TaskRunner } from '../../src/main/pool/task-runner.js';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
@@ -59,7 +59,7 @@ describe('sessionctx dcp stats on a long log', () => {
     // No "folded on the main thread" warning: the pool answered.
     expect(stderr).toBe('');
     const viaCli = JSON.parse(stdout) as { kind: string; text: string; appendedEvents: number };
-    const inThread = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), args: 'stats', dcpConfig: {} });
+    const inThread = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), command: parseStoredDcpCommand('stats'), dcpConfig: {} });
     expect(viaCli.kind).toBe('success');
     expect(viaCli.appendedEvents).toBe(0);
     expect(viaCli.text).toBe(inThread.text);
@@ -68,7 +68,7 @@ describe('sessionctx dcp stats on a long log', () => {
     const kinds: string[] = [];
     const counting: TaskRunner = { run: (kind, payload, options) => { kinds.push(kind); return pool.run(kind, payload, options); }, close: () => pool.close() };
     try {
-      const pooled = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), args: 'stats', dcpConfig: {}, fullLogTasks: { runner: counting } });
+      const pooled = await runStoredDcpCommand({ store, sessionId: asSessionId(session.id), command: parseStoredDcpCommand('stats'), dcpConfig: {}, fullLogTasks: { runner: counting } });
       expect(pooled.text).toBe(inThread.text);
       expect(kinds).toEqual(['dcpLedger']);
     } finally {

@@ -107,7 +107,7 @@ describe.each(FACTORIES)('%s', (_name, make) => {
         continue;
       }
       expect(JSON.stringify((outcome as { value: unknown }).value)).toBe(JSON.stringify(testCase.result));
-      const withMentions = await raw.candidates(targetOf(testCase.target), testCase.query, undefined, limit);
+      const withMentions = await raw.candidates(targetOf(testCase.target), testCase.query, limit);
       expect(withMentions.map((candidate) => candidate.mention)).toEqual(testCase.mentions);
     }
   });

@@ -1,43 +1,28 @@
 /**
- * The configuration of the `sessionctx` composition (issue 5): one file
- * (`sessionctx.config.json` in the working directory, or `--config F`), `SESSIONCTX_*`
- * environment overrides and command-line flags, resolved once with the source of every value.
- * Precedence: flag > environment > file > default.
+ * The configuration of the `sessionctx` composition (issue 5) as one schema, {@link compositionKeys}: each key's
+ * rule, default, `SESSIONCTX_*` environment variable and command-line flag, from which the type, the file's known
+ * keys, the environment layer and every error text come. Values come from one file (`sessionctx.config.json` in the
+ * working directory, or `--config F`), the environment and flags, resolved once with the source of every value.
+ * Precedence: flag > environment > file > default. The reference keys use the reference service's own rules
+ * (`reference/reference-config.ts`), so a value the composition accepts is one the service accepts.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES } from '../reference/reference-config.js';
+import { z } from 'zod';
+import { firstConfigIssue, positiveSafeInteger, POSITIVE_SAFE_INTEGER_REASON } from '../../protocol/config-schema.js';
+import { isRecord } from '../../protocol/events.js';
+import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
+import {
+  DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES, MAX_REFERENCES_CEILING_REASON, referenceKeyRules,
+} from '../reference/reference-config.js';
 import { defaultSessionRoot } from '../store/store-config.js';
+import { readConfigFile } from './config-file.js';
 import { SessionctxConfigError } from './config-error.js';
 import { expandHome } from './home-path.js';
-import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
 
-/** The name of the configuration file looked up in the working directory. */
-export const CONFIG_FILE_NAME = 'sessionctx.config.json';
+export { CONFIG_FILE_NAME } from './config-file.js';
 
 /** Where a value came from. */
 export type ConfigSource = 'default' | 'file' | 'env' | 'flag';
-
-/** The resolved configuration. */
-export interface CompositionConfig {
-  /** The session root. */
-  readonly root: string;
-  readonly maxReferences: number;
-  readonly maxReferenceBytes: number;
-  readonly candidateLimit: number;
-  /** Worker threads of the stage pool. */
-  readonly poolSize: number;
-  /** DCP settings (namespace `dcp`, DCP.md §16), passed to the DCP service, which validates them. */
-  readonly dcp: Readonly<Record<string, unknown>>;
-}
-
-/** A resolved configuration with the source of each key. */
-export interface ResolvedCompositionConfig {
-  readonly config: CompositionConfig;
-  readonly sources: Readonly<Record<keyof CompositionConfig, ConfigSource>>;
-  /** The file that was read, if any. */
-  readonly file?: string;
-}
 
 /** What the resolution needs from the process and the command line. */
 export interface ConfigInputs {
@@ -45,73 +30,111 @@ export interface ConfigInputs {
   readonly env: NodeJS.ProcessEnv;
   /** `--config F`; when given, the file must exist. */
   readonly configFile?: string;
-  /** Values given as command-line flags. */
-  readonly flags?: Partial<Record<'root' | 'maxReferences' | 'maxReferenceBytes' | 'candidateLimit' | 'poolSize', string | number>>;
+  /** Values given as command-line flags (`undefined` values are ignored). */
+  readonly flags?: Partial<Record<FlagKey, string | number | undefined>>;
 }
 
-type NumericKey = 'maxReferences' | 'maxReferenceBytes' | 'candidateLimit' | 'poolSize';
-
-const ENV_NAMES: Record<'root' | NumericKey, string> = {
-  root: 'SESSIONCTX_ROOT',
-  maxReferences: 'SESSIONCTX_MAX_REFERENCES',
-  maxReferenceBytes: 'SESSIONCTX_MAX_REFERENCE_BYTES',
-  candidateLimit: 'SESSIONCTX_CANDIDATE_LIMIT',
-  poolSize: 'SESSIONCTX_POOL_SIZE',
-};
-
-const FILE_KEYS = new Set(['root', 'maxReferences', 'maxReferenceBytes', 'candidateLimit', 'poolSize', 'dcp']);
-
-function defaults(inputs: ConfigInputs): CompositionConfig {
-  return {
-    root: defaultSessionRoot(inputs.env, inputs.cwd),
-    maxReferences: MAX_REFERENCES,
-    maxReferenceBytes: DEFAULT_MAX_REFERENCE_BYTES,
-    candidateLimit: DEFAULT_CANDIDATE_LIMIT,
-    poolSize: defaultPoolSize(),
-    dcp: {},
-  };
+/** One key of the composition's schema. */
+interface CompositionKey<S extends z.ZodType> {
+  /** Validates the key's value from any source; a string from the environment or a flag is a number's text. */
+  readonly schema: S;
+  readonly default: (inputs: ConfigInputs) => z.output<S>;
+  /** The `SESSIONCTX_*` variable that sets it, if any. */
+  readonly env?: string;
+  /** The command-line flag that sets it, if any (named for the user, not after the key). */
+  readonly flag?: string;
+  /** Whether an error quotes the rejected value (`…, got "9"`). */
+  readonly quotesValue: boolean;
 }
 
-async function readConfigFile(inputs: ConfigInputs): Promise<{ path: string; values: Record<string, unknown> } | undefined> {
-  const explicit = inputs.configFile !== undefined;
-  const path = explicit ? resolve(inputs.cwd, expandHome(inputs.configFile as string, inputs.env)) : join(inputs.cwd, CONFIG_FILE_NAME);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (!explicit && (error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw new SessionctxConfigError(`cannot read config file ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  let values: unknown;
-  try {
-    values = JSON.parse(text);
-  } catch (error) {
-    throw new SessionctxConfigError(`config file ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  if (typeof values !== 'object' || values === null || Array.isArray(values)) {
-    throw new SessionctxConfigError(`config file ${JSON.stringify(path)} must hold a JSON object`);
-  }
-  const unknown = Object.keys(values).filter((key) => !FILE_KEYS.has(key));
-  if (unknown.length > 0) {
-    throw new SessionctxConfigError(`config file ${JSON.stringify(path)} has unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')}; known: ${[...FILE_KEYS].join(', ')}`);
-  }
-  return { path, values: values as Record<string, unknown> };
+function compositionKey<S extends z.ZodType>(spec: CompositionKey<S>): CompositionKey<S> {
+  return spec;
 }
 
-/** The command-line flag of each key that has one (the flags are named for the user, not after the keys). */
-const FLAG_NAMES: Partial<Record<keyof CompositionConfig, string>> = {
-  root: '--root',
-  maxReferences: '--max-references',
-  maxReferenceBytes: '--max-bytes',
-  candidateLimit: '--limit',
-};
+/** A count from a file (a number), the environment or a flag (its text). */
+function count<S extends z.ZodType>(rule: S): z.ZodPreprocess<S> {
+  return z.preprocess((value: unknown) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value), rule);
+}
 
-function describeSource(source: ConfigSource, key: string, file: string | undefined): string {
+const NON_EMPTY_PATH = 'must be a non-empty path';
+
+/** The schema of the composition, keys in the order `sessionctx config` prints them. */
+const compositionKeys = {
+  /** The session root. */
+  root: compositionKey({
+    schema: z.string({ error: NON_EMPTY_PATH }).min(1, { error: NON_EMPTY_PATH }),
+    default: (inputs) => defaultSessionRoot(inputs.env, inputs.cwd),
+    env: 'SESSIONCTX_ROOT',
+    flag: '--root',
+    quotesValue: false,
+  }),
+  maxReferences: compositionKey({
+    schema: count(referenceKeyRules.maxReferences.max(MAX_REFERENCES, { error: MAX_REFERENCES_CEILING_REASON })),
+    default: () => MAX_REFERENCES,
+    env: 'SESSIONCTX_MAX_REFERENCES',
+    flag: '--max-references',
+    quotesValue: true,
+  }),
+  maxReferenceBytes: compositionKey({
+    schema: count(referenceKeyRules.maxReferenceBytes),
+    default: () => DEFAULT_MAX_REFERENCE_BYTES,
+    env: 'SESSIONCTX_MAX_REFERENCE_BYTES',
+    flag: '--max-bytes',
+    quotesValue: true,
+  }),
+  candidateLimit: compositionKey({
+    schema: count(referenceKeyRules.candidateLimit),
+    default: () => DEFAULT_CANDIDATE_LIMIT,
+    env: 'SESSIONCTX_CANDIDATE_LIMIT',
+    flag: '--limit',
+    quotesValue: true,
+  }),
+  /** Worker threads of the stage pool, bounded by the machine. */
+  poolSize: compositionKey({
+    schema: count(positiveSafeInteger(POSITIVE_SAFE_INTEGER_REASON).refine((size) => size <= maxPoolSize(), {
+      error: () => `must not exceed ${maxPoolSize()} (4 per core on this machine)`,
+    })),
+    default: () => defaultPoolSize(),
+    env: 'SESSIONCTX_POOL_SIZE',
+    quotesValue: true,
+  }),
+  /** DCP settings (namespace `dcp`, DCP.md §16), passed to the DCP service, which validates them. */
+  dcp: compositionKey({
+    schema: z.custom<Readonly<Record<string, unknown>>>(isRecord, { error: 'must be an object' }),
+    default: () => ({}),
+    quotesValue: false,
+  }),
+} as const;
+
+type CompositionKeys = typeof compositionKeys;
+type Key = keyof CompositionKeys;
+/** The keys a command-line flag (or a caller standing in for one) may set. */
+type FlagKey = Exclude<Key, 'dcp'>;
+
+/** The resolved configuration. */
+export type CompositionConfig = { readonly [K in Key]: z.output<CompositionKeys[K]['schema']> };
+
+/** A resolved configuration with the source of each key. */
+export interface ResolvedCompositionConfig {
+  readonly config: CompositionConfig;
+  readonly sources: Readonly<Record<Key, ConfigSource>>;
+  /** The file that was read, if any. */
+  readonly file?: string;
+}
+
+const KEYS = Object.keys(compositionKeys) as Key[];
+
+function isKey(key: string): key is Key {
+  return Object.hasOwn(compositionKeys, key);
+}
+
+function describeSource(source: ConfigSource, key: Key, file: string | undefined): string {
+  const spec: CompositionKey<z.ZodType> = compositionKeys[key];
   switch (source) {
     case 'flag':
-      return `flag ${FLAG_NAMES[key as keyof CompositionConfig] ?? key}`;
+      return `flag ${spec.flag ?? key}`;
     case 'env':
-      return `environment ${ENV_NAMES[key as 'root' | NumericKey]}`;
+      return `environment ${spec.env ?? key}`;
     case 'file':
       return `config file ${JSON.stringify(file)}`;
     case 'default':
@@ -123,57 +146,68 @@ function describeSource(source: ConfigSource, key: string, file: string | undefi
   }
 }
 
-function positiveInteger(key: NumericKey, value: unknown, where: string): number {
-  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (!Number.isSafeInteger(parsed) || (parsed as number) <= 0) {
-    throw new SessionctxConfigError(`${key} from ${where} must be a positive integer, got ${JSON.stringify(value)}`);
-  }
-  if (key === 'poolSize' && (parsed as number) > maxPoolSize()) {
-    throw new SessionctxConfigError(`poolSize from ${where} must not exceed ${maxPoolSize()} (4 per core on this machine), got ${JSON.stringify(value)}`);
-  }
-  if (key === 'maxReferences' && (parsed as number) > MAX_REFERENCES) {
-    throw new SessionctxConfigError(`maxReferences from ${where} must not exceed ${MAX_REFERENCES}, got ${JSON.stringify(value)}`);
-  }
-  return parsed as number;
+/** Validates one value with its key's rule; the error names the key and where the value came from. */
+function validated(key: Key, value: unknown, where: string): unknown {
+  const spec: CompositionKey<z.ZodType> = compositionKeys[key];
+  const parsed = spec.schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { reason } = firstConfigIssue(parsed.error);
+  throw new SessionctxConfigError(`${key} from ${where} ${reason}${spec.quotesValue ? `, got ${JSON.stringify(value)}` : ''}`);
 }
 
-/** Resolves the configuration once; any bad value fails loudly, naming its key and source. */
+/**
+ * Resolves the configuration once.
+ * @param inputs - the working directory, the environment, `--config` and the flags.
+ * @returns the frozen configuration and the source of each key.
+ * @throws SessionctxConfigError `SESSIONCTX_INVALID_CONFIG` for any bad value, naming its key and source.
+ */
 export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<ResolvedCompositionConfig> {
-  const base = defaults(inputs);
-  const file = await readConfigFile(inputs);
-  const config: Record<string, unknown> = { ...base };
-  const sources: Record<string, ConfigSource> = Object.fromEntries(Object.keys(base).map((key) => [key, 'default']));
-  const layers: Array<[ConfigSource, Record<string, unknown>]> = [];
-  if (file !== undefined) layers.push(['file', file.values]);
-  layers.push(['env', Object.fromEntries(Object.entries(ENV_NAMES).flatMap(([key, name]) => (inputs.env[name] !== undefined && inputs.env[name] !== '' ? [[key, inputs.env[name]]] : [])))]);
-  layers.push(['flag', Object.fromEntries(Object.entries(inputs.flags ?? {}).filter(([, value]) => value !== undefined))]);
+  const file = await readConfigFile({ cwd: inputs.cwd, env: inputs.env, configFile: inputs.configFile, knownKeys: KEYS });
+  const config: Record<string, unknown> = Object.fromEntries(KEYS.map((key) => [key, compositionKeys[key].default(inputs)]));
+  const sources = Object.fromEntries(KEYS.map((key) => [key, 'default'])) as Record<Key, ConfigSource>;
+  const environment = KEYS.flatMap((key): Array<[string, unknown]> => {
+    const name = (compositionKeys[key] as CompositionKey<z.ZodType>).env;
+    const value = name === undefined ? undefined : inputs.env[name];
+    return value !== undefined && value !== '' ? [[key, value]] : [];
+  });
+  const layers: Array<[ConfigSource, Array<[string, unknown]>]> = [
+    ...(file !== undefined ? [['file', Object.entries(file.values)] as [ConfigSource, Array<[string, unknown]>]] : []),
+    ['env', environment],
+    ['flag', Object.entries(inputs.flags ?? {}).filter(([, value]) => value !== undefined)],
+  ];
   for (const [source, values] of layers) {
-    for (const [key, value] of Object.entries(values)) {
-      const where = describeSource(source, key, file?.path);
+    for (const [key, value] of values) {
+      // The file's keys were checked by readConfigFile; the others come from the key table.
+      if (!isKey(key)) continue;
+      const checked = validated(key, value, describeSource(source, key, file?.path));
       if (key === 'root') {
-        if (typeof value !== 'string' || value === '') throw new SessionctxConfigError(`root from ${where} must be a non-empty path`);
+        // A root in the file is relative to the file; from the environment or a flag, to the working directory.
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
-        const expanded = expandHome(value, inputs.env);
+        const expanded = expandHome(checked as string, inputs.env);
         config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
       } else if (key === 'dcp') {
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SessionctxConfigError(`dcp from ${where} must be an object`);
-        config.dcp = Object.freeze({ ...(value as Record<string, unknown>) });
+        config.dcp = Object.freeze({ ...(checked as Record<string, unknown>) });
       } else {
-        config[key] = positiveInteger(key as NumericKey, value, where);
+        config[key] = checked;
       }
       sources[key] = source;
     }
   }
   return {
-    config: Object.freeze(config as unknown as CompositionConfig),
-    sources: Object.freeze(sources as Record<keyof CompositionConfig, ConfigSource>),
+    // Every key was set from its default and replaced only by a value its rule accepted.
+    config: Object.freeze(config) as CompositionConfig,
+    sources: Object.freeze(sources),
     ...(file !== undefined ? { file: file.path } : {}),
   };
 }
 
-/** One line per key: `key = value (source)`. */
+/**
+ * One line per key: `key = value (source)`.
+ * @param resolved - a resolved configuration.
+ */
 export function describeConfig(resolved: ResolvedCompositionConfig): string[] {
-  return (Object.keys(resolved.config) as Array<keyof CompositionConfig>).map(
-    (key) => `${key} = ${JSON.stringify(resolved.config[key])}  (${describeSource(resolved.sources[key], key, resolved.file)})`,
-  );
+  return KEYS.map((key) => {
+    const source = describeSource(resolved.sources[key], key, resolved.file);
+    return `${key} = ${JSON.stringify(resolved.config[key])}  (${source})`;
+  });
 }

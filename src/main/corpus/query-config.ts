@@ -1,7 +1,9 @@
 /**
- * Configuration of the session query layer (SESSION-LOG.md §10.2): defaults and validation with
+ * Configuration of the session query layer (SESSION-LOG.md §10.2) as one schema: its type, defaults and rules with
  * the exact texts, code `SESSION_QUERY_INVALID_CONFIG`.
  */
+import { z } from 'zod';
+import { firstConfigIssue, nullAsAbsent, positiveSafeInteger } from '../../protocol/config-schema.js';
 import { SessionQueryError } from '../../protocol/errors.js';
 
 /** Default maximum raw-event window of a windowed read. */
@@ -9,6 +11,22 @@ export const DEFAULT_READ_WINDOW_MAX = 50;
 
 /** Default number of persisted inspections one title batch runs at the same time. */
 export const DEFAULT_PERSISTED_INSPECT_CONCURRENCY = 4;
+
+// "Integer", not "safe integer": the §10.2 table bounds only this key's sign.
+const NON_NEGATIVE_INTEGER_REASON = 'must be a non-negative integer';
+
+/** The schema, keys in table order (§10.2). */
+const sessionQueryConfigSchema = z.object({
+  /** Maximum before/after raw-event window (integer ≥ 0). */
+  readWindowMax: nullAsAbsent(
+    z
+      .number({ error: NON_NEGATIVE_INTEGER_REASON })
+      .refine((value) => Number.isInteger(value) && value >= 0, { error: NON_NEGATIVE_INTEGER_REASON })
+      .default(DEFAULT_READ_WINDOW_MAX),
+  ),
+  /** Maximum simultaneous persisted inspections in one `readTitleSnapshots` batch (positive safe integer). */
+  persistedInspectConcurrency: nullAsAbsent(positiveSafeInteger().default(DEFAULT_PERSISTED_INSPECT_CONCURRENCY)),
+});
 
 /**
  * Caller-supplied configuration. Values are typed loosely because they usually come from a config
@@ -20,38 +38,19 @@ export interface SessionQueryConfigInput {
 }
 
 /** Validated configuration with every default applied. */
-export interface SessionQueryConfig {
-  /** Maximum before/after raw-event window (integer ≥ 0). */
-  readonly readWindowMax: number;
-  /** Maximum simultaneous persisted inspections in one `readTitleSnapshots` batch (positive safe integer). */
-  readonly persistedInspectConcurrency: number;
-}
+export type SessionQueryConfig = Readonly<z.output<typeof sessionQueryConfigSchema>>;
 
 /**
- * Applies defaults, then validates each key in table order (§10.2); throws `SessionQueryError`
- * `SESSION_QUERY_INVALID_CONFIG` with the key's exact text. The result is frozen.
+ * Applies defaults, then validates each key in table order (§10.2).
+ * @param input - the caller's values.
+ * @returns the frozen configuration.
+ * @throws SessionQueryError `SESSION_QUERY_INVALID_CONFIG`: `session-query: <key> <reason>` for the first bad key.
  */
 export function resolveSessionQueryConfig(input: SessionQueryConfigInput = {}): SessionQueryConfig {
-  const readWindowMax = input.readWindowMax ?? DEFAULT_READ_WINDOW_MAX;
-  const persistedInspectConcurrency = input.persistedInspectConcurrency ?? DEFAULT_PERSISTED_INSPECT_CONCURRENCY;
-  if (!isNonNegativeInteger(readWindowMax)) {
-    throw invalidConfig('session-query: readWindowMax must be a non-negative integer');
+  const parsed = sessionQueryConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = firstConfigIssue(parsed.error);
+    throw new SessionQueryError('SESSION_QUERY_INVALID_CONFIG', `session-query: ${issue.key} ${issue.reason}`);
   }
-  if (!isPositiveSafeInteger(persistedInspectConcurrency)) {
-    throw invalidConfig('session-query: persistedInspectConcurrency must be a positive safe integer');
-  }
-  return Object.freeze({ readWindowMax, persistedInspectConcurrency });
-}
-
-// "Integer", not "safe integer": the §10.2 table bounds only this key's sign.
-function isNonNegativeInteger(value: unknown): value is number {
-  return Number.isInteger(value) && (value as number) >= 0;
-}
-
-function isPositiveSafeInteger(value: unknown): value is number {
-  return Number.isSafeInteger(value) && (value as number) >= 1;
-}
-
-function invalidConfig(message: string): SessionQueryError {
-  return new SessionQueryError('SESSION_QUERY_INVALID_CONFIG', message);
+  return Object.freeze(parsed.data);
 }

@@ -3,7 +3,7 @@
  * pre-step marker listener, the `compress` tool and the static guidance section. An invalid configuration is
  * logged and nothing is mounted, so the agent runs without DCP.
  */
-import type { DcpConfig } from '../../protocol/dcp/config.js';
+import type { DcpConfig, ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { errorMessage } from '../../protocol/errors.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
@@ -26,6 +26,11 @@ export interface DcpPluginOptions {
    * of at least `minEvents` events. Without it they run on the host's thread. Validated when the plugin is created.
    */
   readonly fullLogTasks?: FullLogTasksOptions;
+  /**
+   * The `dcp` namespace already resolved by the caller (the CLI resolves it once per command), used instead of
+   * resolving `ctx.config('dcp')` again; its warnings are logged as if resolved here.
+   */
+  readonly config?: ResolvedDcpConfig;
 }
 
 /** The DCP plugin; `runtime` is set once it was applied with a valid, enabled configuration. */
@@ -34,10 +39,10 @@ export interface DcpPlugin extends Plugin {
 }
 
 /** The configuration, or `undefined` after logging why DCP is not mounted. */
-function configOf(context: PluginContext): DcpConfig | undefined {
-  let resolved;
+function configOf(context: PluginContext, given: ResolvedDcpConfig | undefined): DcpConfig | undefined {
+  let resolved = given;
   try {
-    resolved = resolveDcpConfig(context.config('dcp'));
+    resolved ??= resolveDcpConfig(context.config('dcp'));
   } catch (error) {
     if (!(error instanceof DcpConfigError)) throw error;
     context.logger.error(error.message, error);
@@ -61,7 +66,7 @@ export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
       return runtime;
     },
     apply(context: PluginContext): void {
-      const config = configOf(context);
+      const config = configOf(context, options.config);
       if (config === undefined || !config.enabled) return;
       // The storage getter is read at each sync, so storage wired after this point (`storage/available`) is used.
       const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters(), () => context.storage, fullLogTasks);

@@ -17,6 +17,7 @@ import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
 import type { SessionWriter } from '../store/session-writer.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import type { ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
 import { DcpCommandError } from './dcp-command-error.js';
@@ -49,8 +50,8 @@ export interface StoredDcpCommandResult {
 export interface StoredDcpCommandOptions {
   readonly store: JsonlSessionStore;
   readonly sessionId: SessionId;
-  /** The `/dcp` arguments, e.g. `show b1`. */
-  readonly args: string;
+  /** The command, parsed once by {@link parseStoredDcpCommand}. */
+  readonly command: StoredDcpCommandLine;
   /** The `dcp` configuration namespace (DCP.md §16). */
   readonly dcpConfig: Readonly<Record<string, unknown>>;
   /** Where large full-log folds run (`/dcp stats` on a long log, DCP.md §19 D6); the calling thread otherwise. */
@@ -104,19 +105,30 @@ function holdingTriggers(context: PluginContext, command: DcpCommand): PluginCon
   };
 }
 
+/** A `/dcp` command parsed once: the line the host runs and logs, and what it parses to. */
+export interface StoredDcpCommandLine {
+  /** `/dcp <args>`, e.g. `/dcp show b1 --raw`. */
+  readonly line: string;
+  readonly command: DcpCommand;
+}
+
 /**
- * Throws `DCP_COMMAND_USAGE` when `args` cannot be a runnable `/dcp` command whatever the session holds (an unknown
- * sub-command, a bad or missing block ref, an unknown flag), so a caller can refuse them before opening anything.
- * `manual <other>` is refused by {@link runStoredDcpCommand} once the session's manual state is known.
+ * Parses `args` (what follows `/dcp`) once, refusing what cannot be a runnable `/dcp` command whatever the session
+ * holds (an unknown sub-command, a bad or missing block ref, an unknown flag), so a caller can refuse it before
+ * opening anything. `manual <other>` is refused by {@link runStoredDcpCommand} once the session's manual state is known.
  *
+ * @param args - the sub-command and its arguments, e.g. `show b1 --raw`.
+ * @returns the line and its parse, for {@link runStoredDcpCommand}.
  * @throws DcpCommandError `DCP_COMMAND_USAGE` with the command's usage text (DCP.md §11.2).
  */
-export function checkStoredDcpArgs(args: string): void {
+export function parseStoredDcpCommand(args: string): StoredDcpCommandLine {
   const trimmed = args.trim();
+  const line = trimmed === '' ? '/dcp' : `/dcp ${trimmed}`;
   const command = parseDcpCommand(trimmed);
   if (command.kind === 'usage-error' || command.kind === 'unknown-subcommand') {
-    throw new DcpCommandError('DCP_COMMAND_USAGE', trimmed === '' ? '/dcp' : `/dcp ${trimmed}`, command.text);
+    throw new DcpCommandError('DCP_COMMAND_USAGE', line, command.text);
   }
+  return { line, command };
 }
 
 /** The block a command reads or changes, when it names one. */
@@ -125,12 +137,11 @@ function namedBlock(command: DcpCommand): string | undefined {
 }
 
 /**
- * Runs `/dcp <args>` on the stored session `sessionId` and appends what it wrote (nothing for a read). The session's
- * context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
+ * Runs a parsed `/dcp` command on the stored session `sessionId` and appends what it wrote (nothing for a read). The
+ * session's context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
  *
  * @throws DcpConfigError `DCP_CONFIG_INVALID` when `dcpConfig` is invalid or disables DCP.
- * @throws DcpCommandError `DCP_COMMAND_USAGE` for arguments that are no runnable command (an unknown sub-command, a
- * bad or missing block ref, an unknown flag — before the store is read — or `manual <other>`);
+ * @throws DcpCommandError `DCP_COMMAND_USAGE` for `manual <other>`;
  * `DCP_BLOCK_NOT_FOUND` when `show`, `decompress` or `recompress` names a block the session does not have;
  * `DCP_COMMAND_REFUSED` when the command's result is an error or its control turn could not run. Nothing is
  * appended in either case.
@@ -139,26 +150,31 @@ function namedBlock(command: DcpCommand): string | undefined {
  */
 export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
-  const args = options.args.trim();
-  const line = args === '' ? '/dcp' : `/dcp ${args}`;
-  const parsed = parseDcpCommand(args);
-  // A configuration that keeps DCP unmounted fails the command (a typed error, exit 1 in the CLI) before any read.
-  if (!resolveDcpConfig(options.dcpConfig).config.enabled) {
+  const { line, command: parsed } = options.command;
+  // Resolved once, here; the plugin mounts over this resolution. A configuration that keeps DCP unmounted fails the
+  // command (a typed error, exit 1 in the CLI) before any read.
+  const dcp = resolveDcpConfig(options.dcpConfig);
+  if (!dcp.config.enabled) {
     throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
   }
-  checkStoredDcpArgs(args);
   // A state-changing command holds the session's writer lock from before its read to after its append
   // (SESSION-LOG.md §9.16 rule 4): a second writer fails with SESSION_STORE_LOCKED before anything is written.
   const writer = isMutating(parsed) ? await store.acquireWriter(sessionId) : undefined;
   try {
-    return await runLoaded(options, line, parsed, writer);
+    return await runLoaded(options, dcp, line, parsed, writer);
   } finally {
     await writer?.release();
   }
 }
 
 /** {@link runStoredDcpCommand} once the command is known and, for a state-changing one, its writer held. */
-async function runLoaded(options: StoredDcpCommandOptions, line: string, parsed: DcpCommand, writer: SessionWriter | undefined): Promise<StoredDcpCommandResult> {
+async function runLoaded(
+  options: StoredDcpCommandOptions,
+  dcp: ResolvedDcpConfig,
+  line: string,
+  parsed: DcpCommand,
+  writer: SessionWriter | undefined,
+): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
   const inspection = await store.inspectArtifact(sessionId);
   const storedCount = inspection.decoded.events.length;
@@ -173,7 +189,7 @@ async function runLoaded(options: StoredDcpCommandOptions, line: string, parsed:
   agent.on('command/notify', (notification) => {
     notifications.push({ text: notification.text, level: notification.level });
   });
-  const plugin = dcpPlugin(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks });
+  const plugin = dcpPlugin({ config: dcp, ...(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks }) });
   plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed));
   if (plugin.runtime === undefined) {
     await agent.dispose();

@@ -121,7 +121,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     readTitleSnapshots: (ids, signal) => discoveryQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) => service.listCandidates(agent, text, limit, signal),
-    candidates: (agent, text, signal, limit) => service.candidates(agent, text, signal, limit),
+    candidates: (agent, text, limit, signal) => service.candidates(agent, text, signal, limit),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     observeAllTitles,
     attachLive(session) {

@@ -17,7 +17,7 @@ export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
   readSurface: 1,
   readTitleSnapshots: 1,
   listCandidates: 3,
-  candidates: 2,
+  candidates: 3,
   prepare: 3,
 };
 

@@ -73,8 +73,12 @@ export interface SessionEngine {
   readTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
   /** Discovery (SESSION-REFERENCE.md §7.3). */
   listCandidates(agent: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
-  /** The host face of discovery (§7.4). */
-  candidates(agent: ReferenceTarget, query: string, signal?: AbortSignal, limit?: number): Promise<MentionCandidate[]>;
+  /**
+   * The host face of discovery (§7.4): {@link listCandidates} with each candidate's mention. Its arguments are in
+   * {@link listCandidates}' order, the signal last like every read of the engine (the service's own `candidates`
+   * keeps dsh's host signature, `(agent, query, signal)`).
+   */
+  candidates(agent: ReferenceTarget, query: string, limit?: number, signal?: AbortSignal): Promise<MentionCandidate[]>;
   /** Prepares the context for one message (§8). */
   prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences>;
   /** Observes the title of every listed session in batches, reporting progress (the CLI's `index`). */

@@ -1,7 +1,10 @@
 /**
- * Configuration of the JSONL directory store (SESSION-LOG.md §9.1), resolved and validated once.
+ * Configuration of the JSONL directory store (SESSION-LOG.md §9.1) as one schema (type, defaults, rules and
+ * texts), resolved and validated once.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { firstConfigIssue } from '../../protocol/config-schema.js';
 import { SessionLogError } from '../../protocol/errors.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { expandHome, homeDirectory } from '../config/home-path.js';
@@ -24,38 +27,42 @@ export interface JsonlStoreOptions {
 /** The listing modes of {@link JsonlStoreOptions.listing}. */
 export type ListingMode = 'strict' | 'tolerant';
 
-/** The resolved, validated store configuration. */
-export interface JsonlStoreConfig {
-  readonly root: string;
-  readonly compression: Compression;
-  readonly packChunks: boolean;
-  readonly listing: ListingMode;
-}
-
 /** Defaults of SESSION-LOG.md §9.1. */
 export const DEFAULT_COMPRESSION: Compression = 'zstd';
 
 /** One damaged artifact must not hide every healthy session, so listings tolerate damage unless asked not to. */
 export const DEFAULT_LISTING_MODE: ListingMode = 'tolerant';
 
-/** Validates store options and fills in the defaults (SESSION-LOG.md §9.1). */
+/** `must be "a" or "b", got <the value as JSON>`. */
+function oneOfReason(values: readonly [string, string]): (issue: { readonly input?: unknown }) => string {
+  return (issue) => `must be ${values.map((value) => JSON.stringify(value)).join(' or ')}, got ${JSON.stringify(issue.input)}`;
+}
+
+/** The store's schema (§9.1): keys in validation order, each with its default and its rule. */
+const jsonlStoreConfigSchema = z.object({
+  // Resolved to an absolute path once, here.
+  root: z.string({ error: 'must be a non-empty path' }).min(1, { error: 'must be a non-empty path' }).transform((root) => resolve(root)),
+  compression: z.enum(['zstd', 'none'], { error: oneOfReason(['zstd', 'none']) }).default(DEFAULT_COMPRESSION),
+  packChunks: z.boolean({ error: 'must be a boolean' }).default(true),
+  listing: z.enum(['strict', 'tolerant'], { error: oneOfReason(['strict', 'tolerant']) }).default(DEFAULT_LISTING_MODE),
+});
+
+/** The resolved, validated store configuration. */
+export type JsonlStoreConfig = z.output<typeof jsonlStoreConfigSchema>;
+
+/**
+ * Validates store options and fills in the defaults (SESSION-LOG.md §9.1).
+ * @param options - the caller's options.
+ * @returns the configuration, its root absolute.
+ * @throws SessionLogError `SESSION_STORE_INVALID_CONFIG`: `session store: <key> <reason>` for the first bad key.
+ */
 export function resolveJsonlStoreConfig(options: JsonlStoreOptions): JsonlStoreConfig {
-  if (typeof options.root !== 'string' || options.root === '') {
-    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: root must be a non-empty path');
+  const parsed = jsonlStoreConfigSchema.safeParse(options);
+  if (!parsed.success) {
+    const issue = firstConfigIssue(parsed.error);
+    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: ${issue.key} ${issue.reason}`);
   }
-  const compression = options.compression ?? DEFAULT_COMPRESSION;
-  if (compression !== 'zstd' && compression !== 'none') {
-    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: compression must be "zstd" or "none", got ${JSON.stringify(compression)}`);
-  }
-  const packChunks = options.packChunks ?? true;
-  if (typeof packChunks !== 'boolean') {
-    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: packChunks must be a boolean');
-  }
-  const listing = options.listing ?? DEFAULT_LISTING_MODE;
-  if (listing !== 'strict' && listing !== 'tolerant') {
-    throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: listing must be "strict" or "tolerant", got ${JSON.stringify(listing)}`);
-  }
-  return { root: resolve(options.root), compression, packChunks, listing };
+  return parsed.data;
 }
 
 /**

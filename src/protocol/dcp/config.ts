@@ -1,56 +1,137 @@
 /**
- * The `dcp` configuration namespace (DCP.md §16): its schema with defaults, validation with `dcp config: <key>
- * <reason>` errors, and one warning listing every unknown dotted key. The result is deep-frozen.
+ * The `dcp` configuration namespace (DCP.md §16) as one schema: the {@link DcpConfig} type, the defaults and every
+ * rule with its `dcp config: <key> <reason>` text come from {@link dcpConfigSchema}; keys the schema does not know
+ * give one warning listing every unknown dotted key. The result is deep-frozen.
  */
-import { isRecord } from '../events.js';
+import { z } from 'zod';
+import { booleanRule, safeIntegerAtLeast, safeIntegerBetween } from '../config-schema.js';
 import { deepFreeze } from '../deep-freeze.js';
+import { isRecord } from '../events.js';
 import { DcpConfigError } from './config-error.js';
 
-/** Where the automatic strategies run (§8.1 rule 5). */
-export type StrategiesRunAt = 'turn-start' | 'every-step' | 'with-compress';
+/** Maximum entries of every string list. */
+const MAX_LIST_ENTRIES = 64;
+
+const BOOLEAN = 'must be a boolean';
+
+function flag(defaultValue: boolean) {
+  return booleanRule(BOOLEAN).default(defaultValue);
+}
+
+function integerAtLeast(min: number, defaultValue: number) {
+  return safeIntegerAtLeast(min, `must be an integer >= ${min}`).default(defaultValue);
+}
+
+function integerBetween(min: number, max: number, defaultValue: number) {
+  return safeIntegerBetween(min, max, `must be an integer between ${min} and ${max}`).default(defaultValue);
+}
+
+const UNIT_RATIO_REASON = 'must be a number > 0 and <= 1';
+const UNIT_RATIO = z.number({ error: UNIT_RATIO_REASON }).gt(0, { error: UNIT_RATIO_REASON }).lte(1, { error: UNIT_RATIO_REASON });
+
+function unitRatio(defaultValue: number) {
+  return UNIT_RATIO.default(defaultValue);
+}
+
+function stringList(defaultValue: readonly string[]) {
+  const reason = `must be an array of at most ${MAX_LIST_ENTRIES} strings`;
+  return z
+    .array(z.string({ error: reason }), { error: reason })
+    .max(MAX_LIST_ENTRIES, { error: reason })
+    .default(() => [...defaultValue]);
+}
+
+/** A value the spec knows but v1 does not support (`'message'`, `'context-tool'`): only `only` is accepted. */
+function onlyValue<const T extends string>(only: T, deferred: string) {
+  return z.literal(only, { error: (issue) => (issue.input === deferred ? 'unsupported in v1' : `must be '${only}'`) }).default(only);
+}
+
+/** A subagent flag: only `false` in v1. */
+function mustBeFalse() {
+  return z.literal(false, { error: (issue) => (issue.input === true ? 'unsupported in v1' : BOOLEAN) }).default(false);
+}
+
+/** An object-valued key: absent, it is its keys' defaults. */
+function group<T extends z.ZodRawShape>(shape: T) {
+  return withDefaults(z.object(shape));
+}
+
+function withDefaults<T extends z.ZodRawShape>(object: z.ZodObject<T>) {
+  // Every key of a group has a default, so `{}` is a complete input; zod's input type cannot know that for any T.
+  return object.prefault({} as z.input<z.ZodObject<T>>);
+}
+
+const RUN_AT = ['turn-start', 'every-step', 'with-compress'] as const;
+
+/**
+ * The §16 table, in validation order: the first key that fails, in this order, is reported. `nudge.minRatio` depends
+ * on `nudge.maxRatio`, so its rule is the `nudge` group's refinement, reported in `minRatio`'s place.
+ */
+const dcpConfigSchema = z.object({
+  enabled: flag(true),
+  debug: flag(false),
+  compress: group({
+    enabled: flag(true),
+    mode: onlyValue('range', 'message'),
+    maxRangesPerCall: integerAtLeast(1, 3),
+    minNetSavingsTokens: integerAtLeast(1, 256),
+    retainRecentTurns: integerAtLeast(1, 2),
+    protectUserMessages: flag(false),
+    protectTags: flag(true),
+    protectedTools: stringList(['subagent', 'skill', 'todo_write']),
+    protectedSources: stringList(['subagent-report', 'subagent-settled']),
+  }),
+  references: group({
+    transport: onlyValue('marker', 'context-tool'),
+    maxAliasEntries: integerAtLeast(0, 32),
+    hintCount: integerBetween(0, 16, 3),
+    excerptChars: integerAtLeast(1, 80),
+  }),
+  nudge: withDefaults(
+    z
+      .object({
+        enabled: flag(true),
+        maxRatio: unitRatio(0.8),
+        // Checked by the group's refinement below, which knows maxRatio.
+        minRatio: z.custom<number>(() => true).default(0.6),
+        frequencySteps: integerAtLeast(1, 8),
+        iterationThreshold: integerAtLeast(1, 12),
+      })
+      .refine(({ minRatio, maxRatio }) => typeof minRatio === 'number' && minRatio >= 0 && minRatio < maxRatio, {
+        path: ['minRatio'],
+        error: (issue) => `must be a number >= 0 and < nudge.maxRatio (${String((issue.input as { maxRatio: unknown }).maxRatio)})`,
+        // Runs whatever else in the group failed (the report picks the first key in table order), but only over a
+        // valid maxRatio: an invalid one is reported first, in its own place.
+        when: (payload) => isRecord(payload.value) && UNIT_RATIO.safeParse(payload.value.maxRatio).success,
+      }),
+  ),
+  manualMode: group({
+    default: flag(false),
+    automaticStrategies: flag(false),
+  }),
+  strategies: group({
+    runAt: z.enum(RUN_AT, { error: `must be one of ${RUN_AT.map((value) => `'${value}'`).join(', ')}` }).default('turn-start'),
+    deduplication: group({ enabled: flag(true), protectedTools: stringList([]) }),
+    purgeErrors: group({ enabled: flag(false), turns: integerAtLeast(1, 4), protectedTools: stringList([]) }),
+  }),
+  protectedFilePatterns: stringList([]),
+  expansion: group({ maxWindowRatio: unitRatio(0.25), maxTokens: integerAtLeast(1, 32000) }),
+  stats: group({ invalidationHistory: integerBetween(0, 100, 10) }),
+  subagents: group({ enableCompressionInChild: mustBeFalse(), readChildSession: mustBeFalse() }),
+});
+
+/** Deeply readonly, as the resolved configuration is deep-frozen. */
+type DeepReadonly<T> = T extends readonly (infer E)[]
+  ? readonly DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
 
 /** The validated `dcp` configuration. */
-export interface DcpConfig {
-  readonly enabled: boolean;
-  readonly debug: boolean;
-  readonly compress: {
-    readonly enabled: boolean;
-    readonly mode: 'range';
-    readonly maxRangesPerCall: number;
-    readonly minNetSavingsTokens: number;
-    readonly retainRecentTurns: number;
-    readonly protectUserMessages: boolean;
-    readonly protectTags: boolean;
-    readonly protectedTools: readonly string[];
-    readonly protectedSources: readonly string[];
-  };
-  readonly references: {
-    readonly transport: 'marker';
-    readonly maxAliasEntries: number;
-    readonly hintCount: number;
-    readonly excerptChars: number;
-  };
-  readonly nudge: {
-    readonly enabled: boolean;
-    readonly maxRatio: number;
-    readonly minRatio: number;
-    readonly frequencySteps: number;
-    readonly iterationThreshold: number;
-  };
-  readonly manualMode: {
-    readonly default: boolean;
-    readonly automaticStrategies: boolean;
-  };
-  readonly strategies: {
-    readonly runAt: StrategiesRunAt;
-    readonly deduplication: { readonly enabled: boolean; readonly protectedTools: readonly string[] };
-    readonly purgeErrors: { readonly enabled: boolean; readonly turns: number; readonly protectedTools: readonly string[] };
-  };
-  readonly protectedFilePatterns: readonly string[];
-  readonly expansion: { readonly maxWindowRatio: number; readonly maxTokens: number };
-  readonly stats: { readonly invalidationHistory: number };
-  readonly subagents: { readonly enableCompressionInChild: false; readonly readChildSession: false };
-}
+export type DcpConfig = DeepReadonly<z.output<typeof dcpConfigSchema>>;
+
+/** Where the automatic strategies run (§8.1 rule 5). */
+export type StrategiesRunAt = DcpConfig['strategies']['runAt'];
 
 /** A resolved configuration and its warnings (at most one: the unknown-key warning). */
 export interface ResolvedDcpConfig {
@@ -58,169 +139,82 @@ export interface ResolvedDcpConfig {
   readonly warnings: readonly string[];
 }
 
-/** Maximum entries of every string list. */
-const MAX_LIST_ENTRIES = 64;
-
-/** How one leaf key is checked. `check` returns the reason of a bad value, or `undefined`. */
-interface LeafSpec {
-  readonly path: string;
-  readonly defaultValue: () => unknown;
-  readonly check: (value: unknown, resolved: ReadonlyMap<string, unknown>) => string | undefined;
+/** The keys of an object-valued schema (a group, with or without its default), or `undefined` for a leaf. */
+function shapeOf(schema: z.ZodType): Readonly<Record<string, z.ZodType>> | undefined {
+  if (schema instanceof z.ZodObject) return schema.shape as Record<string, z.ZodType>;
+  if (schema instanceof z.ZodPrefault || schema instanceof z.ZodDefault) return shapeOf(schema.def.innerType as z.ZodType);
+  return undefined;
 }
 
-function booleanCheck(value: unknown): string | undefined {
-  return typeof value === 'boolean' ? undefined : 'must be a boolean';
+/** Every leaf's dotted key, in the schema's (validation) order. */
+function leafKeys(shape: Readonly<Record<string, z.ZodType>>, prefix = ''): string[] {
+  return Object.entries(shape).flatMap(([key, schema]) => {
+    const path = prefix === '' ? key : `${prefix}.${key}`;
+    const inner = shapeOf(schema);
+    return inner === undefined ? [path] : leafKeys(inner, path);
+  });
 }
 
-function integerCheck(min: number, max?: number): (value: unknown) => string | undefined {
-  return (value) => {
-    const ok = Number.isSafeInteger(value) && (value as number) >= min && (max === undefined || (value as number) <= max);
-    if (ok) return undefined;
-    return max === undefined ? `must be an integer >= ${min}` : `must be an integer between ${min} and ${max}`;
-  };
-}
-
-function unitRatioCheck(value: unknown): string | undefined {
-  return typeof value === 'number' && value > 0 && value <= 1 ? undefined : 'must be a number > 0 and <= 1';
-}
-
-function minRatioCheck(value: unknown, resolved: ReadonlyMap<string, unknown>): string | undefined {
-  const maxRatio = resolved.get('nudge.maxRatio') as number;
-  return typeof value === 'number' && value >= 0 && value < maxRatio ? undefined : `must be a number >= 0 and < nudge.maxRatio (${maxRatio})`;
-}
-
-function stringListCheck(value: unknown): string | undefined {
-  const ok = Array.isArray(value) && value.length <= MAX_LIST_ENTRIES && Array.from(value).every((item) => typeof item === 'string');
-  return ok ? undefined : `must be an array of at most ${MAX_LIST_ENTRIES} strings`;
-}
-
-/** A value the spec knows but v1 does not support (`'message'`, `'context-tool'`, subagent flags). */
-function onlyValueCheck(only: string, deferred: string): (value: unknown) => string | undefined {
-  return (value) => (value === only ? undefined : value === deferred ? 'unsupported in v1' : `must be '${only}'`);
-}
-
-function mustBeFalseCheck(value: unknown): string | undefined {
-  return value === false ? undefined : value === true ? 'unsupported in v1' : 'must be a boolean';
-}
-
-function runAtCheck(value: unknown): string | undefined {
-  return value === 'turn-start' || value === 'every-step' || value === 'with-compress'
-    ? undefined
-    : "must be one of 'turn-start', 'every-step', 'with-compress'";
-}
-
-function leaf(path: string, defaultValue: unknown, check: LeafSpec['check']): LeafSpec {
-  return { path, defaultValue: () => (Array.isArray(defaultValue) ? [...defaultValue] : defaultValue), check };
-}
-
-/** The §16 table, in validation order (`nudge.maxRatio` before `nudge.minRatio`, which depends on it). */
-const LEAVES: readonly LeafSpec[] = [
-  leaf('enabled', true, booleanCheck),
-  leaf('debug', false, booleanCheck),
-  leaf('compress.enabled', true, booleanCheck),
-  leaf('compress.mode', 'range', onlyValueCheck('range', 'message')),
-  leaf('compress.maxRangesPerCall', 3, integerCheck(1)),
-  leaf('compress.minNetSavingsTokens', 256, integerCheck(1)),
-  leaf('compress.retainRecentTurns', 2, integerCheck(1)),
-  leaf('compress.protectUserMessages', false, booleanCheck),
-  leaf('compress.protectTags', true, booleanCheck),
-  leaf('compress.protectedTools', ['subagent', 'skill', 'todo_write'], stringListCheck),
-  leaf('compress.protectedSources', ['subagent-report', 'subagent-settled'], stringListCheck),
-  leaf('references.transport', 'marker', onlyValueCheck('marker', 'context-tool')),
-  leaf('references.maxAliasEntries', 32, integerCheck(0)),
-  leaf('references.hintCount', 3, integerCheck(0, 16)),
-  leaf('references.excerptChars', 80, integerCheck(1)),
-  leaf('nudge.enabled', true, booleanCheck),
-  leaf('nudge.maxRatio', 0.8, unitRatioCheck),
-  leaf('nudge.minRatio', 0.6, minRatioCheck),
-  leaf('nudge.frequencySteps', 8, integerCheck(1)),
-  leaf('nudge.iterationThreshold', 12, integerCheck(1)),
-  leaf('manualMode.default', false, booleanCheck),
-  leaf('manualMode.automaticStrategies', false, booleanCheck),
-  leaf('strategies.runAt', 'turn-start', runAtCheck),
-  leaf('strategies.deduplication.enabled', true, booleanCheck),
-  leaf('strategies.deduplication.protectedTools', [], stringListCheck),
-  leaf('strategies.purgeErrors.enabled', false, booleanCheck),
-  leaf('strategies.purgeErrors.turns', 4, integerCheck(1)),
-  leaf('strategies.purgeErrors.protectedTools', [], stringListCheck),
-  leaf('protectedFilePatterns', [], stringListCheck),
-  leaf('expansion.maxWindowRatio', 0.25, unitRatioCheck),
-  leaf('expansion.maxTokens', 32000, integerCheck(1)),
-  leaf('stats.invalidationHistory', 10, integerCheck(0, 100)),
-  leaf('subagents.enableCompressionInChild', false, mustBeFalseCheck),
-  leaf('subagents.readChildSession', false, mustBeFalseCheck),
-];
-
-const LEAF_PATHS: ReadonlySet<string> = new Set(LEAVES.map((spec) => spec.path));
-
-/** Every object-valued key (`compress`, `strategies.deduplication`, …). */
-const GROUP_PATHS: ReadonlySet<string> = new Set(
-  LEAVES.flatMap((spec) => {
-    const parts = spec.path.split('.');
-    return parts.slice(0, -1).map((_, index) => parts.slice(0, index + 1).join('.'));
-  }),
-);
+const LEAF_KEYS: readonly string[] = leafKeys(dcpConfigSchema.shape);
 
 /**
- * Walks the raw namespace: collects present leaf values (an `undefined` value counts as absent) and unknown dotted
- * keys in input order; a group that is present but not an object is an error.
+ * Walks the raw namespace along the schema, in input order: collects unknown dotted keys; a group that is present
+ * but not an object is an error (reported before any leaf, as a malformed namespace). An `undefined` value counts
+ * as absent.
  */
-function collect(raw: Record<string, unknown>, prefix: string, values: Map<string, unknown>, unknown: string[]): void {
+function collectUnknownKeys(
+  raw: Readonly<Record<string, unknown>>,
+  shape: Readonly<Record<string, z.ZodType>>,
+  prefix: string,
+  unknown: string[],
+): void {
   for (const key of Object.keys(raw)) {
     const path = prefix === '' ? key : `${prefix}.${key}`;
-    const value = raw[key];
-    if (LEAF_PATHS.has(path)) {
-      if (value !== undefined) values.set(path, value);
-    } else if (GROUP_PATHS.has(path)) {
-      if (value === undefined) continue;
-      if (!isRecord(value)) throw new DcpConfigError(path, 'must be an object');
-      collect(value, path, values, unknown);
-    } else {
+    const schema = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (schema === undefined) {
       unknown.push(path);
+      continue;
     }
+    const inner = shapeOf(schema);
+    const value = raw[key];
+    if (inner === undefined || value === undefined) continue;
+    if (!isRecord(value)) throw new DcpConfigError(path, 'must be an object');
+    collectUnknownKeys(value, inner, path, unknown);
   }
 }
 
-/** Places a dotted-path value into a nested object. */
-function place(target: Record<string, unknown>, path: string, value: unknown): void {
-  const parts = path.split('.');
-  let node = target;
-  for (const part of parts.slice(0, -1)) {
-    const child = node[part];
-    if (isRecord(child)) {
-      node = child;
-    } else {
-      const created: Record<string, unknown> = {};
-      node[part] = created;
-      node = created;
-    }
+/** The first failure in table order: the leaf whose key starts the issue's path (a list's item reports its list). */
+function firstInTableOrder(error: z.ZodError): DcpConfigError {
+  let best: { index: number; key: string; reason: string } | undefined;
+  for (const issue of error.issues) {
+    const path = issue.path.map(String);
+    const index = LEAF_KEYS.findIndex((key) => {
+      const parts = key.split('.');
+      return parts.every((part, at) => path[at] === part);
+    });
+    if (index === -1) continue;
+    if (best === undefined || index < best.index) best = { index, key: LEAF_KEYS[index]!, reason: issue.message };
   }
-  node[parts.at(-1)!] = value;
+  // Groups were checked by the walk, so every issue names a leaf; anything else is reported as the namespace's.
+  if (best === undefined) return new DcpConfigError('dcp', error.issues[0]?.message ?? 'is invalid');
+  return new DcpConfigError(best.key, best.reason);
 }
 
 /**
- * Validates the `dcp` namespace. `undefined` means "not configured" (all defaults). Throws {@link DcpConfigError}
- * for the first invalid value in table order; unknown keys give one warning listing all of them. Nothing is
- * logged here: the caller logs the warnings.
+ * Validates the `dcp` namespace. `undefined` means "not configured" (all defaults). Nothing is logged here: the
+ * caller logs the warnings.
+ * @param raw - the namespace as configured.
+ * @returns the deep-frozen configuration (lists copied, so the caller's arrays stay unfrozen) and its warnings.
+ * @throws DcpConfigError `DCP_CONFIG_INVALID` for the first invalid value in table order.
  */
 export function resolveDcpConfig(raw: unknown): ResolvedDcpConfig {
   if (raw !== undefined && !isRecord(raw)) throw new DcpConfigError('dcp', 'must be an object');
-  const values = new Map<string, unknown>();
   const unknownKeys: string[] = [];
-  if (raw !== undefined) collect(raw, '', values, unknownKeys);
-  const resolved = new Map<string, unknown>();
-  const config: Record<string, unknown> = {};
-  for (const spec of LEAVES) {
-    const value = values.has(spec.path) ? values.get(spec.path) : spec.defaultValue();
-    const reason = spec.check(value, resolved);
-    if (reason !== undefined) throw new DcpConfigError(spec.path, reason);
-    // Lists are copied so that freezing the result never freezes the caller's arrays.
-    const stored = Array.isArray(value) ? [...(value as unknown[])] : value;
-    resolved.set(spec.path, stored);
-    place(config, spec.path, stored);
-  }
+  if (raw !== undefined) collectUnknownKeys(raw, dcpConfigSchema.shape, '', unknownKeys);
+  const parsed = dcpConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw firstInTableOrder(parsed.error);
   const warnings = unknownKeys.length > 0 ? [`dcp config: unknown keys ignored: ${unknownKeys.join(', ')}`] : [];
-  return deepFreeze({ config: config as unknown as DcpConfig, warnings });
+  return deepFreeze({ config: parsed.data as DcpConfig, warnings });
 }
 
 /** The default configuration (deep-frozen). */

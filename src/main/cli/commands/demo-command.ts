@@ -21,6 +21,7 @@ import { assertEmptyDemoRoot } from '../../demo/demo-root.js';
 import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
 import { SessionReferenceService } from '../../reference/session-reference-service.js';
 import type { ReferenceMetadata, ReferenceTarget } from '../../reference/reference-types.js';
+import type { CliCommandDefinition } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { writeJson, writeLines } from '../cli-io.js';
 
@@ -200,3 +201,19 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     `sessionctx dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${at}`,
   ]);
 }
+
+/** `sessionctx demo [--keep] [--root DIR]`. */
+export const demoCommand: CliCommandDefinition<[], { readonly keep?: boolean }> = {
+  name: ['demo'],
+  usage: {
+    description: 'write a demo corpus (to a temporary directory, removed at the end, unless --root or --keep) and walk through discovery, mentions, snapshots, budgets, errors and DCP',
+    examples: ['sessionctx demo', 'sessionctx demo --keep', 'sessionctx demo --root /tmp/demo-sessions'],
+    workers: false,
+  },
+  options: [{ flags: '--keep', description: 'keep the temporary corpus and print where it is (a --root corpus is always kept; the root must be missing or empty)' }],
+  run(context, { options }) {
+    // Only a root given on the command line is the demo's: the configured default root is never written to.
+    const root = options.root === undefined ? undefined : context.resolved.config.root;
+    return runDemoCommand(context.io, { root, json: context.json, keep: options.keep === true }, context.signal);
+  },
+};

@@ -10,21 +10,21 @@ import { readFile, rm, stat } from 'node:fs/promises';
 import { resolveTitleIndexLocation, type TitleIndexLocation } from '../../config/cache-location.js';
 import { decodeTitleIndex } from '../../corpus/title-index/title-index-file.js';
 import type { CliIo } from '../cli-io.js';
+import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
-import { withEngine } from '../open-engine.js';
+import { assertRootExists, withEngine } from '../open-engine.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { progressBar } from '../progress-bar.js';
-import { UsageError } from '../usage-error.js';
 import { CliError } from '../cli-error.js';
 
 /** The index verbs. */
 export type IndexVerb = 'build' | 'status' | 'clear';
 
-/** Options of the `index` command. */
-export interface IndexCommandOptions {
+/** What a verb needs. */
+interface IndexCommandOptions {
   readonly root: string;
   readonly json: boolean;
-  readonly verb: string;
+  readonly verb: IndexVerb;
 }
 
 /** Titles observed per batch, so progress moves and memory stays flat. */
@@ -135,22 +135,37 @@ async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
   else writeLines(io, [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`]);
 }
 
-/**
- * Runs one index verb.
- * @param context - the parsed command context (its root, environment and output mode).
- * @param verb - `build`, `status` or `clear`.
- */
-export async function runIndexCommand(context: CommandContext, verb: string): Promise<void> {
-  const { io } = context;
-  const options: IndexCommandOptions = { root: context.resolved.config.root, json: context.json, verb };
-  switch (options.verb) {
-    case 'build':
-      return build(context, options);
-    case 'status':
-      return status(io, options);
-    case 'clear':
-      return clear(io, options);
-    default:
-      throw new UsageError(`unknown index verb ${JSON.stringify(options.verb)}; use build, status or clear`);
-  }
+/** What each verb does, and its line in the help. */
+interface VerbSpec {
+  readonly summary: string;
+  readonly run: (context: CommandContext, options: IndexCommandOptions) => Promise<void>;
 }
+
+const VERBS: Readonly<Record<IndexVerb, VerbSpec>> = {
+  build: {
+    summary: 'observe every session\'s title through the index (an unchanged log costs one stat); a progress bar on a terminal',
+    run: build,
+  },
+  status: {
+    summary: 'say where the index is, how many entries it holds and whether it is valid',
+    run: async (context, options) => {
+      await assertRootExists(options.root);
+      return status(context.io, options);
+    },
+  },
+  clear: {
+    summary: 'remove this root\'s index (the next discovery rebuilds it)',
+    run: (context, options) => clear(context.io, options),
+  },
+};
+
+/** The `index` group's line in the help. */
+export const INDEX_GROUP_DESCRIPTION = 'build, inspect or remove the persistent title index that makes discovery fast';
+
+/** `sessionctx index <verb>`: the three verbs, each one command (only `build` runs stages, so only it takes `--no-workers`). */
+export const indexCommands: readonly CliCommandDefinition<[]>[] = (['build', 'status', 'clear'] as const).map((verb) => ({
+  name: ['index', verb],
+  usage: { description: VERBS[verb].summary, examples: [`sessionctx index ${verb} --root ~/.dsh/sessions`], workers: verb === 'build' },
+  options: [],
+  run: (context: CommandContext) => VERBS[verb].run(context, { root: context.resolved.config.root, json: context.json, verb }),
+}));

@@ -7,13 +7,14 @@ import type { SessionId } from '../../../protocol/events.js';
 import { asSessionId } from '../../../protocol/events.js';
 import { encodeSessionReferenceUri } from '../../../protocol/uri/session-uri.js';
 import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { withEngine } from '../open-engine.js';
 import { resolveSessionId } from '../session-id-prefix.js';
 
-/** Options of the `mention` command. */
-export interface MentionCommandOptions {
+/** What `mention` needs. */
+interface MentionRequest {
   readonly id: string;
   readonly label?: string | undefined;
 }
@@ -40,7 +41,7 @@ async function lookUpTitle(context: CommandContext, typed: string): Promise<{ id
  * @param context - the parsed command context.
  * @param options - the id and the optional label.
  */
-export async function runMentionCommand(context: CommandContext, options: MentionCommandOptions): Promise<void> {
+async function printMention(context: CommandContext, options: MentionRequest): Promise<void> {
   const found = options.label === undefined ? await lookUpTitle(context, options.id) : undefined;
   const sessionId = found?.id ?? asSessionId(options.id);
   const label = options.label ?? found?.title;
@@ -51,3 +52,17 @@ export async function runMentionCommand(context: CommandContext, options: Mentio
   }
   writeLines(context.io, [mention]);
 }
+
+/** `sessionctx mention <id> [--label L]`. */
+export const mentionCommand: CliCommandDefinition<[id: string], { readonly label?: string }> = {
+  name: ['mention'],
+  usage: {
+    description: 'print the canonical mention @[label](dsh-session:…) for a session; the label is its title when the root names it',
+    arguments: [{ name: '<id>', description: 'a session id, or an unambiguous prefix of a listed one' }],
+    examples: ['sessionctx mention session-9d029d81-e515-48ac-b168-fef7011f3491', 'sessionctx mention 9d029d81 --label "the webshop work"'],
+  },
+  options: [{ flags: '--label <text>', description: 'the visible label (default: the session\'s title, else the id)' }],
+  run(context, { args: [id], options }) {
+    return printMention(context, { id, label: options.label });
+  },
+};

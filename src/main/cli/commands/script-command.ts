@@ -14,13 +14,15 @@ import { runScenario } from '../../scenario/run-scenario.js';
 import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
 import { dcpPlugin } from '../../dcp/dcp-plugin.js';
 import type { CliIo } from '../cli-io.js';
+import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { withEngine } from '../open-engine.js';
 import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
+import { expandHome } from '../../config/home-path.js';
 
-/** Options of `script run`. */
-export interface ScriptCommandOptions {
+/** What `script run` needs. */
+interface ScriptRunRequest {
   /** The scenario file (relative to the working directory). */
   readonly file: string;
 }
@@ -47,20 +49,20 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
  * `json` nothing else is printed (the error's `details` carry the report, `errors` included); without, the report
  * is printed first and the errors follow on standard error.
  */
-export async function runScriptCommand(context: CommandContext, options: ScriptCommandOptions): Promise<void> {
+async function runScriptFile(context: CommandContext, options: ScriptRunRequest): Promise<void> {
   const { io } = context;
   const root = context.resolved.config.root;
   const scenario = parseScenario(await readScenarioFile(io, options.file));
-  // A bad DCP configuration fails the run loudly instead of silently running without DCP; its warnings (unknown keys)
-  // come from the mounted plugin, through the logger.
-  resolveDcpConfig(scenario.config.dcp ?? {});
+  // Resolved once, here: a bad DCP configuration fails the run loudly instead of silently running without DCP; its
+  // warnings (unknown keys) come from the mounted plugin, through the logger.
+  const dcp = resolveDcpConfig(scenario.config.dcp ?? {});
   const run = await withEngine(
     context,
     async (engine) => {
       const store = engine.store;
       if (store === undefined) throw new TypeError('script run needs a session root');
       // DCP's full-log folds of a long scenario session run on the engine's pool, started only if one is needed.
-      return runScenario(scenario, store, { plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner } })], logger: stderrLogger(io) });
+      return runScenario(scenario, store, { plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner }, config: dcp })], logger: stderrLogger(io) });
     },
     { createsRoot: true },
   );
@@ -81,3 +83,20 @@ export async function runScriptCommand(context: CommandContext, options: ScriptC
   ]);
   if (failed !== undefined) throw failed;
 }
+
+/** The `script` group's line in the help. */
+export const SCRIPT_GROUP_DESCRIPTION = 'run scripted scenarios on the real host';
+
+/** `sessionctx script run <scenario>`. */
+export const scriptRunCommand: CliCommandDefinition<[scenario: string]> = {
+  name: ['script', 'run'],
+  usage: {
+    description: 'run a scenario (prompts, scripted model replies, tool results, /commands) on the real host with DCP and write the session into the root',
+    arguments: [{ name: '<scenario>', description: 'the scenario JSON file' }],
+    examples: ['sessionctx script run examples/compress-scenario.json --root /tmp/sessions'],
+  },
+  options: [],
+  run(context, { args: [file] }) {
+    return runScriptFile(context, { file: expandHome(file, context.io.env) });
+  },
+};

@@ -5,13 +5,14 @@
 import { asSessionId } from '../../../protocol/events.js';
 import type { ContentBlock, Message, SessionEvent, SessionId } from '../../../protocol/events.js';
 import type { LocalSessionEngine } from '../../engine/create-engine.js';
+import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { withEngine } from '../open-engine.js';
 import { resolveSessionId } from '../session-id-prefix.js';
 
-/** Options of the `show` command. */
-export interface ShowCommandOptions {
+/** What `show` needs. */
+interface ShowRequest {
   /** A session id, or an unambiguous prefix of one. */
   readonly id: string;
   readonly log: boolean;
@@ -23,7 +24,7 @@ export interface ShowCommandOptions {
  * @param context - the parsed command context.
  * @param options - the id and `--log`.
  */
-export async function runShowCommand(context: CommandContext, options: ShowCommandOptions): Promise<void> {
+async function showSession(context: CommandContext, options: ShowRequest): Promise<void> {
   const { io, signal } = context;
   await withEngine(context, async (engine) => {
     if (options.log) {
@@ -105,3 +106,17 @@ function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ');
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/** `sessionctx show <id> [--log]`. */
+export const showCommand: CliCommandDefinition<[id: string], { readonly log?: boolean }> = {
+  name: ['show'],
+  usage: {
+    description: "print a session's current surface (what its model sees), or with --log its whole log",
+    arguments: [{ name: '<id>', description: 'a session id, or an unambiguous prefix of one (with or without "session-")' }],
+    examples: ['sessionctx show session-9d029d81', 'sessionctx show 9d029d81 --log --json'],
+  },
+  options: [{ flags: '--log', description: 'print every logged event (crash closers included) instead of the surface' }],
+  run(context, { args: [id], options }) {
+    return showSession(context, { id, log: options.log === true });
+  },
+};
