@@ -7,14 +7,11 @@ import { SessionReferenceError } from '../../protocol/reference-errors.js';
 import type { CliIo } from './cli-io.js';
 import { UsageError } from './usage-error.js';
 import { errorCode } from '../../protocol/error-code.js';
+import { isRecord } from '../../protocol/record-guard.js';
 import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
 import { diagnosticPrefix } from './terminal-style.js';
 
 export { errorCode };
-
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * What a failure says beyond its message: JSON `details` and lines for a person. A budget failure names its source

@@ -9,7 +9,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { firstConfigIssue, positiveSafeInteger, POSITIVE_SAFE_INTEGER_REASON } from '../../protocol/config-schema.js';
-import { isRecord } from '../../protocol/events.js';
+import { assertNever } from '../../protocol/assert-never.js';
+import { isRecord } from '../../protocol/record-guard.js';
 import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
 import {
   DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES, MAX_REFERENCES_CEILING_REASON, referenceKeyRules,
@@ -139,10 +140,8 @@ function describeSource(source: ConfigSource, key: Key, file: string | undefined
       return `config file ${JSON.stringify(file)}`;
     case 'default':
       return 'default';
-    default: {
-      const unreachable: never = source;
-      return String(unreachable);
-    }
+    default:
+      return assertNever(source, 'unknown configuration source');
   }
 }
 

@@ -4,6 +4,8 @@
  * `abortGraceMs` has its thread terminated and replaced), validated once.
  */
 import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { firstConfigIssue, nullAsAbsent, safeIntegerBetween } from '../../protocol/config-schema.js';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
 
 /** What a caller may pass. */
@@ -47,26 +49,34 @@ export function defaultPoolSize(): number {
   return Math.max(1, Math.min(3, availableParallelism()));
 }
 
+/** The reason of a bad `abortGraceMs`. Zero is refused too: the abort message needs a round trip, so a zero grace would terminate every aborted thread. */
+const ABORT_GRACE_REASON = `must be a positive safe integer of milliseconds no greater than ${MAX_ABORT_GRACE_MS}`;
+
+/** The reason of a bad `size`, naming this machine's bound. */
+function sizeReason(bound: number): string {
+  return `must be a positive safe integer no greater than ${bound} (4 per core; this machine has ${bound / 4})`;
+}
+
+/**
+ * The pool namespace's schema: type, defaults and rules in one place (the bound of `size` depends on the machine,
+ * so the schema is built per resolution).
+ */
+function poolConfigSchema(bound: number) {
+  return z.object({
+    size: nullAsAbsent(safeIntegerBetween(1, bound, sizeReason(bound)).default(defaultPoolSize)),
+    abortGraceMs: nullAsAbsent(safeIntegerBetween(1, MAX_ABORT_GRACE_MS, ABORT_GRACE_REASON).default(DEFAULT_ABORT_GRACE_MS)),
+  });
+}
+
 /**
  * Fills in defaults and validates (`SESSION_POOL_INVALID_CONFIG`): `size` must be a positive safe
  * integer ≤ {@link maxPoolSize} (bounded by the machine), `abortGraceMs` a positive safe integer ≤ {@link MAX_ABORT_GRACE_MS}.
+ * @param input - what the caller passed; absent and `null` keys take their defaults
+ * @returns the resolved configuration
  */
 export function resolvePoolConfig(input: PoolConfigInput = {}): PoolConfig {
-  const size = input.size ?? defaultPoolSize();
-  const bound = maxPoolSize();
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size <= 0 || size > bound) {
-    throw new SessionPoolError(
-      'SESSION_POOL_INVALID_CONFIG',
-      `session-pool: size must be a positive safe integer no greater than ${bound} (4 per core; this machine has ${bound / 4})`,
-    );
-  }
-  const abortGraceMs = input.abortGraceMs ?? DEFAULT_ABORT_GRACE_MS;
-  // Zero is refused too: the abort message needs a round trip, so a zero grace would terminate every aborted thread.
-  if (typeof abortGraceMs !== 'number' || !Number.isSafeInteger(abortGraceMs) || abortGraceMs <= 0 || abortGraceMs > MAX_ABORT_GRACE_MS) {
-    throw new SessionPoolError(
-      'SESSION_POOL_INVALID_CONFIG',
-      `session-pool: abortGraceMs must be a positive safe integer of milliseconds no greater than ${MAX_ABORT_GRACE_MS}`,
-    );
-  }
-  return { size, abortGraceMs };
+  const parsed = poolConfigSchema(maxPoolSize()).safeParse({ size: input.size, abortGraceMs: input.abortGraceMs });
+  if (parsed.success) return parsed.data;
+  const issue = firstConfigIssue(parsed.error);
+  throw new SessionPoolError('SESSION_POOL_INVALID_CONFIG', `session-pool: ${issue.key} ${issue.reason}`);
 }
