@@ -57,7 +57,7 @@ const NOT_COMPARED = new Set(['agent/inbox/spliced', 'request/context', 'assista
 /**
  * What dsh's fixture generator put before the DCP section of the system text: dsh's own opening line and the
  * generator's agent instructions. Neither is in the scenario (its format has no system prompt), so `script run` cannot
- * write them (entry `generator-setup`, DCP.md §20 #18).
+ * write them (entry `generator-setup`, DCP.md §20 #17).
  */
 const GENERATOR_PREAMBLE = 'You are an AI agent powered by DeepSeek Harness.\n\nYou are a deterministic DCP test agent.\n\n';
 
@@ -120,7 +120,7 @@ function callsOf(message: Json): string[] {
 /** The call a tool-result message answers. */
 const resultCallOf = (message: Json): string | undefined => (sourceOf(message)['kind'] === 'tool' ? String(sourceOf(message)['callId']) : undefined);
 
-/** Leaf tool content (DCP.md §12.1): ours shows tool calls and results; dsh-dcp a tool result as an empty user leaf. */
+/** Leaf tool content (DCP.md §20 #14, §12.1): ours shows tool calls and results; dsh-dcp a tool result as an empty user leaf. */
 function dshLeafLayout(text: string): string {
   return text
     .replace(/\n\[tool call [^\n]*/g, '')
@@ -167,8 +167,8 @@ const MESSAGE_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply:
     },
   },
   {
-    // §20 #12 (§12.2): our expansion ends with its own `<dcp-message-id>`; §12.1: our transcript shows tool calls and
-    // results, dsh-dcp's drops them; §12.2: our compaction ids name the new block too (dsh-dcp's repeat).
+    // §20 #12 (§12.2): our expansion ends with its own `<dcp-message-id>` and our compaction ids name the new block too
+    // (dsh-dcp's repeat); §20 #14 (§12.1): our transcript shows tool calls and results, dsh-dcp's drops them.
     name: 'expansion-text',
     apply: (message, side) => {
       if (dcpMetaOf(message)?.['kind'] !== 'expansion') return message;
@@ -178,7 +178,7 @@ const MESSAGE_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply:
     },
   },
   {
-    // §20 #17 (§12.3, §6.3): a recompression's text (ours extracts the body; dsh-dcp wraps the whole old checkpoint)
+    // §20 #15 (§12.3, §6.3): a recompression's text (ours extracts the body; dsh-dcp wraps the whole old checkpoint)
     // and its `startRef`/`endRef`/`compressCallId` differ; §12.2: the compaction id names the new block on our side.
     name: 'recompression',
     apply: (message) => {
@@ -245,7 +245,7 @@ function recordCompaction(event: LoggedEvent): string | undefined {
  */
 const RECORD_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: (event: LoggedEvent, side: Side, facts: Facts) => LoggedEvent | undefined }> = [
   {
-    // HOST.md §12: usage is the scripted model's (dsh's fixture model reports a constant one, ours estimates it): the
+    // §20 #20 (HOST.md §12): usage is the scripted model's (dsh's fixture model reports a constant one, ours estimates it): the
     // fields and their order are compared, not the values.
     name: 'scripted-model-stream',
     apply: (event) => {
@@ -254,7 +254,7 @@ const RECORD_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: 
     },
   },
   {
-    // §20 #18: the generator's preamble and its canned tools' parameter schemas are not in the scenario;
+    // §20 #17: the generator's preamble and its canned tools' parameter schemas are not in the scenario;
     // §20 #1 (§10): the DCP system section is the seed's; §20 #2 (§7.2): the `compress` description and schema too.
     name: 'generator-setup, guidance, compress-schema',
     apply: (event, side) => {
@@ -292,7 +292,7 @@ const RECORD_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: 
     },
   },
   {
-    // §20 #12 (§12.2), §20 #17 (§12.3): expansion and recompression compaction records, as for their checkpoints: the
+    // §20 #12 (§12.2), #14 (§12.1), #15 (§12.3): expansion and recompression compaction records, as for their checkpoints: the
     // compaction id names the new block on our side; the transcript and the recompressed text differ as documented,
     // and so does the token count of the expansion a recompression shadows (ours carries the tool lines, §12.1).
     name: 'expansion-text, recompression',
@@ -314,8 +314,8 @@ const RECORD_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: 
     },
   },
   {
-    // §20 #14 (§11.3, §15.2): the `/dcp` output blocks (help, context, stats, show) are the seed's; the leaf transcript
-    // `/dcp decompress` adds after the show block is compared (in dsh-dcp's layout, §12.1 tool lines aside).
+    // §20 #18 (§11.3, §15.2): the `/dcp` output blocks (help, context, stats, show) are the seed's; the leaf transcript
+    // `/dcp decompress` adds after the show block is compared (in dsh-dcp's layout, #14's tool lines aside).
     name: 'command-output-blocks',
     apply: (event, side) => {
       if (event.type !== 'command/done') return event;
@@ -329,7 +329,7 @@ const RECORD_ALLOW_LIST: ReadonlyArray<{ readonly name: string; readonly apply: 
     },
   },
   {
-    // §20 #15 (§11.2, §12.2, §12.3): a command that cannot succeed is refused when it runs (kind error); dsh-dcp
+    // §20 #19 (§11.2, §12.2, §12.3): a command that cannot succeed is refused when it runs (kind error); dsh-dcp
     // answers "scheduled" and fails inside a control turn (that turn is set aside before, see below).
     name: 'refused-at-command-time',
     apply: (event, _side, facts) => (event.type === 'command/done' && facts.refusedCommandIds.has(String(event.data['commandId'])) ? undefined : event),
@@ -347,7 +347,7 @@ function maskTools(tools: readonly ModelTool[]): ModelTool[] {
 }
 
 /**
- * §20 #15: on the dsh side, the empty control turn (`turn/start`, `command/done`, `turn/end`, no step) that follows the
+ * §20 #19: on the dsh side, the empty control turn (`turn/start`, `command/done`, `turn/end`, no step) that follows the
  * `command/run` of a command our run refused is set aside (its `command/done` goes by `refused-at-command-time`).
  */
 function withoutRefusedControlTurns(events: readonly LoggedEvent[], refusedIds: ReadonlySet<string>): LoggedEvent[] {
