@@ -76,7 +76,8 @@ describe('§18 item 66: command parsing and texts', () => {
     expect(parseDcpCommand('manual on')).toEqual({ kind: 'manual-set', on: true });
     expect(parseDcpCommand('MANUAL   On')).toEqual({ kind: 'manual-set', on: true });
     expect(parseDcpCommand('manual off')).toEqual({ kind: 'manual-set', on: false });
-    expect(parseDcpCommand('manual')).toEqual({ kind: 'manual-status' });
+    // A bare `/dcp manual` answers with the usage line, as dsh-dcp does (test/fixtures/dcp-dsh/s9, last command).
+    expect(parseDcpCommand('manual')).toEqual({ kind: 'manual-usage' });
     expect(parseDcpCommand('manual status')).toEqual({ kind: 'manual-status' });
     expect(parseDcpCommand('manual maybe')).toEqual({ kind: 'manual-usage' });
     expect(parseDcpCommand('manual on please')).toEqual({ kind: 'manual-usage' });

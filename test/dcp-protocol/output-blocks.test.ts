@@ -146,13 +146,13 @@ describe('§11.3 context and show blocks', () => {
     expect(recompressed).toBe('Block b3:\nkind: summary\nmode: range\ntopic: recompression\nstatus: active\nrange: b2..(none)\nconsumed blocks: b2\nrecompressed from: b1\nsummary:\nT');
     const raw = { leafCount: 1, transcript: '--- leaf 3 (user) ---\nhello' };
     expect(formatDecompressShow({ meta, membership: 'active', text: 'T', raw })).toBe(
-      'Block b1:\nkind: summary\nmode: range\ntopic: parser\nstatus: active\nrange: m0001..m0003\nconsumed blocks: (none)\nsummary:\nT\n\nOriginal leaf nodes (1):\n--- leaf 3 (user) ---\nhello\nNote: model context is unchanged (raw show only). Use --into-context to expand.',
+      'Block b1:\nkind: summary\nmode: range\ntopic: parser\nstatus: active\nrange: m0001..m0003\nconsumed blocks: (none)\nsummary:\nT\n\nOriginal leaf nodes (1):\n--- leaf 3 (user) ---\nhello\n\nNote: model context is unchanged (raw show only). Use --into-context to expand.',
     );
   });
 });
 
 describe('§12 pure parts: leaf transcript and expansion rules', () => {
-  it('renders user, assistant (text, reasoning left out, tool calls) and tool results / errors', () => {
+  it('renders user, assistant (text, reasoning left out, tool calls) and tool results / errors, leaves separated by a blank line', () => {
     const transcript = renderLeafTranscript([
       { seq: 3, role: 'user', content: [{ type: 'text', text: 'read a.txt' }, { type: 'image', url: 'u' }] },
       {
@@ -172,11 +172,14 @@ describe('§12 pure parts: leaf transcript and expansion rules', () => {
         '--- leaf 3 (user) ---',
         'read a.txt',
         '[image block]',
+        '',
         '--- leaf 5 (assistant) ---',
         'reading',
         '[tool call read id=c1] {"file_path":"a.txt"}',
+        '',
         '--- leaf 7 (tool) ---',
         '[tool result read id=c1] A',
+        '',
         '--- leaf 9 (tool) ---',
         '[tool error bash id=c2] exit 1',
       ].join('\n'),

@@ -33,12 +33,27 @@ async function manualWithDuplicate(extra: { plugins?: readonly Plugin[]; plugins
   return harness;
 }
 
+/** {@link manualWithDuplicate}, then manual mode switched off again: the duplicate is left for a sweep to prune. */
+async function duplicateLeftForSweep(extra: { plugins?: readonly Plugin[]; pluginsAfter?: readonly Plugin[] } = {}) {
+  const harness = await manualWithDuplicate(extra);
+  expect(await harness.runCommand('/dcp manual off')).toEqual({ kind: 'success', text: 'Manual mode is now OFF.' });
+  return harness;
+}
+
 describe('§18 item 44: manual mode gates the automatic strategies', () => {
-  it('with the default automaticStrategies=false dedup does not run; /dcp sweep runs it', async () => {
+  it('with the default automaticStrategies=false dedup does not run, nor does /dcp sweep (as in dsh-dcp); after manual off a sweep runs it', async () => {
     const harness = await manualWithDuplicate();
     expect(harness.index().manualOn).toBe(true);
     expect(dedupReplaces(harness)).toEqual([]);
     expect(await harness.runCommand('/dcp sweep')).toEqual({ kind: 'success', text: 'Sweep scheduled in a control turn (no model request).' });
+    await harness.runUntilIdle();
+    // DCP.md §8.1 rule 4: the gate holds for a sweep (test/fixtures/dcp-dsh/s10: dsh-dcp's first sweep, under manual
+    // mode, prunes nothing; its second, after `/dcp manual off`, prunes the duplicate).
+    expect(dedupReplaces(harness)).toEqual([]);
+    expect(notices(harness)).toEqual(['DCP sweep skipped: manual mode is on and automatic strategies are off.']);
+    expect(harness.runtime.pendingControls.size).toBe(0);
+    await harness.runCommand('/dcp manual off');
+    await harness.runCommand('/dcp sweep');
     await harness.runUntilIdle();
     expect(dedupReplaces(harness)).toHaveLength(1);
     expectHealthyLog(harness);
@@ -56,7 +71,7 @@ describe('§18 item 44: manual mode gates the automatic strategies', () => {
 
 describe('§18 item 62: /dcp sweep is a control turn', () => {
   it('runs with 0 model dispatches, no assistant message, a completed turn, logged prunes and a notice', async () => {
-    const harness = await manualWithDuplicate();
+    const harness = await duplicateLeftForSweep();
     const dispatches = harness.model.dispatchCount;
     const assistants = harness.session.events.filter((event) => event.type === 'assistant/message').length;
     const firstNew = harness.session.events.length;
@@ -88,7 +103,7 @@ describe('§18 item 62: /dcp sweep is a control turn', () => {
 
   it('a sweep while busy is skipped and says so', async () => {
     const busy = busyDuringPreStep(4);
-    const harness = await manualWithDuplicate({ plugins: [busy.outer], pluginsAfter: [busy.inner] });
+    const harness = await duplicateLeftForSweep({ plugins: [busy.outer], pluginsAfter: [busy.inner] });
     await harness.runCommand('/dcp sweep');
     await harness.runUntilIdle();
     expect(harness.errors).toEqual([]);
@@ -113,7 +128,7 @@ describe('§18 item 63: a human typing the control text', () => {
 
 describe('§18 item 64: a control claimed with a real user message', () => {
   it('runs the control first, then the user message reaches the model with a marker', async () => {
-    const harness = await manualWithDuplicate();
+    const harness = await duplicateLeftForSweep();
     const dispatches = harness.model.dispatchCount;
     const command = harness.runCommand('/dcp sweep');
     harness.prompt('and here is my real question');
@@ -226,10 +241,12 @@ describe('§18 item 66: command texts', () => {
     expect(show.text.split('\n').slice(0, 7)).toEqual(['Block b1:', 'kind: summary', 'mode: range', 'topic: old work', 'status: active', 'range: m0001..m0003', 'consumed blocks: (none)']);
     const decompress = await harness.runCommand('/dcp decompress b1');
     expect(decompress.kind).toBe('success');
-    expect(decompress.text).toContain('\n\nOriginal leaf nodes (4):\n--- leaf ');
+    // dsh-dcp's leaf layout (test/fixtures/dcp-dsh/s11, `/dcp decompress b1`): the two turns' markers are leaves too,
+    // leaves are separated by a blank line, and so is the note.
+    expect(decompress.text).toContain('\n\nOriginal leaf nodes (6):\n--- leaf ');
+    expect(decompress.text).toMatch(/\n\nOriginal leaf nodes \(6\):\n--- leaf \d+ \(user\) ---\n<dcp-boundary ref="m0001" turn="1" step="1" \/>\n\n--- leaf \d+ \(user\) ---\nalpha question q+\n\n--- leaf \d+ \(assistant\) ---\nfirst answer\n\n--- leaf \d+ \(user\) ---\n<dcp-boundary ref="m0002" turn="2" step="1" \/>\n\n/);
     expect(decompress.text).toContain(`alpha question ${'q'.repeat(200)}`);
-    expect(decompress.text).not.toContain('<dcp-boundary');
-    expect(decompress.text.endsWith('\nNote: model context is unchanged (raw show only). Use --into-context to expand.')).toBe(true);
+    expect(decompress.text.endsWith('second answer\n\nNote: model context is unchanged (raw show only). Use --into-context to expand.')).toBe(true);
     const context = await harness.runCommand('/dcp context');
     expect(context.text).toMatch(/^DCP context \(heuristic token estimates\):\nsurface tokens ~\d+\n/);
     expect(context.text).toContain('\nactive blocks: b1\n');

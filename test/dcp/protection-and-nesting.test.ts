@@ -188,6 +188,25 @@ describe('§18 items 32 and 33: appendix kinds', () => {
     expectHealthyLog(harness);
   });
 
+  it('trims each <protect> body, as dsh-dcp does, and leaves a blank body out (issue 13 item 9)', async () => {
+    // The issue's example: dsh-dcp appends `API key rotation: weekly\nsalt=v2` for a padded tag body.
+    const harness = createDcpHarness({ script: [...texts(2), compressReply([range('m0001', 'm0003', 'Two turns.')]), { text: 'ok' }] });
+    await turn(harness, 'keys: <protect>  API key rotation: weekly\nsalt=v2 \n</protect> and <protect> \n </protect>');
+    await turn(harness, 'second plain');
+    await turn(harness, 'compress');
+    expect(blockText(harness, 'b1')).toBe([
+      '[Compressed conversation section]',
+      'Two turns.',
+      'Protected prompt information verbatim:',
+      'API key rotation: weekly',
+      'salt=v2',
+      '',
+      '<dcp-message-id>b1</dcp-message-id>',
+    ].join('\n'));
+    expect(harness.index().block('b1')!.meta.protectedKinds).toEqual(['protect-tag']);
+    expectHealthyLog(harness);
+  });
+
   it('carries a subagent-report message verbatim under the default configuration', async () => {
     const report = () => userMessage('child result: done', { kind: 'subagent-report' });
     const harness = createDcpHarness({ pluginsAfter: [injectAtTurn(1, report)], script: [...texts(2), compressReply([range('m0001', 'm0002', 'Turn one.')]), { text: 'ok' }] });

@@ -5,6 +5,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { createUserMessage } from '../../src/protocol/user-message.js';
 import type { CommandContext, CommandDefinition } from '../../src/main/host/command-runtime.js';
 import { COMMAND_INPUT_PATTERN, parseCommandInput } from '../../src/main/host/command-runtime.js';
+import type { Plugin } from '../../src/main/host/plugin-context.js';
 import { createTestHarness } from '../../src/main/host/test-harness.js';
 import { typesOf } from './host-builders.js';
 
@@ -222,5 +223,46 @@ describe('registration (rule 1)', () => {
     expect(() => harness.agent.registerCommand({ name: '/dcp', handler: () => ({ kind: 'success', text: '' }) })).toThrow(TypeError);
     expect(() => harness.agent.registerCommand({ name: 'a b', handler: () => ({ kind: 'success', text: '' }) })).toThrow(TypeError);
     expect(() => harness.agent.registerCommand({ name: '', handler: () => ({ kind: 'success', text: '' }) })).toThrow('command name "" must be non-empty and contain no "/" or whitespace');
+  });
+});
+
+describe('the command/done of a command that opens a turn (rule 3)', () => {
+  /** A plugin with a command queueing a plugin message, and a pre-step that logs a bracket and ends the turn at once. */
+  function controlPlugin(handlerDelayMs: number): Plugin {
+    return {
+      name: 'ctl',
+      apply: (context) => {
+        context.registerCommand({
+          name: 'ctl',
+          handler: async (command) => {
+            command.followup(createUserMessage({ source: { kind: 'plugin', plugin: 'ctl' }, content: [{ type: 'text', text: 'go' }] }));
+            if (handlerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, handlerDelayMs));
+            return { kind: 'success', text: 'scheduled' };
+          },
+        });
+        context.on('agent/pre-step', (payload) => {
+          const compactionId = `ctl-${payload.turn}`;
+          payload.session.append('compaction/start', { compactionId, turn: payload.turn });
+          payload.session.append('compaction/end', { compactionId, turn: payload.turn, error: { message: 'nothing to do' } });
+          return { kind: 'enter', messages: [] };
+        });
+      },
+    };
+  }
+
+  it('lands right after the turn/start it caused, before anything the pre-step writes (dsh\'s order, test/fixtures/dcp-dsh/s11)', async () => {
+    const harness = createTestHarness({ plugins: [controlPlugin(0)] });
+    expect(await harness.runCommand('/ctl')).toEqual({ kind: 'success', text: 'scheduled' });
+    await harness.runUntilIdle();
+    expect(typesOf(harness.session.events)).toEqual(['command/run', 'turn/start', 'command/done', 'compaction/start', 'compaction/end', 'turn/end']);
+  });
+
+  it('a handler still working does not hold the turn up: the turn runs and command/done follows when it returns', async () => {
+    const harness = createTestHarness({ plugins: [controlPlugin(30)] });
+    const result = harness.runCommand('/ctl');
+    await harness.runUntilIdle();
+    expect(typesOf(harness.session.events)).toEqual(['command/run', 'turn/start', 'compaction/start', 'compaction/end', 'turn/end']);
+    expect(await result).toEqual({ kind: 'success', text: 'scheduled' });
+    expect(typesOf(harness.session.events).at(-1)).toBe('command/done');
   });
 });

@@ -65,6 +65,8 @@ interface ControlOutcome {
 function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayload, body: ControlBody): ControlOutcome {
   switch (body.kind) {
     case 'sweep': {
+      // The manual rule holds for a sweep too (§8.1 rule 4), as in dsh-dcp; the human is told why nothing ran.
+      if (index.manualOn && !runtime.config.manualMode.automaticStrategies) return { text: sweepNotice({ kind: 'manual' }), ok: false };
       const selection = strategiesFor(runtime, index.manualOn, { kind: 'sweep' });
       const result = selection === undefined ? undefined : runStrategyBatch(runtime, index, payload.session, payload.turn, selection);
       if (result !== undefined) logBatch(runtime, result);

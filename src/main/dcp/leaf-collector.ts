@@ -1,7 +1,8 @@
 /**
  * `collectLeaves` (DCP.md §12.1): the original leaf nodes under a block's checkpoint, depth first in recorded
- * surface order. DCP checkpoints and DCP prunes are opened (a pruned result shows its original output); DCP
- * markers are skipped; anything else, native and foreign checkpoints included, is a leaf.
+ * surface order. DCP checkpoints and DCP prunes are opened (a pruned result shows its original output); anything
+ * else is a leaf: DCP boundary markers (listed as dsh-dcp lists them, so the transcript shows where each ref stood),
+ * native and foreign checkpoints included.
  */
 import type { ContentBlock, SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
@@ -42,7 +43,6 @@ export function collectLeaves(index: DcpIndex, source: LeafSource, seq: number):
       for (let i = shadowed.length - 1; i >= 0; i -= 1) stack.push(shadowed[i] as number);
       continue;
     }
-    if (index.markerRefAt(current) !== undefined) continue;
     const event = source.events[current];
     const role = event === undefined ? undefined : roleOf(event.type);
     if (event === undefined || role === undefined) continue;

@@ -20,6 +20,7 @@ import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import type { ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
+import { normalizeCommandArgs } from '../../protocol/dcp/manual-replay.js';
 import { DcpCommandError } from './dcp-command-error.js';
 import { dcpPlugin } from './dcp-plugin.js';
 import type { FullLogTasksOptions } from './ledger-service.js';
@@ -202,7 +203,8 @@ async function runLoaded(
   const blockRef = namedBlock(parsed);
   const refusal = blockRef !== undefined && index.block(blockRef) === undefined
     ? new DcpCommandError('DCP_BLOCK_NOT_FOUND', line, blockDoesNotExistText(blockRef))
-    : parsed.kind === 'manual-usage'
+    // A bare `manual` asks for the state (its usage line carries it, as dsh-dcp answers it): a success here too.
+    : parsed.kind === 'manual-usage' && normalizeCommandArgs(options.args) !== 'manual'
       ? new DcpCommandError('DCP_COMMAND_USAGE', line, manualUsageText(index.manualOn))
       : undefined;
   if (refusal !== undefined) {

@@ -229,7 +229,10 @@ export type StrategyOccasion =
   | { readonly kind: 'pre-step'; readonly step: number }
   /** Right after a compress commit (§7.3 step 9). */
   | { readonly kind: 'after-compress' }
-  /** A sweep control: forced, bypassing the manual rule and `runAt`. */
+  /**
+   * A sweep control: forced past `runAt`, but not past the manual rule (§8.1 rule 4): manual mode with
+   * `automaticStrategies === false` means no strategy runs, a sweep included, as in dsh-dcp.
+   */
   | { readonly kind: 'sweep' };
 
 /**
@@ -242,7 +245,7 @@ export function strategiesFor(runtime: DcpRuntime, manualOn: boolean, occasion: 
   if (!selection.deduplication && !selection.purgeErrors) return undefined;
   switch (occasion.kind) {
     case 'sweep':
-      return selection;
+      break;
     case 'after-compress':
       if (strategies.runAt !== 'with-compress') return undefined;
       break;

@@ -267,6 +267,9 @@ export class Agent {
     this.#session.append('turn/start', { turn });
     this.#turn = controller;
     try {
+      // A command that queued this turn's input logs its `command/done` before the first pre-step, as dsh does.
+      const settling = this.#commands.settleBeforeTurn();
+      if (settling !== undefined) await settling;
       const reason = await this.#runSteps(turn, controller.signal);
       this.#session.append('turn/end', { turn, reason });
     } finally {

@@ -113,6 +113,8 @@ export class CommandRuntime {
    */
   readonly #idPrefix = randomUUID().slice(0, 8);
   #issued = 0;
+  /** The commands whose `command/done` is not yet appended (see {@link CommandRuntime.settleBeforeTurn}). */
+  readonly #finishing = new Set<Promise<CommandResult>>();
 
   /** `notify` delivers notifications to the human (the agent's `command/notify` listeners). */
   constructor(agent: Agent, notify: (notification: CommandNotification) => void) {
@@ -160,9 +162,30 @@ export class CommandRuntime {
     } catch (error) {
       return { kind: 'error', text: errorMessage(error) };
     }
-    const result = await this.#invoke(definition, this.#context(commandId, name), args);
-    session.append('command/done', { commandId, kind: result.kind, text: result.text });
-    return result;
+    const finishing = this.#invoke(definition, this.#context(commandId, name), args).then((result) => {
+      session.append('command/done', { commandId, kind: result.kind, text: result.text });
+      return result;
+    });
+    this.#finishing.add(finishing);
+    try {
+      return await finishing;
+    } finally {
+      this.#finishing.delete(finishing);
+    }
+  }
+
+  /**
+   * What a turn that is just opening waits for before its first pre-step (HOST.md §9 rule 3): the commands still
+   * between `command/run` and `command/done`, so that a command whose followup opened the turn logs its
+   * `command/done` right after the turn's `turn/start`, before anything the turn's pre-step writes — the order
+   * dsh logs a control turn in. The wait is bounded by one macrotask, so a handler that is still working (or that
+   * waits for the turn itself) never holds the turn up longer. `undefined` when no command is running: turns
+   * opened by prompts are not delayed at all.
+   */
+  settleBeforeTurn(): Promise<void> | undefined {
+    if (this.#finishing.size === 0) return undefined;
+    const pending = Promise.allSettled([...this.#finishing]).then(() => undefined);
+    return Promise.race([pending, new Promise<void>((resolve) => setImmediate(resolve))]);
   }
 
   async #invoke(definition: CommandDefinition, context: CommandContext, args: string | undefined): Promise<CommandResult> {

@@ -82,7 +82,7 @@ function parseTool(value: unknown, index: number): ScenarioTool {
   const results = value.results === undefined ? undefined : expectArray(value.results, `${path}.results`).map((result, resultIndex) => expectString(result, `${path}.results[${resultIndex}]`));
   return {
     name,
-    description: value.description === undefined ? `scenario tool ${name}` : expectString(value.description, `${path}.description`),
+    description: value.description === undefined ? `canned ${name}` : expectString(value.description, `${path}.description`),
     ...(value.result !== undefined ? { result: expectString(value.result, `${path}.result`) } : {}),
     ...(results !== undefined ? { results } : {}),
     ...(value.error !== undefined ? { error: expectString(value.error, `${path}.error`) } : {}),

@@ -63,7 +63,8 @@ export function parseDcpCommand(args: string): DcpCommand {
       const normalized = normalizeCommandArgs(args);
       if (normalized === 'manual on') return { kind: 'manual-set', on: true };
       if (normalized === 'manual off') return { kind: 'manual-set', on: false };
-      if (normalized === 'manual' || normalized === 'manual status') return { kind: 'manual-status' };
+      // A bare `/dcp manual` prints the usage line with the current state, as dsh-dcp does (the seed names no text).
+      if (normalized === 'manual status') return { kind: 'manual-status' };
       return { kind: 'manual-usage' };
     }
     case 'compress':

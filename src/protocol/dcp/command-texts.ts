@@ -83,7 +83,9 @@ export function controlRejectedNotice(body: string): string {
 export type SweepOutcome =
   | { readonly kind: 'pruned'; readonly deduplicated: number; readonly purged: number; readonly tokensSaved: number }
   | { readonly kind: 'nothing' }
-  | { readonly kind: 'busy' };
+  | { readonly kind: 'busy' }
+  /** Manual mode is on and `manualMode.automaticStrategies` is false: no strategy runs, a sweep included (§8.1 rule 4). */
+  | { readonly kind: 'manual' };
 
 /** The notice of a sweep outcome. A batch that pruned nothing is reported as `nothing`. */
 export function sweepNotice(outcome: SweepOutcome): string {
@@ -95,6 +97,8 @@ export function sweepNotice(outcome: SweepOutcome): string {
       return 'DCP sweep: nothing to prune.';
     case 'busy':
       return 'DCP sweep skipped: compaction is busy.';
+    case 'manual':
+      return 'DCP sweep skipped: manual mode is on and automatic strategies are off.';
     default:
       return assertNever(outcome);
   }

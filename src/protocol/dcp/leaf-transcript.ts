@@ -1,6 +1,7 @@
 /**
  * Rendering of a leaf transcript (DCP.md §12.1), used by `/dcp show --raw` and semantic expansion. Which nodes are
- * leaves is the index's business (`collectLeaves`); this module renders them, joined by `\n`.
+ * leaves is the index's business (`collectLeaves`); this module renders them, separated by a blank line (as dsh-dcp lays
+ * them out).
  */
 import { isRecord } from '../events.js';
 import type { ContentBlock } from '../events.js';
@@ -57,7 +58,10 @@ export function renderLeaf(leaf: TranscriptLeaf): string {
   return lines.join('\n');
 }
 
-/** Renders leaves in order, joined by `\n`. */
+/** The separator between two rendered leaves: a blank line, dsh-dcp's layout (DCP.md §12.1). */
+export const LEAF_SEPARATOR = '\n\n';
+
+/** Renders leaves in order, separated by {@link LEAF_SEPARATOR}. */
 export function renderLeafTranscript(leaves: readonly TranscriptLeaf[]): string {
-  return leaves.map(renderLeaf).join('\n');
+  return leaves.map(renderLeaf).join(LEAF_SEPARATOR);
 }

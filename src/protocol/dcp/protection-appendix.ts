@@ -37,11 +37,14 @@ export function userMessageText(content: readonly ContentBlock[]): string {
     .join('\n');
 }
 
-/** Every non-empty `<protect>…</protect>` body (case-insensitive, non-greedy, all occurrences), in order. */
+/**
+ * Every `<protect>…</protect>` body (case-insensitive, non-greedy, all occurrences), in order, trimmed of surrounding
+ * whitespace as dsh-dcp trims it (the tag's padding is layout, not protected content); blank bodies are left out.
+ */
 export function protectTagBodies(text: string): string[] {
   const bodies: string[] = [];
   for (const match of text.matchAll(PROTECT_TAG_RE)) {
-    const body = match[1]!;
+    const body = match[1]!.trim();
     if (body !== '') bodies.push(body);
   }
   return bodies;

@@ -44,7 +44,10 @@ export function formatShowBlock(input: ShowBlockInput): string {
   return text;
 }
 
-/** `/dcp decompress <bN>` without `--into-context`: the raw show block, then the note on its own line. */
+/**
+ * `/dcp decompress <bN>` without `--into-context`: the raw show block, a blank line, then the note (dsh-dcp's layout:
+ * the note is set off from the last leaf as the leaves are from each other).
+ */
 export function formatDecompressShow(input: ShowBlockInput & { readonly raw: NonNullable<ShowBlockInput['raw']> }): string {
-  return `${formatShowBlock(input)}\n${DECOMPRESS_NOTE_TEXT}`;
+  return `${formatShowBlock(input)}\n\n${DECOMPRESS_NOTE_TEXT}`;
 }
