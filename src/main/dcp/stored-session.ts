@@ -204,7 +204,7 @@ async function runLoaded(
   const refusal = blockRef !== undefined && index.block(blockRef) === undefined
     ? new DcpCommandError('DCP_BLOCK_NOT_FOUND', line, blockDoesNotExistText(blockRef))
     // A bare `manual` asks for the state (its usage line carries it, as dsh-dcp answers it): a success here too.
-    : parsed.kind === 'manual-usage' && normalizeCommandArgs(options.args) !== 'manual'
+    : parsed.kind === 'manual-usage' && normalizeCommandArgs(line.slice('/dcp'.length)) !== 'manual'
       ? new DcpCommandError('DCP_COMMAND_USAGE', line, manualUsageText(index.manualOn))
       : undefined;
   if (refusal !== undefined) {
