@@ -13,7 +13,7 @@ import { assertNever } from './assert-never.js';
 export type EventClassification = 'current' | 'shadowed' | 'log-only';
 
 /** Per-seq state codes, kept in a byte array so that a 100k-event log costs 100 kB. */
-const LOG_ONLY = 0;
+// 0: log-only (the array's initial value, never written).
 const CURRENT = 1;
 const SHADOWED = 2;
 

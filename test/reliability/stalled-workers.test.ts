@@ -4,7 +4,6 @@
 // answer promptly with dsh's bytes (test/fixtures/dsh-small/expected/references.json), while the pool never holds
 // more or fewer threads than its size. Figures (reclaim time, respawns, lingering threads) are printed for
 // RELIABILITY.md.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import type { ContentBlock } from '../../src/protocol/events.js';

@@ -7,7 +7,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SessionPersistenceCorruptionError, SessionQueryError } from '../../src/protocol/errors.js';
+import { SessionPersistenceCorruptionError, type SessionQueryError } from '../../src/protocol/errors.js';
 import { asSessionId, type SessionEvent, type SessionHeader, type SessionId } from '../../src/protocol/events.js';
 import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionQuery } from '../../src/main/corpus/session-query.js';

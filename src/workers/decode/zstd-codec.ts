@@ -11,7 +11,7 @@
 import zstdWasm from '@bokuweb/zstd-wasm';
 import { SessionLogError } from '../../protocol/errors.js';
 import { xxh64Low32 } from './xxh64.js';
-import { DESCRIPTOR_CHECKSUM, DESCRIPTOR_SINGLE_SEGMENT, scanZstdFrames } from './zstd-frames.js';
+import { DESCRIPTOR_CHECKSUM, scanZstdFrames } from './zstd-frames.js';
 import type { BlockLayout, FrameRange, TornFrameLayout } from './zstd-frames.js';
 import { assertNever } from '../../protocol/assert-never.js';
 
