@@ -3,19 +3,16 @@
  * usage, options and run function), parses the command line once, resolves the configuration once, and calls the
  * command's `run` with the parsed arguments and options.
  */
-import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { CliIo } from './cli-io.js';
 import type { CliCommandDefinition, CliUsage, CommonOptions } from './cli-command.js';
 import type { CommandContext } from './command-context.js';
 import { CONFIG_FILE_NAME, resolveCompositionConfig } from '../config/composition-config.js';
 import { ALL_COMMANDS, COMMAND_GROUPS } from './commands/all-commands.js';
+import { packageVersion } from './package-version.js';
 
-/** The package version, read from the package's own `package.json` (three folders above `dist/src/main/cli`). */
-export function packageVersion(): string {
-  const text = readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
-}
+export { packageVersion };
+
 
 const ROOT_HELP = 'the session root (default: $SESSIONCTX_ROOT, else "root" in the config file, else $DSH_HOME/sessions, else ~/.dsh/sessions)';
 

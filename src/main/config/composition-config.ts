@@ -8,7 +8,7 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { firstConfigIssue, positiveSafeInteger, POSITIVE_SAFE_INTEGER_REASON } from '../../protocol/config-schema.js';
+import { booleanRule, firstConfigIssue, positiveSafeInteger, POSITIVE_SAFE_INTEGER_REASON } from '../../protocol/config-schema.js';
 import { assertNever } from '../../protocol/assert-never.js';
 import { isRecord } from '../../protocol/record-guard.js';
 import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
@@ -58,6 +58,8 @@ function count<S extends z.ZodType>(rule: S): z.ZodPreprocess<S> {
 }
 
 const NON_EMPTY_PATH = 'must be a non-empty path';
+const MCP_NAMESPACE_REASON = 'must be an object whose only key is "tools"';
+const MCP_TOOLS_REASON = 'must be an object whose "tools" is a boolean';
 
 /** The schema of the composition, keys in the order `sessionctx config` prints them. */
 const compositionKeys = {
@@ -105,12 +107,18 @@ const compositionKeys = {
     default: () => ({}),
     quotesValue: false,
   }),
+  /** The MCP server's settings (`sessionctx mcp`); `tools: false` serves resources and prompts only. */
+  mcp: compositionKey({
+    schema: z.strictObject({ tools: booleanRule(MCP_TOOLS_REASON).default(true) }, { error: MCP_NAMESPACE_REASON }),
+    default: () => ({ tools: true }),
+    quotesValue: false,
+  }),
 } as const;
 
 type CompositionKeys = typeof compositionKeys;
 type Key = keyof CompositionKeys;
 /** The keys a command-line flag (or a caller standing in for one) may set. */
-type FlagKey = Exclude<Key, 'dcp'>;
+type FlagKey = Exclude<Key, 'dcp' | 'mcp'>;
 
 /** The resolved configuration. */
 export type CompositionConfig = { readonly [K in Key]: z.output<CompositionKeys[K]['schema']> };
@@ -184,8 +192,8 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
         const expanded = expandHome(checked as string, inputs.env);
         config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
-      } else if (key === 'dcp') {
-        config.dcp = Object.freeze({ ...(checked as Record<string, unknown>) });
+      } else if (key === 'dcp' || key === 'mcp') {
+        config[key] = Object.freeze({ ...(checked as Record<string, unknown>) });
       } else {
         config[key] = checked;
       }

@@ -6,6 +6,7 @@ import { configCommand } from './config-command.js';
 import { dcpCommand } from './dcp-command.js';
 import { demoCommand } from './demo-command.js';
 import { INDEX_GROUP_DESCRIPTION, indexCommands } from './index-command.js';
+import { mcpCommand } from './mcp-command.js';
 import { mentionCommand } from './mention-command.js';
 import { prepareCommand } from './prepare-command.js';
 import { SCRIPT_GROUP_DESCRIPTION, scriptRunCommand } from './script-command.js';
@@ -30,6 +31,7 @@ export const ALL_COMMANDS: readonly CliCommandDefinition[] = [
   ...indexCommands,
   scriptRunCommand,
   dcpCommand,
+  mcpCommand,
   configCommand,
   demoCommand,
 ];
