@@ -8,7 +8,8 @@
  *   read, and the caller's retention and serialisation;
  * - appended (same file, longer): a `readSource` scan task continues the checkpoint over the new bytes only (after
  *   checking the header and the 4 KiB before the resume offset), and the new steps extend the kept fold;
- * - anything else (rewritten, shrunk, replaced, or an entry that fails a check): scanned from the start.
+ * - anything else (no entry; rewritten, shrunk, replaced; an entry that fails a check): a miss — the caller reads
+ *   the source uncached and the entry is then built by a scan task in the background (`build`).
  *
  * Entries are held in memory in an LRU bounded by estimated bytes and written, one checksummed file per artifact
  * (source-cache-file.ts), to the cache directory so one-shot CLI calls start warm. Cache files are never trusted:
@@ -19,7 +20,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../protocol/events.js';
-import type { ArtifactRef, CapturedRevision, ScannedSource } from '../../protocol/wire/task-shapes.js';
+import type { ArtifactRef, CapturedRevision, ReadSourceValue, ScannedSource } from '../../protocol/wire/task-shapes.js';
 import type { ProjectedItem } from '../../workers/reference/project-surface.js';
 import { ProjectionFold } from '../../workers/reference/projection-fold.js';
 import type { TaskRunner } from '../pool/task-runner.js';
@@ -46,10 +47,11 @@ export interface SourceCacheStats {
   /** Entries held in memory and their estimated bytes. */
   readonly entries: number;
   readonly bytes: number;
+  /** Observations answered from an unchanged entry, by continuing one, or missed (read uncached, entry built after). */
   readonly warm: number;
   readonly appended: number;
   readonly cold: number;
-  /** Observations the cache could not answer (not a valid session): read uncached. */
+  /** Scans whose observation could not be cached (not a valid session). */
   readonly uncached: number;
   /** Cache files ignored because they were foreign or damaged. */
   readonly discardedFiles: number;
@@ -104,6 +106,8 @@ export class SourceCache {
   #bytes = 0;
   #counts = { warm: 0, appended: 0, cold: 0, uncached: 0, discardedFiles: 0, evicted: 0 };
   readonly #writes = new Set<Promise<void>>();
+  /** Background builds by key (see {@link build}). */
+  readonly #building = new Map<string, Promise<void>>();
   #persistenceNote: string | undefined;
 
   /** A cache with a resolved configuration (`resolveSourceCacheConfig`). */
@@ -127,18 +131,22 @@ export class SourceCache {
   }
 
   /**
-   * What preparation needs of `artifact` as of its capture, or `undefined` when the observation is not a valid
-   * session (the caller then reads it uncached, which reports the failure). Rejects only with what the scan task
-   * rejects with (the read's I/O failure, the abort).
+   * What preparation needs of `artifact` as of its capture when the cache can answer it — `warm` from an unchanged
+   * entry, `appended` by continuing an entry over the new bytes in a scan task — or `undefined` on a miss. On a miss
+   * the caller reads the source the uncached way (the fastest whole read) and then calls {@link build}, so a cold
+   * preparation is never slower for the cache. A build of the same artifact still running is awaited first. Rejects
+   * only with what the scan task rejects with (the read's I/O failure, the abort).
    *
    * @param artifact - the captured artifact (lookup and `stat` done by the caller).
    * @param mtimeNs - the capture's modification time (decimal nanoseconds).
    */
   async observe(artifact: ArtifactRef & { readonly capture: CapturedRevision }, mtimeNs: string, runner: ScanRunner, signal: AbortSignal): Promise<CachedSource | undefined> {
     const key = keyOf(artifact);
+    const building = this.#building.get(key);
+    if (building !== undefined) await building;
+    signal.throwIfAborted();
     const held = this.#memory.get(key) ?? (await this.#load(key));
     signal.throwIfAborted();
-    let resume = null;
     if (held !== undefined) {
       const { revision } = held.record;
       const sameFile = revision.dev === artifact.capture.dev && revision.ino === artifact.capture.ino;
@@ -147,16 +155,47 @@ export class SourceCache {
         this.#counts.warm += 1;
         return this.#answer('warm', held);
       }
-      if (sameFile && BigInt(artifact.capture.size) > BigInt(revision.size)) resume = held.record.resume;
+      if (sameFile && BigInt(artifact.capture.size) > BigInt(revision.size)) {
+        const value = await runner.run('readSource', { source: 'scan', artifact, mtimeNs, resume: held.record.resume }, { signal });
+        const built = this.#accept(key, value, held);
+        if (built !== undefined) {
+          this.#counts[built.served] += 1;
+          return this.#answer(built.served, built.held);
+        }
+      }
     }
-    const value = await runner.run('readSource', { source: 'scan', artifact, mtimeNs, resume }, { signal });
+    this.#counts.cold += 1;
+    return undefined;
+  }
+
+  /**
+   * Builds the entry of `artifact` as of its capture in a scan task, in the background (no signal: it is short and
+   * its result outlives the call that missed). The caller has just read the source uncached; failures only leave
+   * the entry out. {@link flush} waits for it.
+   */
+  build(artifact: ArtifactRef & { readonly capture: CapturedRevision }, mtimeNs: string, runner: ScanRunner): void {
+    const key = keyOf(artifact);
+    if (this.#building.has(key)) return;
+    const work = runner.run('readSource', { source: 'scan', artifact, mtimeNs, resume: null }).then(
+      (value) => {
+        this.#accept(key, value, undefined);
+      },
+      () => {
+        // The pool closed or the file vanished: no entry, and the next preparation reads the source again.
+      },
+    ).finally(() => this.#building.delete(key));
+    this.#building.set(key, work);
+    this.#track(work);
+  }
+
+  /** Keeps the entry a scan produced, or forgets the key when the observation could not be cached. */
+  #accept(key: string, value: ReadSourceValue, base: HeldEntry | undefined): { served: 'cold' | 'appended'; held: HeldEntry } | undefined {
     switch (value.status) {
       case 'scanned': {
-        const built = this.#build(key, value.header, value.scan, value.scan.served === 'appended' ? held : undefined);
+        const built = this.#build(key, value.header, value.scan, value.scan.served === 'appended' ? base : undefined);
         if (built === undefined) break;
-        this.#counts[value.scan.served] += 1;
         this.#remember(key, built);
-        return this.#answer(value.scan.served, built);
+        return { served: value.scan.served, held: built };
       }
       case 'unscannable':
       case 'rendered':
@@ -170,7 +209,7 @@ export class SourceCache {
     return undefined;
   }
 
-  /** Waits for every pending entry write (the engine's `close`, so a one-shot process leaves its entries behind). */
+  /** Waits for every background build and entry write (the engine's `close`, so a one-shot process leaves its entries behind). */
   async flush(): Promise<void> {
     while (this.#writes.size > 0) await Promise.all([...this.#writes]);
   }

@@ -184,7 +184,8 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
 
   /**
    * Lookup, capture and the observation with the §10.1 mapping of inspection failures: from the source cache when
-   * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker.
+   * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker,
+   * after which the cache builds its entry in the background.
    */
   async #inspect(sessionId: SessionId, capture: Promise<CapturedArtifact>, label: string, maxBytes: number, signal: AbortSignal): Promise<{ value: ReadSourceValue; served: SourceServed }> {
     const failed = (error: unknown): never => {
@@ -212,10 +213,14 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
         return { value: { status: 'rendered', header, render: renderProjected(input, maxBytes) }, served: cached.served };
       }
     }
+    let value: ReadSourceValue;
     try {
-      return { value: await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal }), served: 'cold' };
+      value = await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal });
     } catch (error) {
       return failed(error);
     }
+    // A miss: the entry is built after the uncached read, so that read never waits for it.
+    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, mtimeNs, this.#runner);
+    return { value, served: 'cold' };
   }
 }
