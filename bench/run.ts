@@ -6,6 +6,7 @@ import { machineLine } from './support/measure.js';
 import { runEngineDiscovery } from './engine-discovery.js';
 import { runP1 } from './p1-prepare.js';
 import { runP1Pool } from './p3-p1-through-pool.js';
+import { runP1w } from './p1w-warm-prepare.js';
 import { runP3 } from './p3-stall.js';
 import { runP4 } from './p4-discovery.js';
 import { runP5 } from './p5-cancel.js';
@@ -20,6 +21,7 @@ import { runTransport } from './transport-codec.js';
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
   p1pool: runP1Pool,
+  p1w: runP1w,
   p3: runP3,
   p4: runP4,
   p5: runP5,

@@ -11,6 +11,10 @@ import { SessionQuery } from '../corpus/session-query.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import { InThreadTaskRunner } from '../pool/in-thread-runner.js';
 import { PoolSourceRenderer } from '../pool/pool-source-renderer.js';
+import type { SourceServedReport } from '../pool/pool-source-renderer.js';
+import { SourceCache } from '../cache/source-cache.js';
+import { SOURCE_CACHE_FOLDER, resolveSourceCacheConfig } from '../cache/source-cache-config.js';
+import { join } from 'node:path';
 import { PoolTitleSnapshots } from '../pool/pool-title-snapshots.js';
 import { PooledSessionStorage } from '../pool/pooled-storage.js';
 import type { TaskRunner } from '../pool/task-runner.js';
@@ -39,6 +43,8 @@ export interface LocalSessionEngine extends SessionEngine {
   attachLive(session: LiveSession): void;
   /** Detaches a live session. */
   detachLive(sessionId: SessionId): boolean;
+  /** The source cache of `prepare()`, or `undefined` when it is off (its `stats` are the cache's metrics). */
+  readonly sourceCache: SourceCache | undefined;
 }
 
 /** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
@@ -55,6 +61,12 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
    * or one inside discovery or preparation — so a host or the CLI can say what it left out.
    */
   readonly onListingProblem?: (problem: ListingProblem) => void;
+  /**
+   * Called once per source a `prepare()` rendered, with whether it was served `warm` (unchanged, from the source
+   * cache), `appended` (only its new bytes read) or `cold` (read whole; live sources and an engine without the cache
+   * always). Reports never change the prepared result.
+   */
+  readonly onSourceServed?: (report: SourceServedReport) => void;
 }
 
 /**
@@ -93,7 +105,21 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
   };
   const discoveryQuery: ReferenceSessionQuery = options.onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, options.onTitleFailure);
-  const renderer = new PoolSourceRenderer({ runner, registry, liveLogs, ...(store === undefined ? {} : { storage: store }) });
+  // The source cache lives beside the title index: in the store's cache directory when one is named.
+  const storeCache = options.store?.cacheDirectory;
+  const sourceCacheInput = storeCache === undefined || options.sourceCache === false || options.sourceCache?.directory !== undefined
+    ? options.sourceCache
+    : { ...(options.sourceCache ?? {}), directory: join(storeCache, SOURCE_CACHE_FOLDER) };
+  const cacheConfig = resolveSourceCacheConfig(sourceCacheInput, options.store?.env ?? process.env);
+  const sourceCache = cacheConfig.enabled && store !== undefined ? new SourceCache(cacheConfig) : undefined;
+  const renderer = new PoolSourceRenderer({
+    runner,
+    registry,
+    liveLogs,
+    ...(store === undefined ? {} : { storage: store }),
+    ...(sourceCache === undefined ? {} : { sourceCache }),
+    ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
+  });
   const service = new SessionReferenceService({ sessionQuery: discoveryQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
@@ -133,6 +159,11 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       if (session !== undefined) liveLogs.untrack(session);
       return registry.detach(sessionId);
     },
-    close: () => runner.close(),
+    sourceCache,
+    async close() {
+      // A one-shot process leaves its cache entries behind for the next one.
+      await sourceCache?.flush();
+      await runner.close();
+    },
   };
 }

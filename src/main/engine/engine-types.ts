@@ -7,6 +7,7 @@ import type { Compression } from '../../protocol/storage-paths.js';
 import type { SessionQueryConfigInput } from '../corpus/query-config.js';
 import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
+import type { SourceCacheConfigInput } from '../cache/source-cache-config.js';
 import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
 
 /** How an engine is built. Plain data, so the same options can be sent to an engine thread. */
@@ -40,6 +41,12 @@ export interface SessionEngineOptions {
    * so a stalled stage never costs the pool a thread.
    */
   readonly abortGraceMs?: number;
+  /**
+   * The incremental source cache of `prepare()` (issue 15): `false` turns it off; `{maxBytes, directory}` bounds its
+   * memory (default 64 MiB of estimated entry bytes) and names where its files live (default
+   * `<user cache directory>/source-cache`, `null` for memory only). Results are byte-identical either way.
+   */
+  readonly sourceCache?: SourceCacheConfigInput;
 }
 
 /** Progress of a long job, reported through a callback (a `comlink.proxy` across threads). */

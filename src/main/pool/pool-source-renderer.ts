@@ -10,7 +10,9 @@ import { stat } from 'node:fs/promises';
 import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import type { Compression } from '../../protocol/storage-paths.js';
-import type { ArtifactRef, ReadSourceValue } from '../../protocol/wire/task-shapes.js';
+import type { ArtifactRef, CapturedRevision, ReadSourceValue } from '../../protocol/wire/task-shapes.js';
+import type { CachedSource, SourceCache, SourceServed } from '../cache/source-cache.js';
+import { renderProjected } from '../../workers/reference/render-projected.js';
 import type { LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
 import { rebuildError } from '../../protocol/wire/wire-error.js';
 import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
@@ -41,6 +43,16 @@ export interface PoolSourceRendererOptions {
   readonly storage?: PoolRendererStorage;
   /** The byte logs of live sessions; share one tracker with whoever attaches sessions so appends are encoded as they happen. */
   readonly liveLogs?: LiveLogTracker;
+  /** The incremental source cache of persisted sources (issue 15); without it every source is read whole. */
+  readonly sourceCache?: SourceCache;
+  /** Called once per rendered source with how it was served (live and uncached sources are `cold`). */
+  readonly onSourceServed?: (report: SourceServedReport) => void;
+}
+
+/** How one source of a preparation was served (issue 15 item 4). */
+export interface SourceServedReport {
+  readonly sessionId: SessionId;
+  readonly served: SourceServed;
 }
 
 /** Rejects with `signal.reason` as soon as `signal` aborts, whatever `work` does. */
@@ -52,7 +64,7 @@ function race<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
  * The persisted artifact of `id` as it is now: lookup (stage R1) and its identity and size. Shared by
  * the renders of one job (see TickCoalescer); `signal` aborts once all of them have.
  */
-async function captureArtifact(storage: PoolRendererStorage, id: SessionId, signal: AbortSignal): Promise<ArtifactRef> {
+async function captureArtifact(storage: PoolRendererStorage, id: SessionId, signal: AbortSignal): Promise<CapturedArtifact> {
   const path = await storage.locate(id, signal);
   if (path === undefined) throw sessionNotFoundError(id);
   signal.throwIfAborted();
@@ -63,14 +75,22 @@ async function captureArtifact(storage: PoolRendererStorage, id: SessionId, sign
     root: storage.config.root,
     compression: storage.config.compression,
     capture: { dev: stats.dev.toString(), ino: stats.ino.toString(), size: stats.size.toString() },
+    mtimeNs: stats.mtimeNs.toString(),
   };
 }
+
+/** An artifact as captured: the task's reference plus the capture's modification time (the source cache's key). */
+type CapturedArtifact = ArtifactRef & { readonly capture: CapturedRevision; readonly mtimeNs: string };
 
 /** A rendered task value as the service expects it, or the observation's fold failure thrown. */
 function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSource {
   switch (value.status) {
     case 'surface-failed':
       throw rebuildError(value.error);
+    case 'scanned':
+    case 'unscannable':
+      // Only a `scan` payload answers these, and the source cache consumes them.
+      throw new Error(`readSource answered ${value.status} to a rendering`);
     case 'rendered': {
       const render = value.render;
       if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
@@ -87,10 +107,12 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
   readonly #registry: LiveRegistry;
   readonly #storage: PoolRendererStorage | undefined;
   readonly #liveLogs: LiveLogTracker;
+  readonly #sourceCache: SourceCache | undefined;
+  readonly #onSourceServed: ((report: SourceServedReport) => void) | undefined;
   /** One header listing per job, shared by the renders that ask for it (see TickCoalescer). */
   readonly #listings = new TickCoalescer<readonly SessionHeader[]>();
   /** One lookup and `stat` per id and job. */
-  readonly #captures = new TickCoalescer<ArtifactRef>();
+  readonly #captures = new TickCoalescer<CapturedArtifact>();
 
   /** Binds the runner, the live registry, the store (if any) and the live byte logs. */
   constructor(options: PoolSourceRendererOptions) {
@@ -98,6 +120,8 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     this.#registry = options.registry;
     this.#storage = options.storage;
     this.#liveLogs = options.liveLogs ?? new LiveLogTracker();
+    this.#sourceCache = options.sourceCache;
+    this.#onSourceServed = options.onSourceServed;
   }
 
   /**
@@ -116,12 +140,15 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     const listed = (await this.#list(storage, signal)).find((header) => header.id === sessionId);
     signal.throwIfAborted();
     if (listed === undefined) throw sessionNotFound(sessionId);
-    const value = await this.#inspect(sessionId, capture, label, maxBytes, signal);
+    const { value, served } = await this.#inspect(sessionId, capture, label, maxBytes, signal);
     // §10.4 step 4: a session attached while storage was read is newer than what storage returned.
     const attached = this.#registry.get(sessionId);
     if (attached !== undefined) return this.#renderLive(attached, label, maxBytes, signal);
+    if (value.status === 'scanned' || value.status === 'unscannable') throw new Error(`readSource answered ${value.status} to a rendering`);
     assertCompatibleHeaders(value.header, listed);
-    return renderedSource(value);
+    const rendered = renderedSource(value);
+    this.#onSourceServed?.({ sessionId, served });
+    return rendered;
   }
 
   /**
@@ -137,7 +164,9 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
       throw error;
     }
     const value = await this.#runner.run('readSource', { source: 'live', header: live.header, log, label, maxBytes }, { signal });
-    return renderedSource(value);
+    const rendered = renderedSource(value);
+    this.#onSourceServed?.({ sessionId: live.header.id, served: 'cold' });
+    return rendered;
   }
 
   /**
@@ -153,22 +182,45 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     }
   }
 
-  /** Lookup, capture and the whole inspection in a worker, with the §10.1 mapping of inspection failures. */
-  async #inspect(sessionId: SessionId, capture: Promise<ArtifactRef>, label: string, maxBytes: number, signal: AbortSignal): Promise<ReadSourceValue> {
+  /**
+   * Lookup, capture and the observation with the §10.1 mapping of inspection failures: from the source cache when
+   * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker,
+   * after which the cache builds its entry in the background.
+   */
+  async #inspect(sessionId: SessionId, capture: Promise<CapturedArtifact>, label: string, maxBytes: number, signal: AbortSignal): Promise<{ value: ReadSourceValue; served: SourceServed }> {
     const failed = (error: unknown): never => {
       signal.throwIfAborted();
       throw inspectionFailure(sessionId, error);
     };
-    let artifact: ArtifactRef;
+    let captured: CapturedArtifact;
     try {
-      artifact = await race(capture, signal);
+      captured = await race(capture, signal);
     } catch (error) {
       return failed(error);
     }
+    const { mtimeNs, ...artifact } = captured;
+    const cache = this.#sourceCache;
+    if (cache !== undefined) {
+      let cached: CachedSource | undefined;
+      try {
+        cached = await race(cache.observe(artifact, mtimeNs, this.#runner, signal), signal);
+      } catch (error) {
+        return failed(error);
+      }
+      if (cached !== undefined) {
+        const { header } = cached;
+        const input = { sessionId: header.id, label, cwd: header.cwd ?? null, capturedThroughSeq: cached.capturedThroughSeq, items: cached.items };
+        return { value: { status: 'rendered', header, render: renderProjected(input, maxBytes) }, served: cached.served };
+      }
+    }
+    let value: ReadSourceValue;
     try {
-      return await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal });
+      value = await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal });
     } catch (error) {
       return failed(error);
     }
+    // A miss: the entry is built after the uncached read, so that read never waits for it.
+    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, mtimeNs, this.#runner);
+    return { value, served: 'cold' };
   }
 }

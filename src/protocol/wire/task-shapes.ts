@@ -88,8 +88,67 @@ export interface ReadLiveSourcePayload {
   readonly maxBytes: number;
 }
 
+/**
+ * Where a source-cache scan continues: the resumable validator checkpoint of the title scan (opaque here; the
+ * worker owns its shape) and the digests that prove the bytes before its resume offset unchanged.
+ */
+export interface ScanSourceResume {
+  /** A `TitleScanCheckpoint` (workers/titles/title-scan.ts). */
+  readonly checkpoint: unknown;
+  /** SHA-256 (hex) of the header record (raw) or frame 0 (zstd). */
+  readonly headerDigest: string;
+  /** SHA-256 (hex) of the up to 4096 bytes ending at the resume offset. */
+  readonly guard: string;
+}
+
+/**
+ * `readSource` for the source cache (issue 15): scan a persisted artifact as of its capture — from the start, or
+ * continuing `resume` over the appended bytes — and return what preparation needs instead of a rendering.
+ */
+export interface ScanPersistedSourcePayload {
+  readonly source: 'scan';
+  /** The artifact; `capture` is required (the scan is of that prefix). */
+  readonly artifact: ArtifactRef & { readonly capture: CapturedRevision };
+  /** The capture's `mtimeNs` (decimal), recorded with the cache entry. */
+  readonly mtimeNs: string;
+  readonly resume: ScanSourceResume | null;
+}
+
 /** The payload of a `readSource` task. */
-export type ReadSourcePayload = ReadPersistedSourcePayload | ReadLiveSourcePayload;
+export type ReadSourcePayload = ReadPersistedSourcePayload | ReadLiveSourcePayload | ScanPersistedSourcePayload;
+
+/** A projected conversation item as it crosses (workers/reference/project-surface.ts `ProjectedItem`). */
+export interface ScannedItem {
+  readonly role: 'user' | 'assistant';
+  readonly originalText: string;
+  readonly checkpoint: boolean;
+}
+
+/** One surface-eligible event's effect on the projection (workers/reference/projection-fold.ts `ProjectionStep`). */
+export interface ScannedStep {
+  readonly seq: number;
+  readonly replace: { readonly start: number; readonly end: number } | null;
+  readonly item: ScannedItem | null;
+}
+
+/** What a successful source-cache scan returns. */
+export interface ScannedSource {
+  /** `cold`: scanned from offset 0; `appended`: continued from the resume checkpoint. */
+  readonly served: 'cold' | 'appended';
+  /** The revision of the bytes scanned (the capture, or the current file when it was replaced or shortened). */
+  readonly revision: { readonly dev: string; readonly ino: string; readonly size: string; readonly mtimeNs: string };
+  /** SHA-256 (hex) of the up to 4096 bytes ending at `revision.size`: the warm path's content check. */
+  readonly tailDigest: string;
+  /** The new resume point: the validator checkpoint and its digests. */
+  readonly resume: ScanSourceResume;
+  /** Stored events before the checkpoint's resume offset (the committed ones). */
+  readonly committedEvents: number;
+  /** The inspection's balanced event count (stored events plus closers). */
+  readonly balancedEvents: number;
+  /** Steps of every adopted event from `fromSeq` on (committed, then provisional), in seq order. */
+  readonly fromSeq: number;
+  readonly steps: readonly ScannedStep[];
+}
 
 /** Retention statistics (SESSION-REFERENCE.md §10.5), keys in metadata order. */
 export type SourceStats = RetentionStats;
@@ -108,7 +167,14 @@ export type SourceRender =
  */
 export type ReadSourceValue =
   | { readonly status: 'rendered'; readonly header: SessionHeader; readonly render: SourceRender }
-  | { readonly status: 'surface-failed'; readonly header: SessionHeader; readonly error: WireError };
+  | { readonly status: 'surface-failed'; readonly header: SessionHeader; readonly error: WireError }
+  /** A `scan` payload's answer (only to a `scan` payload). */
+  | { readonly status: 'scanned'; readonly header: SessionHeader; readonly scan: ScannedSource }
+  /**
+   * A `scan` payload whose observation is not a valid session (or could not be scanned): the caller reads it with
+   * a `persisted` payload, which reports the failure exactly as an uncached read does.
+   */
+  | { readonly status: 'unscannable' };
 
 /** The payload of an `inspect` task (the `foldLog` of ARCHITECTURE.md §2: a whole inspection for heavy reads). */
 export interface InspectPayload {

@@ -47,9 +47,39 @@ function isRender(value: unknown): value is SourceRender {
     && STAT_COUNTS.every((key) => typeof stats[key] === 'number' && Number.isSafeInteger(stats[key]) && (stats[key] as number) >= 0);
 }
 
+function isDigest(value: unknown): value is string {
+  return typeof value === 'string' && /^[0-9a-f]{64}$/.test(value);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isScannedStep(value: unknown): boolean {
+  if (!isRecord(value) || !Number.isSafeInteger(value['seq'])) return false;
+  const replace = value['replace'];
+  const item = value['item'];
+  return (replace === null || (isRecord(replace) && Number.isSafeInteger(replace['start']) && Number.isSafeInteger(replace['end'])))
+    && (item === null || (isRecord(item) && (item['role'] === 'user' || item['role'] === 'assistant') && typeof item['originalText'] === 'string' && typeof item['checkpoint'] === 'boolean'));
+}
+
+function isScannedSource(value: unknown): boolean {
+  if (!isRecord(value) || !isRecord(value['revision']) || !isRecord(value['resume'])) return false;
+  const revision = value['revision'];
+  const resume = value['resume'];
+  return (value['served'] === 'cold' || value['served'] === 'appended')
+    && ['dev', 'ino', 'size', 'mtimeNs'].every((key) => typeof revision[key] === 'string')
+    && isDigest(value['tailDigest']) && isDigest(resume['headerDigest']) && isDigest(resume['guard']) && isRecord(resume['checkpoint'])
+    && isCount(value['committedEvents']) && isCount(value['balancedEvents']) && isCount(value['fromSeq'])
+    && Array.isArray(value['steps']) && value['steps'].every(isScannedStep);
+}
+
 const isReadSourceValue: Check = (value): value is ReadSourceValue => {
+  if (isRecord(value) && value['status'] === 'unscannable') return true;
   if (!isRecord(value) || !isHeader(value['header'])) return false;
   switch (value['status']) {
+    case 'scanned':
+      return isScannedSource(value['scan']);
     case 'rendered':
       return isRender(value['render']);
     case 'surface-failed':

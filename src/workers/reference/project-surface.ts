@@ -49,26 +49,30 @@ function projectAssistantMessage(data: unknown): ProjectedItem | undefined {
 }
 
 /**
+ * The projected item of one surface event, or undefined when §9 leaves it out (tool results, empty
+ * messages, non-user sources). The source cache projects events one at a time as it folds them.
+ */
+export function projectSurfaceEvent(event: SurfaceEvent): ProjectedItem | undefined {
+  switch (event.type) {
+    case 'user/message':
+      return projectUserMessage(event.data);
+    case 'assistant/message':
+      return projectAssistantMessage(event.data);
+    case 'tool/result':
+      return undefined;
+    default:
+      assertNever(event.type, 'unexpected surface event type');
+  }
+}
+
+/**
  * Projects the current surface events (surface order) to text items, in the same order (§9).
  * Pure and linear in the size of the events' text.
  */
 export function projectSurface(events: readonly SurfaceEvent[]): ProjectedItem[] {
   const items: ProjectedItem[] = [];
   for (const event of events) {
-    let item: ProjectedItem | undefined;
-    switch (event.type) {
-      case 'user/message':
-        item = projectUserMessage(event.data);
-        break;
-      case 'assistant/message':
-        item = projectAssistantMessage(event.data);
-        break;
-      case 'tool/result':
-        item = undefined;
-        break;
-      default:
-        assertNever(event.type, 'unexpected surface event type');
-    }
+    const item = projectSurfaceEvent(event);
     if (item !== undefined) items.push(item);
   }
   return items;

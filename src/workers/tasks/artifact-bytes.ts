@@ -4,6 +4,7 @@
  * prefix.
  */
 import { stableRead } from '../../io/file-revision.js';
+import type { FileRevision } from '../../io/file-revision.js';
 import type { ArtifactRef } from '../../protocol/wire/task-shapes.js';
 
 /**
@@ -13,10 +14,20 @@ import type { ArtifactRef } from '../../protocol/wire/task-shapes.js';
  * holds that state; then the whole current file is the observation, as an uncaptured read would see it.
  */
 export async function readCapturedArtifact(artifact: ArtifactRef, signal: AbortSignal): Promise<Uint8Array> {
+  return (await readCapturedArtifactWithRevision(artifact, signal)).bytes;
+}
+
+/**
+ * {@link readCapturedArtifact} with the revision the bytes belong to: `cut` when they are the captured prefix of
+ * the file read (its revision then describes the whole, longer file), else the file's whole revision.
+ */
+export async function readCapturedArtifactWithRevision(artifact: ArtifactRef, signal: AbortSignal): Promise<{ readonly bytes: Uint8Array; readonly revision: FileRevision; readonly cut: boolean }> {
   const { bytes, revision } = await stableRead(artifact.path, signal);
   const capture = artifact.capture;
-  if (capture === undefined) return bytes;
+  if (capture === undefined) return { bytes, revision, cut: false };
   const capturedSize = BigInt(capture.size);
   const sameFile = revision.dev === capture.dev && revision.ino === capture.ino;
-  return sameFile && BigInt(revision.size) >= capturedSize ? bytes.subarray(0, Number(capturedSize)) : bytes;
+  return sameFile && BigInt(revision.size) >= capturedSize
+    ? { bytes: bytes.subarray(0, Number(capturedSize)), revision, cut: true }
+    : { bytes, revision, cut: false };
 }

@@ -10,8 +10,7 @@ import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { ReadSourceValue } from '../../protocol/wire/task-shapes.js';
 import { serializeError } from '../../protocol/wire/wire-error.js';
 import { projectSurface } from '../reference/project-surface.js';
-import { minimumFittingBudget } from '../reference/minimum-budget.js';
-import { retainSource } from '../reference/retain-source.js';
+import { renderProjected } from '../reference/render-projected.js';
 
 /** Events folded between two polls. */
 const FOLD_POLL_EVENTS = 512;
@@ -56,15 +55,5 @@ export function renderSurface(header: SessionHeader, events: readonly unknown[],
   const capturedThroughSeq = last === undefined ? null : last.seq;
   const items = projectSurface(surface);
   request.poll();
-  const input = { sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items };
-  const retained = retainSource(input, request.maxBytes);
-  if (!retained.fits) {
-    request.poll();
-    return { status: 'rendered', header, render: { fits: false, minimumBudgetBytes: minimumFittingBudget(input, request.maxBytes) } };
-  }
-  return {
-    status: 'rendered',
-    header,
-    render: { fits: true, sessionId: header.id, capturedThroughSeq, json: retained.json, stats: retained.stats },
-  };
+  return { status: 'rendered', header, render: renderProjected({ sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items }, request.maxBytes, request.poll) };
 }

@@ -10,6 +10,7 @@
  * issue nor a partial line — and before anything provisional (a recovered torn frame, the closers) is applied.
  */
 import { SessionLogError } from '../../protocol/errors.js';
+import type { SessionEvent } from '../../protocol/events.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { decodeArtifact } from '../decode/decode-artifact.js';
 import { JsonlScanner, type JsonlScanCheckpoint } from '../decode/jsonl-scanner.js';
@@ -65,6 +66,11 @@ export interface TitleScanInput {
   readonly checkpoint?: TitleScanCheckpoint;
   /** Called between chunks of work; may throw to stop the scan (a worker's abort poll). */
   readonly poll?: () => void;
+  /**
+   * Called with every stored event the validator adopted (stage S3), in seq order, committed and provisional
+   * alike (the source cache projects them; events before `checkpoint.validator.eventCount` are the committed ones).
+   */
+  readonly observe?: (event: SessionEvent) => void;
 }
 
 /** What {@link scanTitleLog} returns. */
@@ -72,6 +78,8 @@ export interface TitleScanResult {
   readonly outcome: TitleScanOutcome;
   /** The checkpoint at the furthest clean point; `null` when the header itself failed. */
   readonly checkpoint: TitleScanCheckpoint | null;
+  /** For a valid outcome: how many balanced events the inspection has (stored events plus closers). */
+  readonly balancedEvents?: number;
 }
 
 /** A scan that has its header and is ready for event lines. */
@@ -138,6 +146,7 @@ class LineFeeder {
     private readonly scanner: JsonlScanner,
     private readonly validator: TitleValidator,
     private readonly poller: Poller,
+    private readonly observe?: (event: SessionEvent) => void,
   ) {
     this.#lastClean = scanner.checkpoint();
   }
@@ -165,7 +174,10 @@ class LineFeeder {
         return { error };
       }
       const events = this.scanner.events;
-      for (const event of events) this.validator.push(event, line);
+      for (const event of events) {
+        const adopted = this.validator.push(event, line);
+        if (adopted !== undefined) this.observe?.(adopted);
+      }
       events.length = 0;
       if (!this.#issued) {
         const checkpoint = this.scanner.checkpoint();
@@ -205,6 +217,13 @@ function finish(start: ScanStart): TitleScanOutcome {
     : { kind: 'invalid', headerLine: start.headerLine, error: outcome.error };
 }
 
+/** The result of a scan that reached its end: the outcome, the checkpoint, and (valid only) the balanced event count. */
+function finished(start: ScanStart, checkpoint: TitleScanCheckpoint): TitleScanResult {
+  const outcome = finish(start);
+  // After finish the validator has counted the closers too.
+  return outcome.kind === 'valid' ? { outcome, checkpoint, balancedEvents: start.validator.eventCount } : { outcome, checkpoint };
+}
+
 function resumeFrom(checkpoint: TitleScanCheckpoint, path: string): ScanStart {
   return {
     headerLine: checkpoint.headerLine,
@@ -241,13 +260,13 @@ function scanRaw(input: TitleScanInput): TitleScanResult {
     start = resumeFrom(input.checkpoint, input.path);
     body = input.bytes;
   }
-  const feeder = new LineFeeder(start.scanner, start.validator, new Poller(input.poll));
+  const feeder = new LineFeeder(start.scanner, start.validator, new Poller(input.poll), input.observe);
   // The final fragment without LF is a torn tail: never a line, so it is not fed at all.
   const failure = feeder.feed(body.subarray(0, body.lastIndexOf(LF) + 1));
   const clean = feeder.lastClean;
   const checkpoint = checkpointAt('none', start, { resumeOffset: clean.committedBytes, scanner: positionOf(clean), eventCount: clean.eventCount });
   if (failure !== null) return { outcome: readFailed(failure.error), checkpoint };
-  return { outcome: finish(start), checkpoint };
+  return finished(start, checkpoint);
 }
 
 /**
@@ -318,7 +337,7 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
   }
 
   const poller = new Poller(input.poll);
-  const feeder = new LineFeeder(start.scanner, start.validator, poller);
+  const feeder = new LineFeeder(start.scanner, start.validator, poller, input.observe);
   let clean: CleanPoint = { resumeOffset: firstFrame, scanner: positionOf(start.scanner.checkpoint()), eventCount: start.validator.eventCount };
   let failure: { readonly error: unknown } | null = null;
   for (const frame of frames) {
@@ -354,12 +373,14 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
     const tornFailure = feeder.feed(recoverTornFrame(buffer, torn));
     if (tornFailure !== null) return { outcome: readFailed(tornFailure.error), checkpoint };
   }
-  return { outcome: finish(start), checkpoint };
+  return finished(start, checkpoint);
 }
 
 /** The checkpoint at the clean frame boundary `length` bytes into the input (a scan that meets no failure). */
 function replayTo(input: TitleScanInput, length: number): TitleScanCheckpoint {
-  const replay = scanZstd({ ...input, bytes: input.bytes.subarray(0, length) });
+  // The replay observes nothing: its events were observed by the scan it serves.
+  const { observe: _unobserved, ...quiet } = input;
+  const replay = scanZstd({ ...quiet, bytes: input.bytes.subarray(0, length) });
   const expectedOffset = (input.checkpoint?.resumeOffset ?? 0) + length;
   if (replay.checkpoint === null || replay.checkpoint.resumeOffset !== expectedOffset) {
     throw new Error('title scan replay did not reach its clean frame boundary');

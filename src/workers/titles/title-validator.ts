@@ -187,8 +187,11 @@ export class TitleValidator {
    * Feeds the next stored event: a committed event as the scanner (§9.11) returned it, which is an object whose
    * `seq` equals its position. `line` is the storage line it came from (needed only for `session/title`).
    * Each stage stops at its first failure, and a stage whose result can no longer matter stops with it.
+   *
+   * @returns the adopted (migrated) event when stage S3 accepted it, else `undefined` — what the source cache
+   *   projects (the same value a full inspection's S3 yields for this event).
    */
-  push(event: unknown, line: Uint8Array): void {
+  push(event: unknown, line: Uint8Array): SessionEvent | undefined {
     const stored = event as Readonly<Record<string, unknown>>;
     const seq = this.#eventCount;
     this.#eventCount += 1;
@@ -198,20 +201,20 @@ export class TitleValidator {
       this.#lastTitleLine = line.slice(0, line.length > 0 && line[line.length - 1] === LF ? line.length - 1 : line.length);
     }
     this.#legacy.observe(stored, seq);
-    if (this.#s3Error !== null) return;
+    if (this.#s3Error !== null) return undefined;
     let migrated: SessionEvent;
     try {
       migrated = this.#migrate(stored);
     } catch (error) {
       this.#s3Error = serializeError(error);
-      return;
+      return undefined;
     }
     this.#messageIds.record(seq, carriedMessageId(migrated));
-    if (this.#s4Error !== null) return;
+    if (this.#s4Error !== null) return migrated;
     this.#s4Error = this.#unknownTypeFailure(migrated);
-    if (this.#s4Error !== null) return;
+    if (this.#s4Error !== null) return migrated;
     this.#closers.observe(migrated, seq);
-    if (this.#closers.error !== null || this.#s6HeaderError !== null || this.#s6Error !== null) return;
+    if (this.#closers.error !== null || this.#s6HeaderError !== null || this.#s6Error !== null) return migrated;
     // The digest is not a validation step, so it is computed outside the try that records S6 failures.
     const digest = migrated.type === 'tool/result' ? toolResultDigest(migrated.data) : undefined;
     try {
@@ -219,6 +222,7 @@ export class TitleValidator {
     } catch (error) {
       this.#s6Error = serializeError(error);
     }
+    return migrated;
   }
 
   /**
