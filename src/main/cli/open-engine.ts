@@ -51,6 +51,8 @@ export async function withEngine<T>(
     poolSize: config.poolSize,
     // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
     store: { env: io.env },
+    // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
+    corpus: { watch: false },
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onListingProblem: (problem) => {
       io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`);

@@ -1,0 +1,306 @@
+/**
+ * Discovery answered from the warm corpus view (issue 15, item 1): `listSessions`, `listSessionsReport` and the
+ * title observations discovery asks for, computed over a {@link CorpusView} snapshot instead of a fresh listing.
+ *
+ * Equality with the cold query layer (`session-query.ts`): the persisted part is the store's tolerant listing as
+ * the view holds it; live sessions are overlaid on every call exactly as `SessionQuery` overlays them (live
+ * preferred, the same header check, the same order); a title observation the view has not seen for the
+ * artifact's current check is computed by a `SessionQuery` over that snapshot, so mapping, checks and failures are
+ * the query layer's own; only fulfilled observations are kept, keyed by the check they were made at. Whenever the
+ * view cannot answer (the root cannot be read), the call runs the cold path instead, which fails as it always did.
+ *
+ * Exact reads never come here: `readSurface`, `prepare` and the engine's `readTitleSnapshots` read and validate
+ * their artifact as before.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SessionHeader, SessionId } from '../../protocol/events.js';
+import { assertCompatibleHeaders } from '../../protocol/session-header.js';
+import { join } from 'node:path';
+import type { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { ListingProblem } from '../store/listing-problem.js';
+import { CorpusView, dearerServed, type CorpusSnapshot, type DiscoveryServed, type ViewSessionEntry } from './corpus-view.js';
+import { InMemoryLiveRegistry, type LiveRegistry } from './live-registry.js';
+import type { SessionQueryConfigInput } from './query-config.js';
+import { compareRecords, SessionQuery, type SessionListReport, type SessionRecord, type SessionTitleObservation } from './session-query.js';
+import type { SessionStorage } from './session-storage.js';
+import { sessionNotFound } from './storage-error-mapping.js';
+import { observeLiveFirst, observeTitle, rejectedTitle } from './title-observation.js';
+
+/** The engine calls whose discovery is reported. */
+export type DiscoveryOperation = 'listCandidates' | 'candidates' | 'listSessions' | 'listSessionsReport';
+
+/**
+ * How one discovery call was served (issue 15, item 4), reported through the engine's `onDiscovery` option. The
+ * call's result is the same whichever way it was served.
+ *
+ * - `served`: `warm` — from memory, nothing had changed; `incremental` — only what notifications or the sweep
+ *   marked was read again; `revalidated` — the staleness bound had run out, so the call stat'ed everything first;
+ *   `cold` — a full scan (the first call, a replaced or reappeared root, the view switched off or unable to
+ *   answer).
+ * - `rechecked`: session directories read again for this call.
+ * - `titleMisses`: title observations computed for this call (not answered from memory).
+ */
+export interface DiscoveryReport {
+  readonly operation: DiscoveryOperation;
+  readonly served: DiscoveryServed;
+  readonly rechecked: number;
+  readonly titleMisses: number;
+}
+
+interface CallRecord {
+  served: DiscoveryServed | undefined;
+  rechecked: number;
+  titleMisses: number;
+}
+
+const calls = new AsyncLocalStorage<CallRecord>();
+
+/**
+ * Runs one engine call and reports how its discovery was served. Without `report` the call runs as is. A call
+ * that never reached the warm view (switched off, no root) is `cold`.
+ */
+export async function recordDiscovery<T>(operation: DiscoveryOperation, work: () => Promise<T>, report: ((report: DiscoveryReport) => void) | undefined): Promise<T> {
+  if (report === undefined) return work();
+  const record: CallRecord = { served: undefined, rechecked: 0, titleMisses: 0 };
+  const result = await calls.run(record, work);
+  report({ operation, served: record.served ?? 'cold', rechecked: record.rechecked, titleMisses: record.titleMisses });
+  return result;
+}
+
+function note(served: DiscoveryServed, rechecked = 0): void {
+  const record = calls.getStore();
+  if (record === undefined) return;
+  record.served = record.served === undefined ? served : dearerServed(record.served, served);
+  record.rechecked += rechecked;
+}
+
+function noteMisses(count: number): void {
+  const record = calls.getStore();
+  if (record !== undefined) record.titleMisses += count;
+}
+
+/** The cold paths the warm one falls back to (the engine's query layers over the store). */
+export interface ColdDiscovery {
+  listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
+  readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+}
+
+/** Construction options of {@link WarmDiscovery}. */
+export interface WarmDiscoveryOptions {
+  readonly store: JsonlSessionStore;
+  readonly registry: LiveRegistry;
+  readonly view: CorpusView;
+  readonly cold: ColdDiscovery;
+  /** The query layer's configuration (its `persistedInspectConcurrency` bounds title misses). */
+  readonly queryConfig?: SessionQueryConfigInput;
+}
+
+interface CachedTitle {
+  readonly entry: ViewSessionEntry;
+  readonly path: string;
+  readonly observation: SessionTitleObservation;
+}
+
+/** Persisted records sorted once per snapshot, and the snapshot they belong to. */
+interface SortedRecords {
+  readonly snapshot: CorpusSnapshot;
+  readonly records: readonly SessionRecord[];
+}
+
+const NO_LIVE_SESSIONS = new InMemoryLiveRegistry();
+
+/** Discovery over the warm view; see the module comment. */
+export class WarmDiscovery {
+  readonly #store: JsonlSessionStore;
+  readonly #registry: LiveRegistry;
+  readonly #view: CorpusView;
+  readonly #cold: ColdDiscovery;
+  readonly #queryConfig: SessionQueryConfigInput | undefined;
+  readonly #titles = new Map<string, CachedTitle>();
+  #sorted: SortedRecords | undefined;
+
+  constructor(options: WarmDiscoveryOptions) {
+    this.#store = options.store;
+    this.#registry = options.registry;
+    this.#view = options.view;
+    this.#cold = options.cold;
+    this.#queryConfig = options.queryConfig;
+    // Validated now, as the cold layers validate theirs at construction.
+    new SessionQuery({ registry: NO_LIVE_SESSIONS, ...(options.queryConfig === undefined ? {} : { config: options.queryConfig }) });
+  }
+
+  /** The view's snapshot, or `undefined` when it cannot answer (the caller runs the cold path). */
+  async #snapshot(): Promise<CorpusSnapshot | undefined> {
+    try {
+      const { snapshot, served, rechecked } = await this.#view.current();
+      note(served, rechecked);
+      return snapshot;
+    } catch {
+      // The root could not be read (or the view is closed): the cold path meets the same failure and reports it
+      // with the query layer's mapping.
+      note('cold');
+      return undefined;
+    }
+  }
+
+  /** `SessionQuery.listSessionsReport` over the view: detached records, the listing's problems. */
+  async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    const shared = await this.discoveryReport(signal);
+    return { records: shared.records.map((record) => ({ header: structuredClone(record.header), live: record.live, persisted: record.persisted })), problems: [...shared.problems] };
+  }
+
+  /** `SessionQuery.listSessions` over the view. */
+  async listSessions(signal?: AbortSignal): Promise<SessionRecord[]> {
+    return (await this.listSessionsReport(signal)).records;
+  }
+
+  /**
+   * The records and problems of {@link listSessionsReport} without detaching them: persisted headers are the
+   * view's own (frozen listing objects), for discovery, which only reads them. Callers must not mutate them.
+   */
+  async discoveryReport(signal?: AbortSignal): Promise<{ readonly records: readonly SessionRecord[]; readonly problems: readonly ListingProblem[] }> {
+    signal?.throwIfAborted();
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot === undefined) return this.#cold.listSessionsReport(signal);
+    return { records: this.#overlay(snapshot), problems: snapshot.problems };
+  }
+
+  /** Persisted records of `snapshot` overlaid by live sessions, in `SessionQuery`'s order. */
+  #overlay(snapshot: CorpusSnapshot): SessionRecord[] {
+    const persisted = this.#persistedRecords(snapshot);
+    const live = [...this.#registry.list()];
+    if (live.length === 0) return [...persisted];
+    const liveRecords: SessionRecord[] = [];
+    const liveIds = new Set<string>();
+    for (const session of live) {
+      const durable = snapshot.headerById.get(session.header.id);
+      if (durable !== undefined) assertCompatibleHeaders(session.header, durable);
+      liveIds.add(session.header.id);
+      liveRecords.push({ header: structuredClone(session.header), live: true, persisted: durable !== undefined });
+    }
+    liveRecords.sort(compareRecords);
+    // Merge the two sorted runs. A tie (two ids that compare equal) would make the order depend on the input order
+    // the query layer sorts from, so the rare tie falls back to exactly that sort.
+    for (let index = 1; index < liveRecords.length; index += 1) {
+      if (compareRecords(liveRecords[index - 1] as SessionRecord, liveRecords[index] as SessionRecord) === 0) return this.#overlayBySort(snapshot, live);
+    }
+    const merged: SessionRecord[] = [];
+    let next = 0;
+    for (const record of persisted) {
+      if (liveIds.has(record.header.id)) continue;
+      for (let candidate = liveRecords[next]; candidate !== undefined; candidate = liveRecords[next]) {
+        const order = compareRecords(candidate, record);
+        if (order === 0) return this.#overlayBySort(snapshot, live);
+        if (order > 0) break;
+        merged.push(candidate);
+        next += 1;
+      }
+      merged.push(record);
+    }
+    for (let index = next; index < liveRecords.length; index += 1) merged.push(liveRecords[index] as SessionRecord);
+    return merged;
+  }
+
+  /** `SessionQuery`'s own overlay: persisted in walk order, live replacing or appended, one sort. */
+  #overlayBySort(snapshot: CorpusSnapshot, live: readonly { readonly header: SessionHeader }[]): SessionRecord[] {
+    const records = new Map<string, SessionRecord>();
+    for (const header of snapshot.headers) records.set(header.id, { header, live: false, persisted: true });
+    for (const session of live) {
+      const durable = snapshot.headerById.get(session.header.id);
+      records.set(session.header.id, { header: structuredClone(session.header), live: true, persisted: durable !== undefined });
+    }
+    return [...records.values()].sort(compareRecords);
+  }
+
+  /** The snapshot's persisted records, sorted once per snapshot (stable: ties keep walk order, as the query layer's sort). */
+  #persistedRecords(snapshot: CorpusSnapshot): readonly SessionRecord[] {
+    if (this.#sorted?.snapshot === snapshot) return this.#sorted.records;
+    const records = snapshot.headers.map((header) => Object.freeze({ header, live: false, persisted: true }) as SessionRecord).sort(compareRecords);
+    this.#sorted = { snapshot, records: Object.freeze(records) };
+    return records;
+  }
+
+  /**
+   * `SessionQuery.readTitleSnapshots` over the view: live ids first, then each listed id from memory when its
+   * artifact's check has not changed since it was observed, the rest observed now. The returned observations may
+   * be shared with other calls: read them, do not mutate them.
+   */
+  async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+    const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
+    if (unresolved.length === 0) return ordered(uniqueIds, results);
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot === undefined) return this.#cold.readTitleSnapshots(uniqueIds, signal);
+    const misses: SessionId[] = [];
+    for (const id of unresolved) {
+      if (!snapshot.headerById.has(id)) {
+        // Not listed: a session attached meanwhile is observed live (as the query layer does), else not found.
+        const attached = this.#registry.get(id);
+        results.set(id, attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal));
+        continue;
+      }
+      const cached = this.#titles.get(id);
+      if (cached !== undefined && cached.entry === snapshot.entryById.get(id) && cached.path === CorpusView.listedPath(snapshot, id, this.#view.artifactName)) {
+        results.set(id, cached.observation);
+      } else {
+        misses.push(id);
+      }
+    }
+    if (misses.length > 0) {
+      noteMisses(misses.length);
+      const observed = await this.#observe(snapshot, misses, signal);
+      signal?.throwIfAborted();
+      for (const observation of observed) {
+        const id = observation.sessionId;
+        const attached = this.#registry.get(id);
+        if (attached !== undefined) {
+          results.set(id, observeTitle(id, attached.header, attached.events, signal));
+          continue;
+        }
+        results.set(id, observation);
+        this.#keep(snapshot, id, observation);
+      }
+    }
+    return ordered(uniqueIds, results);
+  }
+
+  /** Observes `ids` with the query layer over `snapshot`: the store's title lookup at the listed artifact and revision. */
+  #observe(snapshot: CorpusSnapshot, ids: readonly SessionId[], signal: AbortSignal | undefined): Promise<SessionTitleObservation[]> {
+    const store = this.#store;
+    const artifactName = this.#view.artifactName;
+    const storage: SessionStorage = {
+      list: async () => snapshot.headers,
+      inspect: (id, inner) => store.inspect(id, inner),
+      inspectTitle: (id, inner) => {
+        const path = CorpusView.listedPath(snapshot, id, artifactName);
+        const entry = snapshot.entryById.get(id);
+        const revision = path !== undefined && entry !== undefined && join(entry.dir.sessionPath, artifactName) === path ? entry.artifactRevision : undefined;
+        return store.inspectTitleAt(id, path, inner, revision);
+      },
+    };
+    const query = new SessionQuery({ registry: NO_LIVE_SESSIONS, storage, ...(this.#queryConfig === undefined ? {} : { config: this.#queryConfig }) });
+    return query.readTitleSnapshots(ids, signal);
+  }
+
+  /** Keeps a fulfilled observation for the check it was made at (failures are observed again, as cold). */
+  #keep(snapshot: CorpusSnapshot, id: SessionId, observation: SessionTitleObservation): void {
+    if (observation.status !== 'fulfilled') return;
+    const entry = snapshot.entryById.get(id);
+    const path = CorpusView.listedPath(snapshot, id, this.#view.artifactName);
+    if (entry === undefined || path === undefined) return;
+    // Entries of sessions gone from the listing are dropped when the cache outgrows it.
+    if (this.#titles.size > 2 * snapshot.headers.length + 64) {
+      for (const key of this.#titles.keys()) if (!snapshot.headerById.has(key)) this.#titles.delete(key);
+    }
+    this.#titles.set(id, { entry, path, observation });
+  }
+}
+
+function ordered(ids: readonly SessionId[], results: ReadonlyMap<SessionId, SessionTitleObservation>): SessionTitleObservation[] {
+  return ids.map((id) => {
+    const result = results.get(id);
+    if (result === undefined) throw new Error(`title observation of session "${id}" was never settled`);
+    return result;
+  });
+}
