@@ -11,6 +11,12 @@ import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import type { Candidate, ReferenceTarget } from '../../src/main/reference/reference-types.js';
 import type { SessionListReport } from '../../src/main/corpus/session-query.js';
 import { EventSequence, sessionHeader, BASE_TIME } from '../store/store-test-builders.js';
+import { CorpusView, type CorpusViewOptions } from '../../src/main/corpus/corpus-view.js';
+import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
+import { SessionQuery } from '../../src/main/corpus/session-query.js';
+import { WarmDiscovery } from '../../src/main/corpus/warm-discovery.js';
+import { SessionReferenceService } from '../../src/main/reference/session-reference-service.js';
+import { asSessionId } from '../../src/protocol/events.js';
 
 /** The discovery face both sides offer. */
 export interface DiscoverySide {
@@ -198,3 +204,43 @@ async function settle(run: () => Promise<unknown>): Promise<string> {
     return JSON.stringify({ rejected: { name, code, message } });
   }
 }
+
+/** A side built from the parts, so a test can choose the view's options (dropped notifications, strategy). */
+export interface ManualSide extends DiscoverySide, LiveSink {
+  readonly view: CorpusView | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * The cold side (no view, no title index: every call lists and fully inspects) or a warm side over a view with
+ * `viewOptions`.
+ */
+export async function manualSide(root: string, compression: Compression, cacheDirectory: string, viewOptions?: Omit<CorpusViewOptions, 'config'>): Promise<ManualSide> {
+  const store = await JsonlSessionStore.open({ root, compression, cacheDirectory, titleIndex: viewOptions !== undefined });
+  const registry = new InMemoryLiveRegistry();
+  const cold = new SessionQuery({ registry, storage: store });
+  const view = viewOptions === undefined ? undefined : new CorpusView({ config: store.config, ...viewOptions });
+  const warm = view === undefined ? undefined : new WarmDiscovery({ store, registry, view, cold });
+  const service = new SessionReferenceService({
+    sessionQuery: warm === undefined
+      ? cold
+      : {
+        listSessions: async (signal) => (await warm.discoveryReport(signal)).records,
+        readSurface: (id, signal) => cold.readSurface(id, signal),
+        readTitleSnapshots: (ids, signal) => warm.readTitleSnapshots(ids, signal),
+      },
+  });
+  return {
+    view,
+    listSessionsReport: () => (warm ?? cold).listSessionsReport(),
+    listCandidates: (agent, query, limit) => service.listCandidates(agent, query, limit),
+    attach: (session) => registry.attach(session),
+    detach: (id) => {
+      registry.detach(asSessionId(id));
+    },
+    close: async () => {
+      await view?.close();
+    },
+  };
+}
+
