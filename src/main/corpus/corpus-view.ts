@@ -80,7 +80,10 @@ export interface CorpusSnapshot {
   readonly headerById: ReadonlyMap<string, SessionHeader>;
   /** The checked directory each listed id came from. */
   readonly entryById: ReadonlyMap<string, ViewSessionEntry>;
-  /** Where the listing found each segment (`undefined`: lookups may not answer from it). */
+  /**
+   * Where the listing found each segment (`undefined`: lookups may not answer from it). The same object from one
+   * snapshot to the next while its content does not change.
+   */
   readonly segments: ListedSegments | undefined;
 }
 
@@ -128,6 +131,18 @@ async function stampOf(path: string): Promise<FileRevision | undefined> {
     // Missing or unreachable: recorded as "no revision"; the directory's own check reports what is wrong.
     return undefined;
   }
+}
+
+/** True when two segment maps say the same (both absent, or the same segments in the same project directories). */
+function sameSegments(a: ListedSegments | undefined, b: ListedSegments | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.size !== b.size) return false;
+  for (const [segment, projects] of a) {
+    const other = b.get(segment);
+    if (other === undefined || other.length !== projects.length) return false;
+    for (let index = 0; index < projects.length; index += 1) if (other[index] !== projects[index]) return false;
+  }
+  return true;
 }
 
 function sameStamp(a: FileRevision | undefined, b: FileRevision | undefined): boolean {
@@ -442,7 +457,9 @@ export class CorpusView {
       problems: Object.freeze(assembled.problems),
       headerById,
       entryById,
-      segments: assembled.segments,
+      // Kept as the same object while its content is unchanged, so its identity can key caches (title lookups
+      // depend on where each segment was found).
+      segments: sameSegments(this.#snapshot.segments, assembled.segments) ? this.#snapshot.segments : assembled.segments,
     });
   }
 

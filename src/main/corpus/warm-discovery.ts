@@ -24,7 +24,7 @@ import type { SessionQueryConfigInput } from './query-config.js';
 import { compareRecords, SessionQuery, type SessionListReport, type SessionRecord, type SessionTitleObservation } from './session-query.js';
 import type { SessionStorage } from './session-storage.js';
 import { sessionNotFound } from './storage-error-mapping.js';
-import { observeLiveFirst, observeTitle, rejectedTitle } from './title-observation.js';
+import { observeTitle, rejectedTitle } from './title-observation.js';
 
 /** The engine calls whose discovery is reported. */
 export type DiscoveryOperation = 'listCandidates' | 'candidates' | 'listSessions' | 'listSessionsReport';
@@ -95,9 +95,13 @@ export interface WarmDiscoveryOptions {
   readonly queryConfig?: SessionQueryConfigInput;
 }
 
+/**
+ * A fulfilled title observation and what it depended on: the artifact's check (a new object when the directory is
+ * checked again) and where the listing found the segments (the lookup path of the id follows from it).
+ */
 interface CachedTitle {
   readonly entry: ViewSessionEntry;
-  readonly path: string;
+  readonly segments: CorpusSnapshot['segments'];
   readonly observation: SessionTitleObservation;
 }
 
@@ -227,42 +231,65 @@ export class WarmDiscovery {
    * be shared with other calls: read them, do not mutate them.
    */
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
-    const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
-    if (unresolved.length === 0) return ordered(uniqueIds, results);
+    // One pass builds the answer in first-occurrence order (this runs per keystroke over every listed session).
+    const uniqueIds: SessionId[] = [];
+    const out: (SessionTitleObservation | undefined)[] = [];
+    const seen = new Set<SessionId>();
+    let unresolved = 0;
+    signal?.throwIfAborted();
+    for (const id of ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      uniqueIds.push(id);
+      const live = this.#registry.get(id);
+      if (live === undefined) {
+        unresolved += 1;
+        out.push(undefined);
+      } else {
+        out.push(observeTitle(id, live.header, live.events, signal));
+      }
+    }
+    if (unresolved === 0) return out as SessionTitleObservation[];
     const snapshot = await this.#snapshot();
     signal?.throwIfAborted();
     if (snapshot === undefined) return this.#cold.readTitleSnapshots(uniqueIds, signal);
     const misses: SessionId[] = [];
-    for (const id of unresolved) {
-      if (!snapshot.headerById.has(id)) {
+    const missAt: number[] = [];
+    for (let index = 0; index < uniqueIds.length; index += 1) {
+      if (out[index] !== undefined) continue;
+      const id = uniqueIds[index] as SessionId;
+      const cached = this.#titles.get(id);
+      if (cached !== undefined && cached.entry === snapshot.entryById.get(id) && cached.segments === snapshot.segments) {
+        out[index] = cached.observation;
+      } else if (!snapshot.headerById.has(id)) {
         // Not listed: a session attached meanwhile is observed live (as the query layer does), else not found.
         const attached = this.#registry.get(id);
-        results.set(id, attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal));
-        continue;
-      }
-      const cached = this.#titles.get(id);
-      if (cached !== undefined && cached.entry === snapshot.entryById.get(id) && cached.path === CorpusView.listedPath(snapshot, id, this.#view.artifactName)) {
-        results.set(id, cached.observation);
+        out[index] = attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal);
       } else {
         misses.push(id);
+        missAt.push(index);
       }
     }
     if (misses.length > 0) {
       noteMisses(misses.length);
       const observed = await this.#observe(snapshot, misses, signal);
       signal?.throwIfAborted();
-      for (const observation of observed) {
+      observed.forEach((observation, at) => {
         const id = observation.sessionId;
         const attached = this.#registry.get(id);
+        const index = missAt[at] as number;
         if (attached !== undefined) {
-          results.set(id, observeTitle(id, attached.header, attached.events, signal));
-          continue;
+          out[index] = observeTitle(id, attached.header, attached.events, signal);
+          return;
         }
-        results.set(id, observation);
+        out[index] = observation;
         this.#keep(snapshot, id, observation);
-      }
+      });
     }
-    return ordered(uniqueIds, results);
+    return out.map((observation, index) => {
+      if (observation === undefined) throw new Error(`title observation of session "${uniqueIds[index] as string}" was never settled`);
+      return observation;
+    });
   }
 
   /** Observes `ids` with the query layer over `snapshot`: the store's title lookup at the listed artifact and revision. */
@@ -293,14 +320,6 @@ export class WarmDiscovery {
     if (this.#titles.size > 2 * snapshot.headers.length + 64) {
       for (const key of this.#titles.keys()) if (!snapshot.headerById.has(key)) this.#titles.delete(key);
     }
-    this.#titles.set(id, { entry, path, observation });
+    this.#titles.set(id, { entry, segments: snapshot.segments, observation });
   }
-}
-
-function ordered(ids: readonly SessionId[], results: ReadonlyMap<SessionId, SessionTitleObservation>): SessionTitleObservation[] {
-  return ids.map((id) => {
-    const result = results.get(id);
-    if (result === undefined) throw new Error(`title observation of session "${id}" was never settled`);
-    return result;
-  });
 }
