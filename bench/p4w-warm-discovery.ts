@@ -101,7 +101,7 @@ export async function runP4w(): Promise<string> {
       return [
         `### P4w — per-keystroke discovery over ${SESSIONS.toLocaleString('en-US')} sessions in a long-lived engine`,
         '',
-        `Corpus: ${SESSIONS} raw sessions of 3 turns (~3 KB each) over 25 working directories (bench/support/corpus-generator.ts). Keystrokes: every prefix of "${TYPED}" (${KEYSTROKES.length} queries, limit ${LIMIT}). Engine: \`createEngine({ root })\` defaults (warm view on, workers on, revalidateMs 5,000). After the keystrokes, ${appended.size} logs (1%) each get one more turn and a new title "Appended zebra <n>"; then the query "appended zebra".`,
+        `Corpus: ${SESSIONS} raw sessions of 3 turns (~3 KB each) over 25 working directories (bench/support/corpus-generator.ts). Keystrokes: every prefix of "${TYPED}" (${KEYSTROKES.length} queries, limit ${LIMIT}). Engine: \`createEngine({ root })\` defaults (warm view on, workers on, revalidateMs 30,000). After the keystrokes, ${appended.size} logs (1%) each get one more turn and a new title "Appended zebra <n>"; then the query "appended zebra".`,
         '',
         markdownTable(rows, coldRow.name),
         '',

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/main/engine/create-engine.js';
 import { resolveCorpusViewConfig } from '../../src/main/corpus/corpus-view-config.js';
-import type { DiscoveryReport } from '../../src/main/corpus/warm-discovery.js';
+import { recordDiscovery, type DiscoveryReport } from '../../src/main/corpus/warm-discovery.js';
 import { SessionQueryError } from '../../src/protocol/errors.js';
 import { answers, manualSide, RandomRoot, TARGET } from './warm-view-harness.js';
 
@@ -82,21 +82,62 @@ describe('discovery reports (onDiscovery)', () => {
       expect(await warm.listCandidates(TARGET, 'renamed')).toEqual(await cold.listCandidates(TARGET, 'renamed'));
       expect(await warm.listSessions()).toEqual(await cold.listSessions());
       expect(await warm.listSessionsReport()).toEqual(await cold.listSessionsReport());
-      expect(reports.map((report) => [report.operation, report.served])).toEqual([
-        ['listCandidates', 'cold'],
-        ['candidates', 'warm'],
-        ['listCandidates', 'incremental'],
-        ['listSessions', 'warm'],
-        ['listSessionsReport', 'warm'],
-      ]);
+      // The call after the change re-reads what its notifications named, unless a background refresh (they start
+      // 5 ms after a notification) already has.
+      expect(reports.map((report) => report.operation)).toEqual(['listCandidates', 'candidates', 'listCandidates', 'listSessions', 'listSessionsReport']);
+      expect(reports.map((report) => report.served)).toEqual(['cold', 'warm', reports[2]?.served === 'warm' ? 'warm' : 'incremental', 'warm', 'warm']);
       expect(reports[0]?.titleMisses).toBe(5);
-      expect(reports[1]?.titleMisses).toBe(0);
-      // The changed session's directory was checked again and its title observed again; nothing else.
-      expect(reports[2]).toMatchObject({ rechecked: 1, titleMisses: 1 });
+      expect(reports[1]).toMatchObject({ rechecked: 0, titleMisses: 0 });
+      expect(reports[3]).toMatchObject({ rechecked: 0, titleMisses: 0 });
       expect(coldReports.map((report) => report.served)).toEqual(['cold', 'cold', 'cold', 'cold', 'cold']);
     } finally {
       await warm.close();
       await cold.close();
+    }
+  });
+
+  it('counts what a call re-read: one changed session, one directory and one title', async () => {
+    const random = await seeded(4);
+    // No notifications, so nothing is re-read in the background: the call does it all, and says so.
+    const warm = await manualSide(random.root, 'none', join(dir, 'cache'), { revalidateMs: 0, ignoreNotifications: true });
+    const cold = await manualSide(random.root, 'none', join(dir, 'cache'));
+    const reports: DiscoveryReport[] = [];
+    const report = (entry: DiscoveryReport): void => {
+      reports.push(entry);
+    };
+    try {
+      await recordDiscovery('listCandidates', () => warm.listCandidates(TARGET, 'topic', 100), report);
+      await random.apply({ kind: 'title', pick: 2 }, []);
+      const after = await recordDiscovery('listCandidates', () => warm.listCandidates(TARGET, 'renamed', 100), report);
+      expect(after).toEqual(await cold.listCandidates(TARGET, 'renamed', 100));
+      expect(after).toHaveLength(1);
+      expect(reports).toEqual([
+        { operation: 'listCandidates', served: 'cold', rechecked: 0, titleMisses: 4 },
+        { operation: 'listCandidates', served: 'revalidated', rechecked: 1, titleMisses: 1 },
+      ]);
+    } finally {
+      await warm.close();
+    }
+  });
+
+  it('re-reads changed sessions and their titles in the background, so a later call is warm and current', async () => {
+    const random = await seeded(4);
+    const reports: DiscoveryReport[] = [];
+    const warm = await createEngine({ root: random.root, workers: false, store: { cacheDirectory: join(dir, 'cache') }, corpus: { revalidateMs: 600_000 }, onDiscovery: (report) => reports.push(report) });
+    const cold = await manualSide(random.root, 'none', join(dir, 'cache'));
+    try {
+      await warm.listCandidates(TARGET, 'topic');
+      await random.apply({ kind: 'title', pick: 1 }, []);
+      await random.apply({ kind: 'append', pick: 3 }, []);
+      // Notifications arrive, the refresh and the title prefetch run (a few ms; generous for a loaded machine).
+      for (let waited = 0; waited < 5_000 && (warm.corpusViewStats()?.refreshes ?? 0) === 0; waited += 50) await sleep(50);
+      await sleep(300);
+      const after = await warm.listCandidates(TARGET, 'renamed');
+      expect(after).toEqual(await cold.listCandidates(TARGET, 'renamed', 20));
+      expect(after).toHaveLength(1);
+      expect(reports.at(-1)).toEqual({ operation: 'listCandidates', served: 'warm', rechecked: 0, titleMisses: 0 });
+    } finally {
+      await warm.close();
     }
   });
 
@@ -149,7 +190,7 @@ describe('the root vanishing, reappearing and being replaced', () => {
 
 describe('configuration', () => {
   it('validates corpus options once, with SESSION_QUERY_INVALID_CONFIG', async () => {
-    expect(resolveCorpusViewConfig()).toEqual({ watch: true, revalidateMs: 5000 });
+    expect(resolveCorpusViewConfig()).toEqual({ watch: true, revalidateMs: 30_000 });
     expect(resolveCorpusViewConfig({ watch: false, revalidateMs: 0 })).toEqual({ watch: false, revalidateMs: 0 });
     for (const [input, text] of [
       [{ watch: 'yes' }, 'corpus: watch must be a boolean'],

@@ -6,7 +6,7 @@
 import { SessionQueryError } from '../../protocol/errors.js';
 
 /** Default bound on staleness after a missed change notification (milliseconds). */
-export const DEFAULT_CORPUS_REVALIDATE_MS = 5_000;
+export const DEFAULT_CORPUS_REVALIDATE_MS = 30_000;
 
 /** The largest accepted bound: one day (a larger value is almost certainly a unit mistake). */
 export const MAX_CORPUS_REVALIDATE_MS = 86_400_000;
@@ -22,7 +22,7 @@ export interface CorpusViewConfigInput {
    * The staleness bound: a discovery call that starts more than this many milliseconds after a change reflects
    * it even when its notification was lost (a background `stat` sweep runs every `revalidateMs / 2`; a call
    * finding the last completed sweep older than the bound re-validates before answering). `0`: every call
-   * re-validates by `stat`. Default 5,000.
+   * re-validates by `stat`. Default 30,000: a sweep of 10,000 sessions stats about 20,000 paths, which must fit well within half the bound on a loaded machine.
    */
   readonly revalidateMs?: unknown;
 }

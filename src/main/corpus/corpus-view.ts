@@ -181,6 +181,7 @@ export class CorpusView {
   #sweepTimer: NodeJS.Timeout | undefined;
   #refreshTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  #onBackgroundRefresh: ((snapshot: CorpusSnapshot) => void) | undefined;
   #stats = { builds: 0, refreshes: 0, rechecked: 0, sweeps: 0, notifications: 0 };
 
   constructor(options: CorpusViewOptions) {
@@ -241,6 +242,14 @@ export class CorpusView {
     });
   }
 
+  /**
+   * Registers what to call after a refresh that notifications started in the background (not one a call ran):
+   * the title cache re-observes what changed, so the next keystroke does not have to.
+   */
+  setBackgroundRefreshListener(listener: ((snapshot: CorpusSnapshot) => void) | undefined): void {
+    this.#onBackgroundRefresh = listener;
+  }
+
   /** Stops the sweep and every watch, and waits for work in flight. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -282,7 +291,8 @@ export class CorpusView {
         this.#refreshTimer = undefined;
         if (this.#closed) return;
         void this.#serialized(async () => {
-          if (!this.#full) await this.#refresh();
+          if (this.#full || this.#closed) return;
+          if ((await this.#refresh()) > 0 && !this.#full) this.#onBackgroundRefresh?.(this.#snapshot);
         }).catch(() => {
           // A background refresh that fails (the root became unreadable) leaves its marks: the next call retries
           // and reports the failure itself.

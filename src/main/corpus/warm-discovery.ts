@@ -122,6 +122,8 @@ export class WarmDiscovery {
   readonly #queryConfig: SessionQueryConfigInput | undefined;
   readonly #titles = new Map<string, CachedTitle>();
   #sorted: SortedRecords | undefined;
+  #prefetching = false;
+  #prefetchWanted: CorpusSnapshot | undefined;
 
   constructor(options: WarmDiscoveryOptions) {
     this.#store = options.store;
@@ -129,6 +131,7 @@ export class WarmDiscovery {
     this.#view = options.view;
     this.#cold = options.cold;
     this.#queryConfig = options.queryConfig;
+    this.#view.setBackgroundRefreshListener((snapshot) => this.#prefetch(snapshot));
     // Validated now, as the cold layers validate theirs at construction.
     new SessionQuery({ registry: NO_LIVE_SESSIONS, ...(options.queryConfig === undefined ? {} : { config: options.queryConfig }) });
   }
@@ -308,6 +311,38 @@ export class WarmDiscovery {
     };
     const query = new SessionQuery({ registry: NO_LIVE_SESSIONS, storage, ...(this.#queryConfig === undefined ? {} : { config: this.#queryConfig }) });
     return query.readTitleSnapshots(ids, signal);
+  }
+
+  /**
+   * After a background refresh: observes again, off any call, the titles whose check changed — only once
+   * discovery has observed titles at all (an engine that only lists never reads logs for titles). One run at a
+   * time; a refresh during a run is taken up by the next.
+   */
+  #prefetch(snapshot: CorpusSnapshot): void {
+    if (this.#titles.size === 0) return;
+    this.#prefetchWanted = snapshot;
+    if (this.#prefetching) return;
+    this.#prefetching = true;
+    void (async () => {
+      try {
+        for (let wanted = this.#prefetchWanted; wanted !== undefined; wanted = this.#prefetchWanted) {
+          this.#prefetchWanted = undefined;
+          const stale = wanted.headers
+            .map((header) => header.id)
+            .filter((id) => {
+              const cached = this.#titles.get(id);
+              return cached === undefined || cached.entry !== wanted.entryById.get(id) || cached.segments !== wanted.segments;
+            });
+          if (stale.length === 0) continue;
+          const observed = await this.#observe(wanted, stale, undefined);
+          for (const observation of observed) this.#keep(wanted, observation.sessionId, observation);
+        }
+      } catch {
+        // A prefetch is only a head start: whatever it could not observe, the next call observes itself.
+      } finally {
+        this.#prefetching = false;
+      }
+    })();
   }
 
   /** Keeps a fulfilled observation for the check it was made at (failures are observed again, as cold). */
