@@ -9,6 +9,7 @@ import { runP1Pool } from './p3-p1-through-pool.js';
 import { runP1w } from './p1w-warm-prepare.js';
 import { runP3 } from './p3-stall.js';
 import { runP4 } from './p4-discovery.js';
+import { runP4w } from './p4w-warm-discovery.js';
 import { runP5 } from './p5-cancel.js';
 import { runD3 } from './p6-dcp-commit.js';
 import { runP6 } from './p6-dcp-prestep.js';
@@ -24,6 +25,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p1w: runP1w,
   p3: runP3,
   p4: runP4,
+  p4w: runP4w,
   p5: runP5,
   p6: runP6,
   p6s: runP6Strategies,

@@ -33,13 +33,14 @@ export async function assertRootExists(root: string): Promise<void> {
  * Builds the engine over the configured root, runs `work` with it and closes it.
  * @param context - the command's context.
  * @param work - what the command does with the engine.
- * @param options - `createsRoot`: the command writes sessions and may start from a missing root.
+ * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
+ *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold).
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
   context: CommandContext,
   work: (engine: LocalSessionEngine) => Promise<T>,
-  { createsRoot = false }: { readonly createsRoot?: boolean } = {},
+  { createsRoot = false, longLived = false }: { readonly createsRoot?: boolean; readonly longLived?: boolean } = {},
 ): Promise<T> {
   const { config } = context.resolved;
   // A command that writes sessions (script run) creates a missing root; every other command needs it to exist.
@@ -51,6 +52,8 @@ export async function withEngine<T>(
     poolSize: config.poolSize,
     // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
     store: { env: io.env },
+    // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
+    corpus: { watch: longLived },
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onListingProblem: (problem) => {
       io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`);

@@ -429,8 +429,11 @@ function sessionRecord(header: SessionHeader, live: boolean, persisted: boolean)
   return { header, live, persisted };
 }
 
-// Host default locale, as dsh (§10.3).
-function compareRecords(a: SessionRecord, b: SessionRecord): number {
+/**
+ * The order of `listSessions` (§10.3): `createdAt` descending, ties by id `localeCompare` in the host default
+ * locale, as dsh. Shared with the warm corpus view, which must order exactly as this layer does.
+ */
+export function compareRecords(a: SessionRecord, b: SessionRecord): number {
   return b.header.createdAt - a.header.createdAt || a.header.id.localeCompare(b.header.id);
 }
 

@@ -30,6 +30,9 @@ import type { SessionListReport, SessionRecord, SessionTitleObservation } from '
 import type { ListingProblem } from '../store/listing-problem.js';
 import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
+import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
+import { CorpusView, type CorpusViewStats } from '../corpus/corpus-view.js';
+import { recordDiscovery, WarmDiscovery, type DiscoveryReport } from '../corpus/warm-discovery.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
 export interface LocalSessionEngine extends SessionEngine {
@@ -45,6 +48,8 @@ export interface LocalSessionEngine extends SessionEngine {
   detachLive(sessionId: SessionId): boolean;
   /** The source cache of `prepare()`, or `undefined` when it is off (its `stats` are the cache's metrics). */
   readonly sourceCache: SourceCache | undefined;
+  /** Counters of the warm corpus view (`undefined` when discovery is cold: `corpus.watch: false`, no root, strict listing, `titles: 'pool'`). */
+  corpusViewStats(): CorpusViewStats | undefined;
 }
 
 /** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
@@ -67,6 +72,12 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
    * always). Reports never change the prepared result.
    */
   readonly onSourceServed?: (report: SourceServedReport) => void;
+  /**
+   * Called after each discovery call (`listCandidates`, `candidates`, `listSessions`, `listSessionsReport`) with how
+   * it was served — from the warm view, incrementally, after a re-validation, or by a cold scan — for benchmarks
+   * and a host's metrics. Results do not depend on it.
+   */
+  readonly onDiscovery?: (report: DiscoveryReport) => void;
 }
 
 /**
@@ -75,6 +86,7 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
  * first task.
  */
 export async function createEngine(options: LocalSessionEngineOptions = {}): Promise<LocalSessionEngine> {
+  const corpus = resolveCorpusViewConfig(options.corpus);
   const poolConfig = { size: options.poolSize ?? null, abortGraceMs: options.abortGraceMs ?? null };
   const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
   // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
@@ -87,24 +99,60 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const titles = (options.titles ?? 'index') === 'index'
     ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...(options.query === undefined ? {} : { config: options.query }) })
     : new PoolTitleSnapshots({ runner, registry, ...(store === undefined ? {} : { storage: store }), ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }) });
+  // Discovery from memory in a long-lived engine (issue 15); exact reads below never use it.
+  const view = corpus.watch && store !== undefined && store.config.listing === 'tolerant' && titles instanceof SessionQuery
+    ? new CorpusView({ config: store.config, revalidateMs: corpus.revalidateMs })
+    : undefined;
+  const warm = view === undefined || store === undefined
+    ? undefined
+    : new WarmDiscovery({
+      store,
+      registry,
+      view,
+      cold: { listSessionsReport: (signal) => query.listSessionsReport(signal), readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal) },
+      ...(options.query === undefined ? {} : { queryConfig: options.query }),
+    });
   const reportedProblems = new Set<string>();
-  async function listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
-    const report = await query.listSessionsReport(signal);
-    for (const problem of report.problems) {
+  function reportProblems(problems: readonly ListingProblem[]): void {
+    for (const problem of problems) {
       const key = `${problem.code}\u0000${problem.path}`;
       if (reportedProblems.has(key)) continue;
       reportedProblems.add(key);
       options.onListingProblem?.(problem);
     }
+  }
+  async function listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    const report = warm === undefined ? await query.listSessionsReport(signal) : await warm.listSessionsReport(signal);
+    reportProblems(report.problems);
     return report;
   }
   const listSessions = async (signal?: AbortSignal): Promise<SessionRecord[]> => (await listSessionsReport(signal)).records;
+  // One report per session across both title paths below.
+  const reportedTitleFailures = new Set<string>();
+  const onTitleFailure = options.onTitleFailure === undefined ? undefined : (sessionId: SessionId, reason: unknown): void => {
+    if (reportedTitleFailures.has(sessionId)) return;
+    reportedTitleFailures.add(sessionId);
+    options.onTitleFailure?.(sessionId, reason);
+  };
   const sessionQuery: ReferenceSessionQuery = {
     listSessions,
     readSurface: (id, signal) => query.readSurface(id, signal),
     readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
   };
-  const discoveryQuery: ReferenceSessionQuery = options.onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, options.onTitleFailure);
+  // Discovery reads the shared (undetached) warm records and titles; the service only reads them.
+  const warmQuery: ReferenceSessionQuery = warm === undefined
+    ? sessionQuery
+    : {
+      listSessions: async (signal) => {
+        const report = await warm.discoveryReport(signal);
+        reportProblems(report.problems);
+        return report.records;
+      },
+      readSurface: sessionQuery.readSurface,
+      readTitleSnapshots: (ids, signal) => warm.readTitleSnapshots(ids, signal),
+    };
+  const titleQuery: ReferenceSessionQuery = onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, onTitleFailure);
+  const discoveryQuery: ReferenceSessionQuery = onTitleFailure === undefined ? warmQuery : new ReportingSessionQuery(warmQuery, onTitleFailure);
   // The source cache lives beside the title index: in the store's cache directory when one is named.
   const storeCache = options.store?.cacheDirectory;
   const sourceCacheInput = storeCache === undefined || options.sourceCache === false || options.sourceCache?.directory !== undefined
@@ -142,12 +190,12 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     runner,
     store,
     compression,
-    listSessions,
-    listSessionsReport,
-    readTitleSnapshots: (ids, signal) => discoveryQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    listSessions: (signal) => recordDiscovery('listSessions', () => listSessions(signal), options.onDiscovery),
+    listSessionsReport: (signal) => recordDiscovery('listSessionsReport', () => listSessionsReport(signal), options.onDiscovery),
+    readTitleSnapshots: (ids, signal) => titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
-    listCandidates: (agent, text, limit, signal) => service.listCandidates(agent, text, limit, signal),
-    candidates: (agent, text, limit, signal) => service.candidates(agent, text, signal, limit),
+    listCandidates: (agent, text, limit, signal) => recordDiscovery('listCandidates', () => service.listCandidates(agent, text, limit, signal), options.onDiscovery),
+    candidates: (agent, text, limit, signal) => recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     observeAllTitles,
     attachLive(session) {
@@ -160,7 +208,10 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       return registry.detach(sessionId);
     },
     sourceCache,
+    corpusViewStats: () => view?.stats,
     async close() {
+      // Watches and the sweep timer first: nothing of the view outlives the engine.
+      await view?.close();
       // A one-shot process leaves its cache entries behind for the next one.
       await sourceCache?.flush();
       await runner.close();

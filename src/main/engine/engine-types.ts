@@ -5,6 +5,7 @@
 import type { ContentBlock, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import type { SessionQueryConfigInput } from '../corpus/query-config.js';
+import type { CorpusViewConfigInput } from '../corpus/corpus-view-config.js';
 import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
 import type { SourceCacheConfigInput } from '../cache/source-cache-config.js';
@@ -47,6 +48,15 @@ export interface SessionEngineOptions {
    * `<user cache directory>/source-cache`, `null` for memory only). Results are byte-identical either way.
    */
   readonly sourceCache?: SourceCacheConfigInput;
+  /**
+   * The warm corpus view of discovery (`listCandidates`, `candidates`, `listSessions`, `listSessionsReport`):
+   * `watch` (default `true`) keeps the root's listing, headers and title observations in memory, kept current by
+   * file-system notifications and a `stat` sweep; `revalidateMs` (default 30,000) bounds how stale an answer can be
+   * when a notification is lost. `{ watch: false }` lists and observes from the file system on every call (the
+   * one-shot CLI commands). Exact reads (`readSurface`, `prepare`, `readTitleSnapshots`) always read their artifact.
+   * The view needs a tolerant listing and `titles: 'index'`; otherwise discovery is cold as before.
+   */
+  readonly corpus?: CorpusViewConfigInput;
 }
 
 /** Progress of a long job, reported through a callback (a `comlink.proxy` across threads). */

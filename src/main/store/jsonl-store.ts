@@ -33,10 +33,10 @@ import { stableRead } from '../../io/file-revision.js';
 import type { FileRevision } from '../../io/file-revision.js';
 import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
-import type { ListingProblem, ListingReport } from './listing-problem.js';
+import type { ListingReport } from './listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
-import { alreadyMaterializedError, duplicateIdError, encodingMismatchError, existsElsewhereError, sessionNotFoundError } from '../../protocol/layout-errors.js';
-import { listSessionDirectory, listingProblem, walkTolerant } from './tolerant-listing.js';
+import { alreadyMaterializedError, encodingMismatchError, existsElsewhereError, sessionNotFoundError } from '../../protocol/layout-errors.js';
+import { assembleTolerantListing, listSessionDirectory, listedHeader, walkTolerant, type ListedSegments } from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
 import { artifactPathFor } from '../../io/artifact-path.js';
@@ -80,12 +80,6 @@ export interface JsonlSessionStoreOptions extends JsonlStoreOptions {
   readonly titleIndexFs?: TitleIndexFs;
 }
 
-/**
- * Where the last listing found session directories: segment → the project directories holding a session
- * directory of that name. Title observations locate listed artifacts from it instead of re-walking the root.
- */
-type ListedSegments = ReadonlyMap<string, readonly string[]>;
-
 /** How many session directories a listing checks at once (header reads of new or changed artifacts overlap). */
 const LISTING_CONCURRENCY = 64;
 
@@ -94,11 +88,6 @@ function addSegment(segments: Map<string, string[]>, sessionPath: string, projec
   const projects = segments.get(basename(sessionPath));
   if (projects === undefined) segments.set(basename(sessionPath), [projectPath]);
   else projects.push(projectPath);
-}
-
-/** A listed header record as the header it is (the id typed as a session id). */
-function listedHeader(record: Record<string, unknown>): SessionHeader {
-  return { ...record, id: asSessionId(record['id'] as string) } as unknown as SessionHeader;
 }
 
 /** The JSONL directory store over one root and one encoding. */
@@ -252,61 +241,19 @@ export class JsonlSessionStore implements SessionStorage {
   /** The tolerant listing of {@link listReport}. */
   private async listTolerant(signal?: AbortSignal): Promise<ListingReport> {
     const walk = await walkTolerant(this.config.root, signal);
-    const problems: ListingProblem[] = [...walk.problems];
     const revisions = new Map<string, FileRevision>();
-    // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
-    const unsure = new Set<string>(walk.flatSegments);
     const outcomes = await settleInOrder(walk.directories, LISTING_CONCURRENCY, (dir) =>
       listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal));
     signal?.throwIfAborted();
-    const listed: { artifact: string; record: Record<string, unknown> }[] = [];
-    const artifactsById = new Map<string, string[]>();
-    walk.directories.forEach((dir, index) => {
+    const checked = walk.directories.map((_, index) => {
       const outcome = outcomes[index];
       // Unreachable: a tolerant directory check only rejects with the signal's reason (thrown above) or a defect.
       if (outcome === undefined) throw new Error('listing outcome missing before the first failure');
       if (outcome.status === 'rejected') throw outcome.reason;
-      const value = outcome.value;
-      switch (value.kind) {
-        case 'skipped':
-          return;
-        case 'problem':
-          problems.push(value.problem);
-          if (value.segmentUnsure) unsure.add(basename(dir.sessionPath));
-          return;
-        case 'listed': {
-          const id = value.record['id'] as string;
-          const paths = artifactsById.get(id);
-          if (paths === undefined) artifactsById.set(id, [value.artifact]);
-          else paths.push(value.artifact);
-          listed.push(value);
-          return;
-        }
-        default:
-          assertNever(value, 'unknown directory listing');
-      }
+      return outcome.value;
     });
-    const headers: SessionHeader[] = [];
-    for (const { artifact, record } of listed) {
-      const id = record['id'] as string;
-      if ((artifactsById.get(id)?.length ?? 0) > 1) {
-        problems.push(listingProblem(artifact, 'SESSION_STORE_DUPLICATE_ID', duplicateIdError(id).message));
-        continue;
-      }
-      headers.push(listedHeader(record));
-    }
-    problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    // A lookup from this listing must find what locateArtifact finds: not when a project directory was unreadable
-    // (its session directories are unknown), nor for a segment whose lookup would fail.
-    if (walk.complete) {
-      const segments = new Map<string, string[]>();
-      for (const dir of walk.directories) {
-        if (!unsure.has(basename(dir.sessionPath))) addSegment(segments, dir.sessionPath, dir.projectPath);
-      }
-      this.listedSegments = segments;
-    } else {
-      this.listedSegments = undefined;
-    }
+    const { headers, problems, segments } = assembleTolerantListing(walk, checked);
+    this.listedSegments = segments;
     this.listingRevisions.set(headers, revisions);
     return { headers, problems };
   }
@@ -379,7 +326,22 @@ export class JsonlSessionStore implements SessionStorage {
     if (path === undefined) throw sessionNotFoundError(id);
     // The revision the caller's own listing saw (§10.5 step 4) answers an unchanged artifact without another `stat`;
     // a listing this store did not return, or none, means a fresh `stat` as usual.
-    const observed = await index.observe(path, signal, listing === undefined ? undefined : this.listingRevisions.get(listing)?.get(path));
+    return this.inspectTitleAt(id, path, signal, listing === undefined ? undefined : this.listingRevisions.get(listing)?.get(path));
+  }
+
+  /**
+   * {@link inspectTitle} for a caller that keeps its own listing (the corpus view): `listedPath` is the artifact
+   * that listing found for `id` — exactly what `locateArtifact` would find, or `undefined` to look the id up — and
+   * `listedRevision` the revision the listing saw it at (`undefined`: `stat` it). Fails exactly as
+   * {@link inspect} fails.
+   */
+  async inspectTitleAt(id: SessionId, listedPath: string | undefined, signal?: AbortSignal, listedRevision?: FileRevision): Promise<SessionInspection> {
+    signal?.throwIfAborted();
+    const index = this.titleIndex;
+    if (index === undefined) return this.inspect(id, signal);
+    const path = listedPath ?? await locateArtifact(this.config, id, signal);
+    if (path === undefined) throw sessionNotFoundError(id);
+    const observed = await index.observe(path, signal, listedPath === undefined ? undefined : listedRevision);
     signal?.throwIfAborted();
     if (observed === undefined) return this.inspect(id, signal);
     switch (observed.kind) {

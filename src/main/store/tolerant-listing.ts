@@ -6,14 +6,16 @@
  * session can be listed at all.
  */
 import { lstat, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { asSessionId } from '../../protocol/events.js';
+import type { SessionHeader } from '../../protocol/events.js';
 import { SessionFormatUnsupportedError, SessionLogError } from '../../protocol/errors.js';
 import { artifactFileName } from '../../protocol/storage-paths.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { isMissingFile, storeIoError } from '../../io/regular-file.js';
 import { identityViolation } from '../../io/artifact-identity.js';
 import type { ListedHeaderOutcome } from './header-reader.js';
-import { encodingMismatchError, flatLayoutError } from '../../protocol/layout-errors.js';
+import { duplicateIdError, encodingMismatchError, flatLayoutError } from '../../protocol/layout-errors.js';
 import type { ListingProblem, ListingProblemCode } from './listing-problem.js';
 import type { JsonlStoreConfig } from './store-config.js';
 import {
@@ -79,30 +81,136 @@ export async function walkTolerant(root: string, signal?: AbortSignal): Promise<
   const projects = (await readDirectory(root)).filter((entry) => entry.isDirectory());
   for (const project of projects) {
     signal?.throwIfAborted();
-    const projectPath = join(root, project.name);
-    let entries;
-    try {
-      entries = await readdir(projectPath, { withFileTypes: true });
-    } catch (error) {
-      // Removed since the root was read: nothing to list, nothing damaged.
-      if (isMissingFile(error)) continue;
-      problems.push(problemOfError(projectPath, storeIoError('list directory', projectPath, error), signal));
-      complete = false;
-      continue;
-    }
-    signal?.throwIfAborted();
-    for (const entry of entries) {
-      if (entry.isFile() && isTranscriptName(entry.name)) {
-        const flat = join(projectPath, entry.name);
-        problems.push(listingProblem(flat, 'SESSION_STORE_FLAT_LAYOUT', flatLayoutError(flat).message));
-        flatSegments.add(flatTranscriptSegment(entry.name));
-      }
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) directories.push({ projectPath, sessionPath: join(projectPath, entry.name) });
-    }
+    const walked = await walkProject(join(root, project.name), signal);
+    directories.push(...walked.directories);
+    problems.push(...walked.problems);
+    for (const segment of walked.flatSegments) flatSegments.add(segment);
+    if (!walked.readable) complete = false;
   }
   return { directories, problems, flatSegments, complete };
+}
+
+/** What the tolerant walk of one project directory found (one step of {@link walkTolerant}). */
+export interface ProjectWalk {
+  /** Its session directories, in directory order. */
+  readonly directories: readonly SessionDirectory[];
+  /** The project directory itself when it cannot be read, and its flat transcript files. */
+  readonly problems: readonly ListingProblem[];
+  /** Segment names of its flat transcript files. */
+  readonly flatSegments: readonly string[];
+  /** False when the directory exists but could not be read (its session directories are unknown). */
+  readonly readable: boolean;
+}
+
+/**
+ * Step 3 of §9.13 for one project directory, tolerantly: every subdirectory is a session directory, a flat
+ * transcript file is a problem, an unreadable directory is a problem, a vanished one is empty. Shared by
+ * {@link walkTolerant} and the corpus view, which re-walks only the project directories that changed.
+ */
+export async function walkProject(projectPath: string, signal?: AbortSignal): Promise<ProjectWalk> {
+  let entries;
+  try {
+    entries = await readdir(projectPath, { withFileTypes: true });
+  } catch (error) {
+    // Removed since the root was read: nothing to list, nothing damaged.
+    if (isMissingFile(error)) return { directories: [], problems: [], flatSegments: [], readable: true };
+    return { directories: [], problems: [problemOfError(projectPath, storeIoError('list directory', projectPath, error), signal)], flatSegments: [], readable: false };
+  }
+  signal?.throwIfAborted();
+  const problems: ListingProblem[] = [];
+  const flatSegments: string[] = [];
+  for (const entry of entries) {
+    if (entry.isFile() && isTranscriptName(entry.name)) {
+      const flat = join(projectPath, entry.name);
+      problems.push(listingProblem(flat, 'SESSION_STORE_FLAT_LAYOUT', flatLayoutError(flat).message));
+      flatSegments.push(flatTranscriptSegment(entry.name));
+    }
+  }
+  const directories: SessionDirectory[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory()) directories.push({ projectPath, sessionPath: join(projectPath, entry.name) });
+  }
+  return { directories, problems, flatSegments, readable: true };
+}
+
+/**
+ * Where a tolerant listing found session directories: segment → the project directories holding a session
+ * directory of that name, restricted to segments a title lookup may answer from the listing.
+ */
+export type ListedSegments = ReadonlyMap<string, readonly string[]>;
+
+/** A tolerant listing put together from its walk and the check of each session directory. */
+export interface AssembledListing {
+  /** The listed headers, in walk order. */
+  readonly headers: SessionHeader[];
+  /** Every problem, sorted by path. */
+  readonly problems: ListingProblem[];
+  /** Where the listing found each segment, or `undefined` when a lookup may not answer from it (an unreadable project). */
+  readonly segments: ListedSegments | undefined;
+}
+
+/** A listed header record as the header it is (the id typed as a session id). */
+export function listedHeader(record: Record<string, unknown>): SessionHeader {
+  return { ...record, id: asSessionId(record['id'] as string) } as unknown as SessionHeader;
+}
+
+/**
+ * Steps 6–8 of §9.13, tolerantly, after every session directory was checked: duplicates reported for every
+ * artifact and listed for none, problems sorted by path, and the segments a title lookup may answer from.
+ * `outcomes[i]` is the check of `walk.directories[i]`. Pure, so the store's listing and the corpus view's
+ * incremental one cannot drift apart.
+ */
+export function assembleTolerantListing(walk: TolerantWalk, outcomes: readonly DirectoryListing[]): AssembledListing {
+  const problems: ListingProblem[] = [...walk.problems];
+  // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
+  const unsure = new Set<string>(walk.flatSegments);
+  const listed: { artifact: string; record: Record<string, unknown> }[] = [];
+  const artifactsById = new Map<string, string[]>();
+  walk.directories.forEach((dir, index) => {
+    const value = outcomes[index];
+    // Unreachable: the caller checks every directory of the walk.
+    if (value === undefined) throw new Error('listing outcome missing for a walked directory');
+    switch (value.kind) {
+      case 'skipped':
+        return;
+      case 'problem':
+        problems.push(value.problem);
+        if (value.segmentUnsure) unsure.add(basename(dir.sessionPath));
+        return;
+      case 'listed': {
+        const id = value.record['id'] as string;
+        const paths = artifactsById.get(id);
+        if (paths === undefined) artifactsById.set(id, [value.artifact]);
+        else paths.push(value.artifact);
+        listed.push(value);
+        return;
+      }
+      default:
+        assertNever(value, 'unknown directory listing');
+    }
+  });
+  const headers: SessionHeader[] = [];
+  for (const { artifact, record } of listed) {
+    const id = record['id'] as string;
+    if ((artifactsById.get(id)?.length ?? 0) > 1) {
+      problems.push(listingProblem(artifact, 'SESSION_STORE_DUPLICATE_ID', duplicateIdError(id).message));
+      continue;
+    }
+    headers.push(listedHeader(record));
+  }
+  problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // A lookup from this listing must find what locateArtifact finds: not when a project directory was unreadable
+  // (its session directories are unknown), nor for a segment whose lookup would fail.
+  if (!walk.complete) return { headers, problems, segments: undefined };
+  const segments = new Map<string, string[]>();
+  for (const dir of walk.directories) {
+    const segment = basename(dir.sessionPath);
+    if (unsure.has(segment)) continue;
+    const projects = segments.get(segment);
+    if (projects === undefined) segments.set(segment, [dir.projectPath]);
+    else projects.push(dir.projectPath);
+  }
+  return { headers, problems, segments };
 }
 
 /** What the tolerant check of one session directory found. */

@@ -53,6 +53,6 @@ export const mcpCommand: CliCommandDefinition<[], { readonly tools?: boolean; re
       } finally {
         stopWatching();
       }
-    });
+    }, { longLived: true });
   },
 };
