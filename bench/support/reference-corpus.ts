@@ -2,7 +2,6 @@
  * Writes reference sources for the prepare benchmarks: sessions of N text messages of about 1 KB
  * each (alternating user and assistant), in this project's own raw JSONL store.
  */
-import { join } from 'node:path';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
@@ -50,9 +49,4 @@ export async function writeTextSources(root: string, prefix: string, count: numb
     out.push({ id: header.id, path, messages });
   }
   return out;
-}
-
-/** A path inside a temporary root. */
-export function sourcesRoot(dir: string, name: string): string {
-  return join(dir, name);
 }

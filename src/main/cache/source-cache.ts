@@ -24,7 +24,7 @@ import type { ArtifactRef, CapturedRevision, ReadSourceValue, ScannedSource } fr
 import type { ProjectedItem } from '../../workers/reference/project-surface.js';
 import { ProjectionFold } from '../../workers/reference/projection-fold.js';
 import type { TaskRunner } from '../pool/task-runner.js';
-import { SOURCE_CACHE_MAGIC, decodeSourceCacheRecord, encodeSourceCacheRecord, type SourceCacheRecord } from './source-cache-file.js';
+import { decodeSourceCacheRecord, encodeSourceCacheRecord, type SourceCacheRecord } from './source-cache-file.js';
 import type { SourceCacheConfig } from './source-cache-config.js';
 import { assertNever } from '../../protocol/assert-never.js';
 
@@ -388,4 +388,3 @@ export class SourceCache {
   }
 }
 
-export { SOURCE_CACHE_MAGIC };
