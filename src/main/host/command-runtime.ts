@@ -9,9 +9,7 @@ import type { MessageSource } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { freezeMessage } from '../../protocol/user-message.js';
-import type { Agent } from './agent.js';
-import type { Session } from './session.js';
-import type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
+import type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition, HostAgent } from '../host-api/host-api.js';
 export type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
 
 /** A parsed command line: the name and the arguments exactly as typed (absent when empty). */
@@ -66,7 +64,7 @@ function asCommandResult(value: unknown, name: string): CommandResult {
 
 /** The commands of one agent and their execution. */
 export class CommandRuntime {
-  readonly #agent: Agent;
+  readonly #agent: HostAgent;
   readonly #notify: (notification: CommandNotification) => void;
   readonly #commands = new Map<string, CommandDefinition>();
   /**
@@ -79,7 +77,7 @@ export class CommandRuntime {
   readonly #finishing = new Set<Promise<CommandResult>>();
 
   /** `notify` delivers notifications to the human (the agent's `command/notify` listeners). */
-  constructor(agent: Agent, notify: (notification: CommandNotification) => void) {
+  constructor(agent: HostAgent, notify: (notification: CommandNotification) => void) {
     this.#agent = agent;
     this.#notify = notify;
   }

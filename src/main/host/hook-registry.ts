@@ -2,10 +2,6 @@
  * The host events and waterfalls a plugin can join through `on(name, listener, {prepend?})` (HOST.md §1):
  * waterfalls run their listeners in list order, so `prepend: true` makes a listener the outermost.
  */
-import type { CommandNotification } from './command-runtime.js';
-import type { PreStepListener } from './pre-step-waterfall.js';
-import type { PluginStorage } from './storage/plugin-storage.js';
-import type { ToolApproveListener } from './tool-definition.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
 export type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';

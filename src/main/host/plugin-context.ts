@@ -6,14 +6,7 @@
 import { deepFreeze } from '../../protocol/deep-freeze.js';
 import { errorMessage } from '../../protocol/errors.js';
 import type { SessionQuery } from '../corpus/session-query.js';
-import type { Agent } from './agent.js';
-import type { CommandDefinition } from './command-runtime.js';
-import type { HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
-import type { Session } from './session.js';
-import type { PluginStorage } from './storage/plugin-storage.js';
-import type { SystemSection } from './system-sections.js';
-import type { ToolDefinition } from './tool-definition.js';
-import type { PluginLogger, SessionDirectory, PluginContext, Plugin } from '../host-api/host-api.js';
+import type { HostAgent, HostHookMap, PluginLogger, SessionDirectory, PluginContext } from '../host-api/host-api.js';
 export type { PluginLogger, SessionDirectory, PluginContext, Plugin } from '../host-api/host-api.js';
 
 /** A logger that drops everything. */
@@ -47,7 +40,7 @@ function loggedStorageListener(listener: HostHookMap['storage/available'], logge
 }
 
 /** Builds the context of one plugin bound to `agent`. */
-export function createPluginContext(agent: Agent, options: PluginHostOptions = {}): PluginContext {
+export function createPluginContext(agent: HostAgent, options: PluginHostOptions = {}): PluginContext {
   const config = deepFreeze(structuredClone(options.config ?? {})) as Readonly<Record<string, unknown>>;
   const logger = options.logger ?? silentLogger;
   return {

@@ -4,10 +4,7 @@
  */
 import { checkMessageShape } from '../../protocol/message-shape.js';
 import { isLosslessJson } from '../../protocol/lossless-json.js';
-import type { Agent } from './agent.js';
-import type { Session } from './session.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { WaterfallListener } from './waterfall.js';
 import { runWaterfall } from './waterfall.js';
 import type { PreStepPayload, RejectDecision, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';
 export type { PreStepPayload, RejectDecision, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';

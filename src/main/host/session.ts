@@ -192,8 +192,6 @@ export class Session implements HostSession {
    * then store, update the surface and projections, and notify listeners. Returns the stored, deep-frozen event.
    */
   append<K extends HostEventType>(type: K, data: SessionEventMap[K], options?: AppendOptions): TypedEvent<K>;
-  /** Untyped append, kept while callers move to the typed overload. */
-  append(type: string, data: unknown, options?: AppendOptions): SessionEvent;
   append(type: string, data: unknown, options: AppendOptions = {}): SessionEvent {
     const candidate: AppendCandidate = {
       type,
