@@ -50,7 +50,7 @@ export function unknownCommandText(name: string): string {
 /** `message` with `source.commandId = commandId` when it is plugin-sourced, frozen, id kept; else `message`. */
 export function stampCommandId(message: UserMessage, commandId: string): UserMessage {
   const source: unknown = message.source;
-  if (!isRecord(source) || source['kind'] !== 'plugin') return message;
+  if (!isRecord(source) || source.kind !== 'plugin') return message;
   return freezeMessage({ ...message, source: { ...source, kind: 'plugin', commandId } });
 }
 

@@ -10,6 +10,7 @@ import { isRecord, isSurfaceType } from '../../protocol/events.js';
 import { validateSessionHeader } from '../../protocol/session-header.js';
 import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../../protocol/event-map.js';
+import { isEventOf } from '../../protocol/event-map.js';
 import type { OpenBracket } from './compaction-brackets.js';
 import { CompactionBracketState } from './compaction-brackets.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
@@ -34,7 +35,11 @@ export interface SessionRuntimeOptions {
   readonly now?: () => number;
   /** The model registry's context windows (HOST.md §2.5). */
   readonly contextWindowOf?: ContextWindowLookup;
-  /** A fresh validation-layer list for this session; defaults to the host layers of HOST.md §3. */
+  /**
+   * A fresh validation-layer list for this session; defaults to the host layers of HOST.md §3. The session's
+   * projections (turns, brackets, meter, pairing) read accepted payloads as the map types them, so a list without
+   * the host layers must still refuse malformed payloads of the types they read.
+   */
   readonly validationLayers?: () => ValidationLayer[];
   /**
    * Receives an error thrown by an append listener. The event stays appended and every other listener still
@@ -81,9 +86,8 @@ function buildEvent(candidate: AppendCandidate): SessionEvent {
 }
 
 /** `data.header` of a `request/header` event when it is a record (see `Session.#latestRequestHeader`). */
-function requestHeaderOf(event: SessionEvent): RequestHeaderData['header'] | undefined {
-  const data: unknown = event.data;
-  return isRecord(data) && isRecord(data['header']) ? data['header'] as RequestHeaderData['header'] : undefined;
+function requestHeaderOf(event: TypedEvent<'request/header'>): RequestHeaderData['header'] | undefined {
+  return isRecord(event.data) && isRecord(event.data.header) ? event.data.header : undefined;
 }
 
 /**
@@ -343,7 +347,7 @@ export class Session implements HostSession {
     this.#events.push(event);
     this.#turns.apply(event);
     this.#brackets.apply(event);
-    if (event.type === 'request/header') this.#latestRequestHeader = requestHeaderOf(event);
+    if (isEventOf(event, 'request/header')) this.#latestRequestHeader = requestHeaderOf(event);
     // The claim armed by the previous event prices this one; then this event consumes it (or arms a new one).
     const pricing = this.#claim.pricing(event);
     const delta = this.#updateSurface(event);

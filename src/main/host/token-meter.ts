@@ -4,7 +4,8 @@
  * claim rule (§3.6), so it moves by a writer's own count and drifts when a replace is not priced, as in dsh.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { RequestHeaderData } from '../../protocol/event-map.js';
+import { isEventOf } from '../../protocol/event-map.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { SeqTable } from './seq-table.js';
 import type { ShadowClaim } from './shadow-price-claim.js';
@@ -60,7 +61,7 @@ export class TokenMeter implements SessionMeter {
    * the sums. `pricing` is the claim that priced this event (a replace with the claim's range), if any.
    */
   apply(event: SessionEvent, delta: SurfaceDelta | undefined, pricing: ShadowClaim | undefined): void {
-    if (event.type === 'request/header') this.#applyHeader(event);
+    if (isEventOf(event, 'request/header')) this.#applyHeader(event.data);
     if (delta === undefined) return;
     const estimate = estimateEvent(event);
     this.#estimates.set(event.seq, estimate);
@@ -79,10 +80,9 @@ export class TokenMeter implements SessionMeter {
     if (pricing !== undefined) this.#projectedTokens += estimate - pricing.tokens;
   }
 
-  #applyHeader(event: SessionEvent): void {
-    const header = isRecord(event.data) ? event.data['header'] : undefined;
-    this.#systemTokens = isRecord(header) ? estimateSystem(header['system']) : 0;
-    this.#toolsTokens = isRecord(header) ? estimateTools(header['tools']) : 0;
+  #applyHeader(data: RequestHeaderData): void {
+    this.#systemTokens = estimateSystem(data.header.system);
+    this.#toolsTokens = estimateTools(data.header.tools);
   }
 
   #isHidden(event: SessionEvent): boolean {
