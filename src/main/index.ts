@@ -45,13 +45,11 @@ export { stringifyTagSafeJson } from '../protocol/tag-safe-json.js';
 export { errorChain, turnEndReasonForStepFailure } from '../protocol/error-chain.js';
 export { createUserMessage, freezeMessage } from '../protocol/user-message.js';
 export type { UserMessage } from '../protocol/user-message.js';
-export { Session } from './host/session.js';
-export { Agent } from './host/agent.js';
-export { createPluginContext } from './host/plugin-context.js';
-export type { Plugin, PluginContext } from './host/plugin-context.js';
-export { ScriptedModel } from './host/scripted-model.js';
-export { createTestHarness } from './host/test-harness.js';
-export { SessionAppendError } from './host/session-append-error.js';
+// The host API as types (plugins are written against them); the stand-in host that implements them, its
+// scripted model and the test harness are the separate entry point `sessionctx/host` (`host-entry.ts`).
+export type * from './host-api/host-api.js';
+export type * from '../protocol/event-map.js';
+export { isEventOf } from '../protocol/event-map.js';
 export { dcpPlugin } from './dcp/dcp-plugin.js';
 export type { DcpPlugin, DcpPluginOptions } from './dcp/dcp-plugin.js';
 export { DEFAULT_LEDGER_POOL_MIN_EVENTS } from './dcp/ledger-service.js';

@@ -11,11 +11,14 @@
  * }
  * ```
  *
+ * The host's default validation layers accept only the types of SESSION-LOG.md §3.1 (dsh's known types), so a
+ * declared type is appended through a host whose known-type layer admits it.
+ *
  * Payloads reach a typed reader only through a boundary that validated them (the storage decode and
  * envelope fold for stored logs, the host's append layers for live ones); inside one process they are
  * trusted.
  */
-import type { AssistantMessageData, Message, SessionEvent, SessionTitleData, ToolResultData } from './events.js';
+import type { AssistantMessageData, ContentBlock, Message, SessionEvent, SessionTitleData, ToolResultData } from './events.js';
 
 /** `turn/start` (SESSION-LOG.md §3.3). */
 export interface TurnStartData {
@@ -44,7 +47,8 @@ export interface StepData {
 export interface AssistantChunkData {
   readonly turn: number;
   readonly step: number;
-  readonly chunk: { readonly type: string; readonly [field: string]: unknown };
+  /** The chunk as the model client produced it; its fields depend on `type` (the host's `ModelChunk`). */
+  readonly chunk: { readonly type: string };
 }
 
 /** `tool/call` (SESSION-LOG.md §3.3): the call as the model asked for it, arguments as streamed text. */
@@ -56,9 +60,25 @@ export interface ToolCallData {
   readonly arguments: string;
 }
 
+/** The `config` of a request header: provider and model (checked by the envelope layer) and writer extras. */
+export interface RequestConfig {
+  readonly provider: string;
+  readonly model: string;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * A request header record (SESSION-LOG.md §3.6): `config` is checked where headers enter a log; `system`, `tools`
+ * and anything else a writer adds are not, so they read as `unknown`.
+ */
+export interface RequestHeaderRecord {
+  readonly config: RequestConfig;
+  readonly [field: string]: unknown;
+}
+
 /** `request/header` (SESSION-LOG.md §3.6, HOST.md §8): the request header, logged when it changes. */
 export interface RequestHeaderData {
-  readonly header: { readonly config: { readonly provider: string; readonly model: string; readonly [field: string]: unknown }; readonly [field: string]: unknown };
+  readonly header: RequestHeaderRecord;
   readonly reason?: string;
 }
 
@@ -93,7 +113,8 @@ export interface CompactionStartData {
 /** `compaction/summary` (HOST.md §3.5 rule 2). */
 export interface CompactionSummaryData extends ShadowedSpan {
   readonly compactionId: string;
-  readonly summary: string;
+  /** The summary as content blocks (dsh writes `[{type:'text', text}]`). */
+  readonly summary: readonly ContentBlock[];
   readonly provider?: string;
   readonly model?: string;
   readonly [field: string]: unknown;
@@ -109,12 +130,29 @@ export interface CompactionEndData {
 /** `compaction/prune` (HOST.md §3.5 rule 7). */
 export type CompactionPruneData = ShadowedSpan;
 
+/**
+ * `request/context` (dsh's log-only record of a request's context window): written right after a step's
+ * `request/header` by the scenario runner's recording model, read by `sessionctx dcp context`; keys in dsh's order.
+ */
+export interface RequestContextData {
+  readonly provider: string;
+  readonly model: string;
+  readonly contextWindow: number;
+}
+
 /** `session/end-seed` (SESSION-LOG.md §3.3): an empty record separating replayed from new events. */
 export type EndSeedData = Readonly<Record<string, never>>;
 
 /**
- * Event type → payload type. Extend it by declaration merging (see the module comment); a type
- * missing here can still be appended and read as `unknown` through {@link SessionEvent}.
+ * The payload of a known type whose content this build does not interpret (SESSION-LOG.md §3.1): a JSON record,
+ * logged and replayed as is.
+ */
+export type UninterpretedData = Readonly<Record<string, unknown>>;
+
+/**
+ * Event type → payload type: every type of SESSION-LOG.md §3.1 (the host accepts no other). Extend it by
+ * declaration merging (see the module comment) for a plugin's own types; events read from a log are
+ * {@link SessionEvent}s of any type, narrowed with {@link isEventOf}.
  */
 export interface SessionEventMap {
   'user/message': Message;
@@ -129,12 +167,43 @@ export interface SessionEventMap {
   'session/title': SessionTitleData;
   'session/end-seed': EndSeedData;
   'request/header': RequestHeaderData;
+  'request/context': RequestContextData;
   'command/run': CommandRunData;
   'command/done': CommandDoneData;
   'compaction/start': CompactionStartData;
   'compaction/summary': CompactionSummaryData;
   'compaction/end': CompactionEndData;
   'compaction/prune': CompactionPruneData;
+  // The other known types of SESSION-LOG.md §3.1: accepted and kept, never interpreted here.
+  'agent-preset/selected': UninterpretedData;
+  'agent/inbox/spliced': UninterpretedData;
+  'approval/asked': UninterpretedData;
+  'approval/decided': UninterpretedData;
+  'approval/policy': UninterpretedData;
+  'feedback/record': UninterpretedData;
+  'goal/change': UninterpretedData;
+  'hook/invoked': UninterpretedData;
+  'hook/result': UninterpretedData;
+  'llm/retry': UninterpretedData;
+  'llm/retry-started': UninterpretedData;
+  'permission/preset': UninterpretedData;
+  'plan/mode': UninterpretedData;
+  'sandbox/mode': UninterpretedData;
+  'schedule/change': UninterpretedData;
+  'session/title-llm-request': UninterpretedData;
+  'subagent/descriptor': UninterpretedData;
+  'team/member': UninterpretedData;
+  'team/message/delivered': UninterpretedData;
+  'team/message/queued': UninterpretedData;
+  'team/task': UninterpretedData;
+  'todo/write': UninterpretedData;
+  'tool-workflow/agent-end': UninterpretedData;
+  'tool-workflow/agent-start': UninterpretedData;
+  'tool-workflow/run-end': UninterpretedData;
+  'tool-workflow/run-start': UninterpretedData;
+  'tool/code-dispatch': UninterpretedData;
+  'tool/code-dispatch-start': UninterpretedData;
+  'web/deepseek-search-llm-request': UninterpretedData;
 }
 
 /** A type the map knows. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionAppendError } from '../../src/main/host/session-append-error.js';
 import { createTestHarness } from '../../src/main/host/test-harness.js';
 import { dcpPlugin } from '../../src/main/dcp/dcp-plugin.js';
-import { compactRange } from '../host/host-builders.js';
+import { appendRaw, compactRange } from '../host/host-builders.js';
 import { compressReply, createDcpHarness, expectHealthyLog, loggedMarkers, range, texts, turn } from './dcp-harness.js';
 
 async function withBlock() {
@@ -21,7 +21,7 @@ describe('§18 item 70: host contract', () => {
     const before = harness.session.events.length;
     let thrown: unknown;
     try {
-      harness.session.append('dcp/block', {});
+      appendRaw(harness.session, 'dcp/block', {});
     } catch (error) {
       thrown = error;
     }

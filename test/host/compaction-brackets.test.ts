@@ -1,13 +1,14 @@
 // HOST.md §3.5 compaction bracket invariant (§13 items 2–4), stale brackets after session/end-seed, the seed
 // crash-closer exception (§3.8), openBrackets() (§2.5) and the fork boundary inside a bracket (§2.1 rule 3).
+import type { CompactionSummaryData } from '../../src/protocol/event-map.js';
 import { describe, expect, it } from 'vitest';
 import { interruptedTurnClosers } from '../../src/protocol/closers.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { Session } from '../../src/main/host/session.js';
-import { checkpointData, expectThrow, headerFor, newSession, userData } from './host-builders.js';
+import { appendRaw, checkpointData, expectThrow, headerFor, newSession, userData } from './host-builders.js';
 
 /** A summary of the single node `seq` with a valid pricing record. */
-function summaryOf(compactionId: string, seq: number, tokens = 9): Record<string, unknown> {
+function summaryOf(compactionId: string, seq: number, tokens = 9): CompactionSummaryData {
   return { compactionId, summary: [{ type: 'text', text: 's' }], shadowedRange: { start: seq, end: seq }, shadowedSeqs: [seq], shadowedTokenCount: tokens, provider: 'p', model: 'm' };
 }
 
@@ -27,7 +28,7 @@ function reload(session: Session): Session {
 /** Expects a `SessionAppendError` with `code` / `message` and an unchanged log length. */
 function expectRefused(session: Session, type: string, data: unknown, code: string, message: string, options = {}): void {
   const before = session.events.length;
-  expectThrow(() => session.append(type, data, options), { message, code, name: 'SessionAppendError' });
+  expectThrow(() => appendRaw(session, type, data, options), { message, code, name: 'SessionAppendError' });
   expect(session.events).toHaveLength(before);
 }
 
@@ -133,7 +134,7 @@ describe('rule 3: compaction checkpoints', () => {
     const a = session.append('user/message', userData('a'), { surfaceOp: 'append' }).seq;
     expectThrow(() => checkpointOver(session, 'c', a), { message: bracketText('user/message', 'no compaction bracket is open'), code: 'HOST_BRACKET' });
     const noId = { source: { kind: 'plugin', plugin: 'compact' }, content: [{ type: 'text', text: 'x' }], role: 'user', id: 'x' };
-    expectThrow(() => session.append('user/message', noId, { surfaceOp: { op: 'replace', start: a, end: a }, sourceEventSeqs: [a] }), {
+    expectThrow(() => appendRaw(session, 'user/message', noId, { surfaceOp: { op: 'replace', start: a, end: a }, sourceEventSeqs: [a] }), {
       message: bracketText('user/message', 'no compaction bracket is open'),
       code: 'HOST_BRACKET',
     });

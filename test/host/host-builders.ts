@@ -1,7 +1,8 @@
 /**
  * Builders for the host tests: sessions with a fixed clock, and well-formed payloads for the surface types.
  */
-import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
+import type { AssistantMessageData, ContentBlock, Message, SessionEvent, SessionHeader, ToolCallBlock, ToolResultData } from '../../src/protocol/events.js';
+import type { AppendOptions } from '../../src/main/host-api/host-api.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionRuntimeOptions } from '../../src/main/host/session.js';
 import { Session } from '../../src/main/host/session.js';
@@ -19,12 +20,12 @@ export function newSession(id = 's', options: SessionRuntimeOptions = {}): Sessi
 }
 
 /** A user message payload. */
-export function userData(text: string, id = `u-${text}`): Record<string, unknown> {
+export function userData(text: string, id = `u-${text}`): Message {
   return { source: { kind: 'user' }, content: [{ type: 'text', text }], role: 'user', id };
 }
 
 /** A compaction checkpoint payload (source `plugin: 'compact'`); as a replace it must name the open bracket. */
-export function checkpointData(text: string, id = `cp-${text}`, compactionId = 'c1'): Record<string, unknown> {
+export function checkpointData(text: string, id = `cp-${text}`, compactionId = 'c1'): Message {
   return { source: { kind: 'plugin', plugin: 'compact', compactionId }, content: [{ type: 'text', text }], role: 'user', id };
 }
 
@@ -48,18 +49,19 @@ export function compactRange(session: Session, compactionId: string, start: numb
 }
 
 /** An `assistant/message` payload; `content` is text or blocks. */
-export function assistantData(turn: number, step: number, content: string | unknown[], id = `a-${turn}-${step}`): Record<string, unknown> {
-  const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+export function assistantData(turn: number, step: number, content: string | unknown[], id = `a-${turn}-${step}`): AssistantMessageData {
+  // Tests pass malformed blocks on purpose (the validation layers must refuse them), hence the cast.
+  const blocks = (typeof content === 'string' ? [{ type: 'text', text: content }] : content) as ContentBlock[];
   return { turn, step, message: { role: 'assistant', content: blocks, source: { kind: 'model', provider: 'p', model: 'm' }, id } };
 }
 
 /** A tool-call block. */
-export function toolCallBlock(id: string, name = 'read'): Record<string, unknown> {
+export function toolCallBlock(id: string, name = 'read'): ToolCallBlock {
   return { type: 'tool-call', id, name, arguments: '{}' };
 }
 
 /** A `tool/result` payload answering `callId`. */
-export function toolResultData(turn: number, step: number, callId: string, text: string, id = `r-${callId}`): Record<string, unknown> {
+export function toolResultData(turn: number, step: number, callId: string, text: string, id = `r-${callId}`): ToolResultData {
   return {
     turn,
     step,
@@ -70,6 +72,14 @@ export function toolResultData(turn: number, step: number, callId: string, text:
       id,
     },
   };
+}
+
+/**
+ * Appends an event the typed `append` would not accept (a type outside `SessionEventMap`, a malformed payload), so a
+ * test can show that the validation layers refuse it at run time or that an unknown type is logged as is.
+ */
+export function appendRaw(session: Session, type: string, data: unknown, options?: AppendOptions): SessionEvent {
+  return (session.append as (type: string, data: unknown, options?: AppendOptions) => SessionEvent)(type, data, options);
 }
 
 /** Appends `turn/start {turn}` and `step/start {turn, step}`. */

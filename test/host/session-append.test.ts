@@ -6,7 +6,7 @@ import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
 import { SessionAppendError } from '../../src/main/host/session-append-error.js';
 import { Session } from '../../src/main/host/session.js';
 import { createUserMessage, freezeMessage } from '../../src/protocol/user-message.js';
-import { assistantData, expectThrow, headerFor, newSession, openStep, userData } from './host-builders.js';
+import { appendRaw, assistantData, expectThrow, headerFor, newSession, openStep, userData } from './host-builders.js';
 
 describe('append basics (§2.2)', () => {
   it('assigns seq = events.length and time from the clock, in writer key order', () => {
@@ -28,8 +28,8 @@ describe('append basics (§2.2)', () => {
     const event = session.append('user/message', data, { surfaceOp: 'append' });
     expect(event.data).not.toBe(data);
     expect(Object.isFrozen(event)).toBe(true);
-    expect(Object.isFrozen((event.data as { content: unknown[] }).content[0])).toBe(true);
-    (data['content'] as Array<{ text: string }>)[0]!.text = 'changed';
+    expect(Object.isFrozen(event.data.content[0])).toBe(true);
+    (data.content as unknown as Array<{ text: string }>)[0]!.text = 'changed';
     expect(session.deriveMessages()[0]!.content).toEqual([{ type: 'text', text: 'hi' }]);
   });
 
@@ -74,7 +74,7 @@ describe('§3.1 known event types', () => {
   it('HOST §13 item 1: an unknown type throws HOST_UNKNOWN_EVENT_TYPE and the log is unchanged', () => {
     const session = newSession();
     session.append('user/message', userData('a'), { surfaceOp: 'append' });
-    const error = expectThrow(() => session.append('dcp/marker', {}), { message: 'unknown session event type "dcp/marker"', code: 'HOST_UNKNOWN_EVENT_TYPE', name: 'SessionAppendError' });
+    const error = expectThrow(() => appendRaw(session, 'dcp/marker', {}), { message: 'unknown session event type "dcp/marker"', code: 'HOST_UNKNOWN_EVENT_TYPE', name: 'SessionAppendError' });
     expect(error).toBeInstanceOf(SessionAppendError);
     expect(session.events).toHaveLength(1);
     expect(session.surface.length).toBe(1);
@@ -92,7 +92,7 @@ describe('§3.1 known event types', () => {
       const session = newSession();
       let error: (Error & { code?: unknown }) | undefined;
       try {
-        session.append('session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(depth) });
+        appendRaw(session, 'session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(depth) });
       } catch (thrown) {
         error = thrown as Error & { code?: unknown };
       }
@@ -104,12 +104,12 @@ describe('§3.1 known event types', () => {
     }
     // Within the limit the same shape is an ordinary event.
     const session = newSession();
-    expect(session.append('session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(400) }).seq).toBe(0);
+    expect(appendRaw(session, 'session/title', { title: 't', messageSeqs: [], source: { kind: 'user' }, extra: nest(400) }).seq).toBe(0);
   });
 
   it('a live append may not carry ignorable', () => {
     const session = newSession();
-    expectThrow(() => session.append('session/title', {}, { ignorable: true }), {
+    expectThrow(() => appendRaw(session, 'session/title', {}, { ignorable: true }), {
       message: 'session event "session/title" cannot be appended as ignorable',
       code: 'HOST_INVALID_EVENT',
     });
@@ -134,12 +134,12 @@ describe('§3.1 known event types', () => {
 
 describe('§3.2 SESSION-LOG writer rules and fold, messages unchanged', () => {
   const cases: Array<{ name: string; run: (session: Session) => unknown; message: string }> = [
-    { name: 'non-JSON data', run: (s) => s.append('session/title', { title: undefined }), message: 'session event "session/title" carries non-JSON-serializable data' },
-    { name: 'legacy header-delta', run: (s) => s.append('request/header-delta', {}), message: 'unknown session event type "request/header-delta"' },
+    { name: 'non-JSON data', run: (s) => appendRaw(s, 'session/title', { title: undefined }), message: 'session event "session/title" carries non-JSON-serializable data' },
+    { name: 'legacy header-delta', run: (s) => appendRaw(s, 'request/header-delta', {}), message: 'unknown session event type "request/header-delta"' },
     { name: 'fallback header', run: (s) => s.append('request/header', { header: { config: { provider: 'p', model: 'm' } }, reason: 'fallback' }), message: 'session event "request/header" uses unsupported legacy request/header reason "fallback"' },
     { name: 'non-JSON metadata', run: (s) => s.append('user/message', userData('a'), { surfaceOp: 'append', sourceEventSeqs: [Number.NaN] }), message: 'session event "user/message" carries non-JSON-serializable surface metadata' },
     { name: 'missing surfaceOp', run: (s) => s.append('user/message', userData('a')), message: 'session event "user/message" is surface-eligible and requires a surfaceOp marker' },
-    { name: 'surfaceOp on a log-only type', run: (s) => s.append('session/title', {}, { surfaceOp: 'append' }), message: 'session event "session/title" is not surface-eligible and cannot carry surfaceOp' },
+    { name: 'surfaceOp on a log-only type', run: (s) => appendRaw(s, 'session/title', {}, { surfaceOp: 'append' }), message: 'session event "session/title" is not surface-eligible and cannot carry surfaceOp' },
     { name: 'replace start not on the surface', run: (s) => s.append('user/message', userData('a'), { surfaceOp: { op: 'replace', start: 7, end: 7 }, sourceEventSeqs: [0] }), message: 'surface replace: start seq 7 not found in surface' },
     { name: 'provenance not earlier', run: (s) => s.append('user/message', userData('a'), { surfaceOp: 'append', sourceEventSeqs: [0] }), message: 'sourceEventSeqs must reference earlier events: 0 >= current seq 0' },
   ];
@@ -160,11 +160,11 @@ describe('§3.2 SESSION-LOG writer rules and fold, messages unchanged', () => {
 
   it('checks message shapes on live appends so that every written log reloads', () => {
     const session = newSession();
-    expectThrow(() => session.append('user/message', { source: { kind: 'user' }, content: [], role: 'user' }, { surfaceOp: 'append' }), {
+    expectThrow(() => appendRaw(session, 'user/message', { source: { kind: 'user' }, content: [], role: 'user' }, { surfaceOp: 'append' }), {
       message: 'session event at seq 0 lacks an identified message',
       code: 'HOST_INVALID_EVENT',
     });
-    expectThrow(() => session.append('request/header', { header: { config: { provider: 'p' } } }), {
+    expectThrow(() => appendRaw(session, 'request/header', { header: { config: { provider: 'p' } } }), {
       message: 'seed request/header at index 0 lacks provider/model',
       code: 'HOST_INVALID_EVENT',
     });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import type { SurfaceDelta } from '../../src/protocol/surface-view.js';
-import { expectThrow, newSession, userData } from './host-builders.js';
+import { appendRaw, expectThrow, newSession, userData } from './host-builders.js';
 
 const REENTRY = 'session append cannot reenter while another append is being published';
 
@@ -77,7 +77,7 @@ describe('re-entrancy', () => {
       }
     };
     const off = session.on('event', () => {
-      attempt(() => session.append('session/title', { title: undefined }));
+      attempt(() => appendRaw(session, 'session/title', { title: undefined }));
       attempt(() => session.append('user/message', userData('x'), { surfaceOp: { op: 'replace', start: 99, end: 99 }, sourceEventSeqs: [0] }));
     });
     session.append('user/message', userData('a'), { surfaceOp: 'append' });

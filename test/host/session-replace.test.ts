@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/main/host/session.js';
 import { Session as SessionClass } from '../../src/main/host/session.js';
-import { assistantData, compactRange, expectThrow, headerFor, newSession, openStep, toolCallBlock, toolResultData, userData } from './host-builders.js';
+import { appendRaw, assistantData, compactRange, expectThrow, headerFor, newSession, openStep, toolCallBlock, toolResultData, userData } from './host-builders.js';
 
 /** Turn 1 / step 1 with an assistant tool call `c1` and its result; returns the result seq. */
 function withToolResult(session: Session): number {
@@ -35,9 +35,9 @@ describe('tool/result replacement (§13 item 6)', () => {
     it(`changing ${field} throws the SESSION-LOG rewrite text`, () => {
       const session = newSession();
       const seq = withToolResult(session);
-      const data = toolResultData(1, 1, 'c1', '[pruned]');
+      const data = toolResultData(1, 1, 'c1', '[pruned]') as unknown as Record<string, unknown>;
       change(data);
-      expectThrow(() => session.append('tool/result', data, replaceOf(seq)), {
+      expectThrow(() => appendRaw(session, 'tool/result', data, replaceOf(seq)), {
         message: 'tool/result surface replacement may change only content',
         code: 'HOST_INVALID_EVENT',
       });

@@ -1,12 +1,12 @@
 // HOST.md §3.4 turn and step legality, rule by rule, with the exact HOST_TURN text.
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/main/host/session.js';
-import { assistantData, expectThrow, newSession, toolResultData, userData } from './host-builders.js';
+import { appendRaw, assistantData, expectThrow, newSession, toolResultData, userData } from './host-builders.js';
 
 /** Expects `HOST_TURN: <type> violates turn/step order (open turn <T>, open step <S>)` and an unchanged log. */
 function expectTurnError(session: Session, type: string, data: unknown, openTurn: string, openStep: string, options = {}): void {
   const before = session.events.length;
-  expectThrow(() => session.append(type, data, options), {
+  expectThrow(() => appendRaw(session, type, data, options), {
     message: `${type} violates turn/step order (open turn ${openTurn}, open step ${openStep})`,
     code: 'HOST_TURN',
     name: 'SessionAppendError',
@@ -128,7 +128,7 @@ describe('rule 6: types without a turn or step requirement', () => {
     session.append('user/message', userData('a'), { surfaceOp: 'append' });
     session.append('command/run', { commandId: 'c', name: 'x', source: { kind: 'user' } });
     session.append('command/done', { commandId: 'c', kind: 'success', text: '' });
-    session.append('request/context', { provider: 'p', model: 'm' });
+    session.append('request/context', { provider: 'p', model: 'm', contextWindow: 1000 });
     session.append('session/title', { title: 't', messageSeqs: [0], source: { kind: 'user' } });
     session.append('compaction/prune', { shadowedRange: { start: 0, end: 0 }, shadowedSeqs: [0], shadowedTokenCount: 1 });
     session.append('turn/start', { turn: 1 });

@@ -1,4 +1,5 @@
 // HOST.md §3.6 shadow-price claim rule (§13 item 5) and its effect on the meter's projection (§4.2).
+import type { CompactionSummaryData } from '../../src/protocol/event-map.js';
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/main/host/session.js';
 import { checkpointData, expectThrow, newSession, toolCallBlock, toolResultData, assistantData, userData } from './host-builders.js';
@@ -16,7 +17,7 @@ function twentyOneMessages(): Session {
 }
 
 /** `compaction/summary` data over seqs `start..end` (consecutive) with `tokens`. */
-function summaryData(compactionId: string, start: number, end: number, tokens: number): Record<string, unknown> {
+function summaryData(compactionId: string, start: number, end: number, tokens: number): CompactionSummaryData {
   const seqs = Array.from({ length: end - start + 1 }, (_, index) => start + index);
   return { compactionId, summary: [{ type: 'text', text: 'summary' }], shadowedRange: { start, end }, shadowedSeqs: seqs, shadowedTokenCount: tokens, provider: 'p', model: 'm' };
 }

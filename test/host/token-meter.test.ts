@@ -7,7 +7,7 @@ import { deriveModelMessages, foldSurface } from '../../src/protocol/surface-fol
 import { Session } from '../../src/main/host/session.js';
 import { createTestHarness } from '../../src/main/host/test-harness.js';
 import { estimateEvent, estimateMessage } from '../../src/protocol/token-estimator.js';
-import { assistantData, checkpointData, newSession, toolResultData, userData } from './host-builders.js';
+import { appendRaw, assistantData, checkpointData, newSession, toolResultData, userData } from './host-builders.js';
 
 /** The surface total and message total of a cold fold over a clone of `events`. */
 function coldTotals(events: readonly SessionEvent[]): { surface: number; messages: number } {
@@ -149,7 +149,7 @@ function applyOp(session: Session, op: Op, index: number): Session {
       const range = { start: seqs[0]!, end: seqs.at(-1)! };
       session.append('compaction/prune', { shadowedRange: range, shadowedSeqs: seqs, shadowedTokenCount: exactTokens(session, seqs) });
       const purge = { source: { kind: 'plugin', plugin: 'dsh-dcp' }, content: [{ type: 'text', text: '[errored tool unit removed]' }], role: 'user', id: `purge-${index}` };
-      session.append('user/message', purge, { surfaceOp: { op: 'replace', ...range }, sourceEventSeqs: seqs });
+      appendRaw(session, 'user/message', purge, { surfaceOp: { op: 'replace', ...range }, sourceEventSeqs: seqs });
       return session;
     }
     case 'pruneResult': {
@@ -160,7 +160,7 @@ function applyOp(session: Session, op: Op, index: number): Session {
       data.message.content[0]!.content = [{ type: 'text', text: '[pruned]' }];
       session.append('turn/start', { turn });
       session.append('compaction/prune', { shadowedRange: { start: target.seq, end: target.seq }, shadowedSeqs: [target.seq], shadowedTokenCount: exactTokens(session, [target.seq]) });
-      session.append('tool/result', data, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
+      appendRaw(session, 'tool/result', data, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
       session.append('turn/end', { turn, reason: { kind: 'completed' } });
       return session;
     }

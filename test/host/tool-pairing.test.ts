@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../src/main/host/session.js';
 import { NotOnSurfaceError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../../src/main/host/tool-pairing.js';
-import { assistantData, expectThrow, newSession, toolCallBlock, toolResultData, userData } from './host-builders.js';
+import { appendRaw, assistantData, expectThrow, newSession, toolCallBlock, toolResultData, userData } from './host-builders.js';
 
 /** The running count after each position, recounted from the events by HOST.md §5's definition. */
 function naiveCounts(session: Session): number[] {
@@ -131,7 +131,7 @@ describe('lazy prefix counts (property)', () => {
             const target = session.events[results[op.a % results.length]!]!;
             const data = structuredClone(target.data) as { message: { content: Array<{ content: unknown[] }> } };
             data.message.content[0]!.content = [{ type: 'text', text: 'short' }];
-            session.append('tool/result', data, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
+            appendRaw(session, 'tool/result', data, { surfaceOp: { op: 'replace', start: target.seq, end: target.seq }, sourceEventSeqs: [target.seq] });
             break;
           }
           case 'rewriteAssistant': {

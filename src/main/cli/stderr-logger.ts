@@ -3,7 +3,7 @@
  * configuration that keeps DCP unmounted, a degraded stats fold) reach the person on standard error instead of
  * vanishing. Debug and info lines stay quiet, so scripted output on standard out is unchanged.
  */
-import type { PluginLogger } from '../host/plugin-context.js';
+import type { PluginLogger } from '../host-api/host-api.js';
 import type { CliIo } from './cli-io.js';
 
 /** A logger writing `sessionctx: warning: <text>` and `sessionctx: error: <text>` lines to `io.stderr`. */

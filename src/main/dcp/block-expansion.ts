@@ -11,7 +11,7 @@ import {
 } from '../../protocol/dcp/expansion-rules.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
-import type { Session } from '../host/session.js';
+import type { HostSession as Session } from '../host-api/host-api.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { BlockRecord, DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';

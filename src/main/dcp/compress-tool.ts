@@ -17,7 +17,7 @@ import { surfaceOrderError } from '../../protocol/dcp/range-order.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
 import type { CleanupOutcome, RangeStatus } from '../../protocol/dcp/result-text.js';
 import { buildCompressResultText } from '../../protocol/dcp/result-text.js';
-import type { Session } from '../host/session.js';
+import type { HostSession as Session } from '../host-api/host-api.js';
 import type { ToolDefinition, ToolExecutionContext } from '../host/tool-definition.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';

@@ -21,7 +21,7 @@ import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
 import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { CommandContext, CommandDefinition, CommandResult } from '../host/command-runtime.js';
-import type { Session } from '../host/session.js';
+import type { HostSession as Session } from '../host-api/host-api.js';
 import { checkExpansion, checkRecompression } from './block-expansion.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';

@@ -7,7 +7,7 @@ import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { ControlBody } from '../../protocol/dcp/control-message.js';
 import { globMatcher } from '../../protocol/dcp/glob.js';
 import type { PluginLogger } from '../host/plugin-context.js';
-import type { ContextWindowLookup, Session } from '../host/session.js';
+import type { ContextWindowLookup, HostSession as Session } from '../host-api/host-api.js';
 import type { PluginStorage } from '../host/storage/plugin-storage.js';
 import { replayDcpIndex } from './cold-replay.js';
 import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';

@@ -5,35 +5,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorChain, turnEndReasonForStepFailure } from '../../protocol/error-chain.js';
-import type { ContentBlock, Message, MessageSource, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
+import type { AssistantMessageData, ContentBlock, Message, MessageSource, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
 import { raceWithSignal } from './abort-race.js';
 import { AssistantStreamAssembler } from './assistant-stream.js';
-import type { CommandDefinition, CommandNotification, CommandResult } from './command-runtime.js';
 import { CommandRuntime } from './command-runtime.js';
 import { isDeepFrozen } from './frozen-data.js';
-import type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from './hook-registry.js';
 import { HookRegistry } from './hook-registry.js';
 import { jsonEqual } from '../../protocol/json-equal.js';
 import type { ModelChunk, ModelClient, ModelFailure, ModelRequest } from './model-client.js';
-import type { PreStepDecision, PreStepPayload, RuntimeContextProvider } from './pre-step-waterfall.js';
+import type { RuntimeContextProvider } from './pre-step-waterfall.js';
 import { runPreStepWaterfall } from './pre-step-waterfall.js';
 import { Inbox } from './inbox.js';
 import { assertRequestMatches } from './request-invariant.js';
 import type { Session } from './session.js';
-import type { PluginStorage } from './storage/plugin-storage.js';
-import type { SystemSection } from './system-sections.js';
+import type { RequestHeader } from './system-sections.js';
 import { composeRequestHeader, SystemSections } from './system-sections.js';
-import type { ToolDefinition } from './tool-definition.js';
 import { ToolRunner } from './tool-runner.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { createUserMessage, freezeMessage } from '../../protocol/user-message.js';
-
-/** Why a running turn is aborted (SESSION-LOG.md §3.4 `aborted` reasons a host may give). */
-export type TurnAbortReason =
-  | { readonly kind: 'user' }
-  | { readonly kind: 'parent' }
-  | { readonly kind: 'disposed' }
-  | { readonly kind: 'hook'; readonly reason: string };
+import type {
+  AgentErrorEvent, CommandDefinition, CommandNotification, CommandResult, HostAgent, HostHookMap, HostHookName, ListenOptions, PluginStorage,
+  PreStepDecision, PreStepPayload, SystemSection, ToolDefinition, TurnAbortReason,
+} from '../host-api/host-api.js';
+export type { TurnAbortReason, HostAgent } from '../host-api/host-api.js';
 
 /** A `turn/end` reason (SESSION-LOG.md §3.4) as this loop writes it. */
 export type TurnEndReason =
@@ -42,7 +36,7 @@ export type TurnEndReason =
   | { readonly kind: 'aborted'; readonly reason: unknown }
   | { readonly kind: 'error'; readonly error: ModelFailure };
 
-export type { CommandDefinition } from './command-runtime.js';
+export type { CommandDefinition } from '../host-api/host-api.js';
 
 /** Agent construction options. */
 export interface AgentOptions {
@@ -85,7 +79,7 @@ function frozenUserMessage(message: UserMessage): UserMessage {
 }
 
 /** The agent loop of one session (HOST.md §6). */
-export class Agent {
+export class Agent implements HostAgent {
   readonly #session: Session;
   readonly #model: ModelClient;
   readonly #runtimeContext: RuntimeContextProvider | undefined;
@@ -345,10 +339,11 @@ export class Agent {
     const latest = this.#session.latestRequestHeader();
     if (latest === undefined) this.#session.append('request/header', { header, reason: 'initial' });
     else if (!jsonEqual(latest, header)) this.#session.append('request/header', { header });
-    const logged = this.#session.latestRequestHeader() as Readonly<Record<string, unknown>>;
+    // The header just composed (or an equal one already logged): this agent wrote its system text and tools.
+    const logged = this.#session.latestRequestHeader() as RequestHeader;
     return {
-      system: logged['system'] as string,
-      tools: logged['tools'] as ModelRequest['tools'],
+      system: logged.system,
+      tools: logged.tools,
       messages: this.#session.deriveMessages(),
     };
   }
@@ -396,7 +391,7 @@ export class Agent {
       if (next.done === true) return;
       const event = this.#session.append('assistant/chunk', { turn, step, chunk: next.value });
       chunkSeqs.push(event.seq);
-      assembler.accept((event.data as { readonly chunk: ModelChunk }).chunk);
+      assembler.accept(event.data.chunk as ModelChunk);
     }
   }
 
@@ -420,16 +415,18 @@ export class Agent {
   }
 
   #logAssistantMessage(turn: number, step: number, assembler: AssistantStreamAssembler, chunkSeqs: readonly number[], interrupted: boolean): Message {
-    const source: Record<string, unknown> = { kind: 'model', provider: this.#model.provider, model: this.#model.model };
     const replayState = assembler.finish?.replayState;
-    if (replayState !== undefined) source['replayState'] = replayState;
-    const message = { role: 'assistant', content: assembler.blocks(), source, id: randomUUID() };
-    const data: Record<string, unknown> = { turn, step, message };
-    if (assembler.usage !== undefined) data['usage'] = assembler.usage;
-    if (interrupted) data['interrupted'] = true;
+    // Key order is dsh's (its logs are byte-compared): source {kind, provider, model, replayState?},
+    // message {role, content, source, id}, data {turn, step, message, usage?, interrupted?}.
+    const source: MessageSource = {
+      kind: 'model', provider: this.#model.provider, model: this.#model.model, ...(replayState === undefined ? {} : { replayState }),
+    };
+    const message: Message = { role: 'assistant', content: assembler.blocks(), source, id: randomUUID() };
+    const data: AssistantMessageData = {
+      turn, step, message, ...(assembler.usage === undefined ? {} : { usage: assembler.usage }), ...(interrupted ? { interrupted: true } : {}),
+    };
     const options = chunkSeqs.length > 0 ? { sourceEventSeqs: [...chunkSeqs], surfaceOp: 'append' } : { surfaceOp: 'append' };
-    const event: SessionEvent = this.#session.append('assistant/message', data, options);
-    return (event.data as { readonly message: Message }).message;
+    return this.#session.append('assistant/message', data, options).data.message;
   }
 
   #runTools(turn: number, step: number, calls: readonly ToolCallBlock[], signal: AbortSignal): Promise<void> {

@@ -4,17 +4,9 @@
  * and the fork boundary check are O(1).
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { dataField } from './turn-state.js';
-
-/** An open, non-stale bracket as `openBrackets()` returns it (HOST.md §2.5). */
-export interface OpenBracket {
-  readonly compactionId: string;
-  /** The bracket's turn, or `null` for a standalone bracket. */
-  readonly turn: number | null;
-  readonly startSeq: number;
-  /** The seq of its `compaction/summary`, once recorded. */
-  readonly summarySeq?: number;
-}
+import type { AnyTypedEvent } from '../../protocol/event-map.js';
+import type { OpenBracket } from '../host-api/host-api.js';
+export type { OpenBracket } from '../host-api/host-api.js';
 
 /** Read access to the bracket state. */
 export interface CompactionBracketReader {
@@ -43,19 +35,17 @@ export class CompactionBracketState implements CompactionBracketReader {
 
   /** Folds in one stored event. */
   apply(event: SessionEvent): void {
-    switch (event.type) {
+    // Stored events passed the validation layers (or are a seed the layers replayed): payloads are the map's.
+    const typed = event as AnyTypedEvent;
+    switch (typed.type) {
       case 'compaction/start':
-        this.#open = {
-          compactionId: dataField(event.data, 'compactionId') as string,
-          turn: dataField(event.data, 'turn') as number | null,
-          startSeq: event.seq,
-        };
+        this.#open = { compactionId: typed.data.compactionId, turn: typed.data.turn, startSeq: event.seq };
         break;
       case 'compaction/summary':
-        if (this.#matchesOpen(event)) this.#open = { ...(this.#open as OpenBracket), summarySeq: event.seq };
+        if (this.#matchesOpen(typed.data.compactionId)) this.#open = { ...(this.#open as OpenBracket), summarySeq: event.seq };
         break;
       case 'compaction/end':
-        if (this.#matchesOpen(event)) this.#open = undefined;
+        if (this.#matchesOpen(typed.data.compactionId)) this.#open = undefined;
         break;
       case 'session/end-seed':
         // HOST.md §3.5 rule 6: a bracket the seed left open can never be continued; it no longer locks.
@@ -68,7 +58,7 @@ export class CompactionBracketState implements CompactionBracketReader {
     }
   }
 
-  #matchesOpen(event: SessionEvent): boolean {
-    return this.#open !== undefined && dataField(event.data, 'compactionId') === this.#open.compactionId;
+  #matchesOpen(compactionId: string): boolean {
+    return this.#open !== undefined && compactionId === this.#open.compactionId;
   }
 }

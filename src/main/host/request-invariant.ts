@@ -8,6 +8,8 @@ import { isRecord } from '../../protocol/events.js';
 import { deriveModelMessages, foldSurface } from '../../protocol/surface-fold.js';
 import { jsonEqual } from '../../protocol/json-equal.js';
 import type { ModelRequest } from './model-client.js';
+import type { RequestHeaderRecord } from '../../protocol/event-map.js';
+import { isEventOf } from '../../protocol/event-map.js';
 
 /** A violated request invariant; the turn fails with it. */
 export class RequestInvariantError extends Error {
@@ -24,23 +26,23 @@ export class RequestInvariantError extends Error {
  * Throws `RequestInvariantError` unless `JSON.stringify(request.messages) === JSON.stringify(messages)` and
  * `request.system` / `request.tools` deep-equal `header.system` / `header.tools`.
  */
-export function assertRequestMatches(request: ModelRequest, messages: readonly Message[], header: Readonly<Record<string, unknown>> | undefined): void {
+export function assertRequestMatches(request: ModelRequest, messages: readonly Message[], header: RequestHeaderRecord | undefined): void {
   if (header === undefined) throw new RequestInvariantError('request dispatched without a logged request/header');
   // The same frozen array needs no serialisation; anything else is compared byte for byte.
   if (request.messages !== messages && JSON.stringify(request.messages) !== JSON.stringify(messages)) {
     throw new RequestInvariantError('request messages differ from the messages derived from the log');
   }
-  if (!jsonEqual(request.system, header['system']) || !jsonEqual(request.tools, header['tools'])) {
+  if (!jsonEqual(request.system, header.system) || !jsonEqual(request.tools, header.tools)) {
     throw new RequestInvariantError('request system/tools differ from the latest request/header');
   }
 }
 
 /** The `data.header` of the last `request/header` in `events`, or `undefined`. */
-function lastRequestHeader(events: readonly SessionEvent[]): Readonly<Record<string, unknown>> | undefined {
+function lastRequestHeader(events: readonly SessionEvent[]): RequestHeaderRecord | undefined {
   for (let index = events.length - 1; index >= 0; index--) {
     const event = events[index] as SessionEvent;
-    if (event.type !== 'request/header') continue;
-    return isRecord(event.data) && isRecord(event.data['header']) ? event.data['header'] : undefined;
+    // The cold fold below validates the clone; a header that is not a record fails the check as "no header".
+    if (isEventOf(event, 'request/header')) return isRecord(event.data) && isRecord(event.data.header) ? event.data.header : undefined;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * the same `{start, end}` is then priced exactly in the meter's projection.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { ShadowedSpan } from '../../protocol/event-map.js';
 
 /** An armed claim: the announced replace range and its `shadowedTokenCount`. */
 export interface ShadowClaim {
@@ -56,10 +56,7 @@ export class ShadowClaimState implements ShadowClaimReader {
 
 /** The claim a metering event arms. */
 function claimOf(event: SessionEvent): ShadowClaim | undefined {
-  const data = event.data;
-  if (!isRecord(data)) return undefined;
-  const range = data['shadowedRange'];
-  const tokens = data['shadowedTokenCount'];
-  if (!isRecord(range) || typeof tokens !== 'number') return undefined;
-  return { start: range['start'], end: range['end'], tokens, seq: event.seq };
+  // A metering event passed the bracket layer: its shadowed span is well-formed (HOST.md §3.5 rule 2).
+  const { shadowedRange, shadowedTokenCount } = event.data as ShadowedSpan;
+  return { start: shadowedRange.start, end: shadowedRange.end, tokens: shadowedTokenCount, seq: event.seq };
 }

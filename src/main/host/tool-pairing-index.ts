@@ -4,30 +4,22 @@
  * in a prefix array that is valid up to some position and recomputed lazily beyond it.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { AnyTypedEvent } from '../../protocol/event-map.js';
 import { SeqTable } from './seq-table.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
-
-/** Read access to the running count. */
-export interface ToolPairingReader {
-  /**
-   * The count over the nodes at positions `0..position` inclusive; 0 for `position = -1`. O(1) amortised.
-   * Call with `-1 <= position < surface.length`.
-   */
-  countThrough(position: number): number;
-}
+import type { ToolPairingReader } from '../host-api/host-api.js';
+export type { ToolPairingReader } from '../host-api/host-api.js';
 
 /** A node's contribution to the count. */
 function pairingContribution(event: SessionEvent): number {
-  switch (event.type) {
+  // Surface nodes passed the message shape checks: `message.content` is an array of blocks.
+  const typed = event as AnyTypedEvent;
+  switch (typed.type) {
     case 'tool/result':
       return -1;
     case 'assistant/message': {
-      const message = isRecord(event.data) ? event.data['message'] : undefined;
-      const content = isRecord(message) ? message['content'] : undefined;
-      if (!Array.isArray(content)) return 0;
       let calls = 0;
-      for (const block of content) if (isRecord(block) && block['type'] === 'tool-call') calls += 1;
+      for (const block of typed.data.message.content) if (block.type === 'tool-call') calls += 1;
       return calls;
     }
     default:

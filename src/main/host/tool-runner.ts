@@ -5,11 +5,9 @@
  * `tool call aborted`, so tool pairing stays balanced.
  */
 import { randomUUID } from 'node:crypto';
-import type { ContentBlock, ToolCallBlock } from '../../protocol/events.js';
+import type { ContentBlock, Message, ToolCallBlock, ToolResultData } from '../../protocol/events.js';
 import { raceWithSignal } from './abort-race.js';
-import type { Agent } from './agent.js';
-import type { Session } from './session.js';
-import type { ToolApprovalDecision, ToolApproveListener, ToolDefinition } from './tool-definition.js';
+import type { HostAgent, HostSession, ToolApprovalDecision, ToolApproveListener, ToolDefinition } from '../host-api/host-api.js';
 import { runWaterfall } from './waterfall.js';
 
 /** `tool/result` `data.error`. */
@@ -57,8 +55,8 @@ function argumentsText(call: ToolCallBlock): string {
 
 /** The context of one step's tool calls. */
 export interface ToolRunContext {
-  readonly agent: Agent;
-  readonly session: Session;
+  readonly agent: HostAgent;
+  readonly session: HostSession;
   readonly turn: number;
   readonly step: number;
   readonly signal: AbortSignal;
@@ -139,13 +137,13 @@ export class ToolRunner {
   #logResult(index: number, outcome: ToolOutcome): void {
     const call = this.#calls[index] as ToolCallBlock;
     const { turn, step, session } = this.#context;
-    const message = {
+    const message: Message = {
       source: { kind: 'tool', callId: call.id },
       content: [{ type: 'tool-result', toolCallId: call.id, content: outcome.content, isError: outcome.isError }],
       role: 'user',
       id: randomUUID(),
     };
-    const data = outcome.error === undefined ? { turn, step, message } : { turn, step, message, error: outcome.error };
+    const data: ToolResultData = outcome.error === undefined ? { turn, step, message } : { turn, step, message, error: outcome.error };
     const callSeq = this.#callSeqs.get(index);
     session.append('tool/result', data, callSeq === undefined ? { surfaceOp: 'append' } : { sourceEventSeqs: [callSeq], surfaceOp: 'append' });
     this.#unanswered.delete(index);

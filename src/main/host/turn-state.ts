@@ -2,6 +2,7 @@
  * The open turn and step of a session log (HOST.md §2.5, §3.4), kept up to date event by event so that the
  * turn rules and `openTurn()` / `openStep()` are O(1).
  */
+import type { AnyTypedEvent } from '../../protocol/event-map.js';
 import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 
@@ -44,9 +45,11 @@ export class TurnState {
 
   /** Folds in one accepted event. Events other than turn/step markers do not change the state. */
   apply(event: SessionEvent): void {
-    switch (event.type) {
+    // Accepted events passed the validation layers: their payloads have the map's types.
+    const typed = event as AnyTypedEvent;
+    switch (typed.type) {
       case 'turn/start': {
-        const turn = dataField(event.data, 'turn') as number;
+        const turn = typed.data.turn;
         this.#openTurn = turn;
         this.#openStep = null;
         this.#lastStep = 0;
@@ -59,7 +62,7 @@ export class TurnState {
         this.#lastStep = 0;
         break;
       case 'step/start': {
-        const step = dataField(event.data, 'step') as number;
+        const step = typed.data.step;
         this.#openStep = step;
         this.#lastStep = step;
         break;

@@ -3,8 +3,7 @@
  * listener joins the `agent/pre-step` waterfall with `prepend`, so it is outermost and sees the
  * final decision of every other listener.
  */
-import type { Plugin, PluginContext } from '../host/plugin-context.js';
-import type { PreStepDecision, PreStepPayload } from '../host/pre-step-waterfall.js';
+import type { Plugin, PluginContext, PreStepDecision, PreStepPayload } from '../host-api/host-api.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { SessionReferenceService } from './session-reference-service.js';
 

@@ -5,7 +5,7 @@
  * and a stored scenario session could not tell a later reader (`sessionctx dcp context`) which window it ran with.
  */
 import type { ModelChunk, ModelClient, ModelRequest } from '../host/model-client.js';
-import type { Session } from '../host/session.js';
+import type { HostSession } from '../host-api/host-api.js';
 import type { RequestContextData } from '../dcp/recorded-context-windows.js';
 import { REQUEST_CONTEXT_TYPE } from '../dcp/recorded-context-windows.js';
 
@@ -14,7 +14,7 @@ import { REQUEST_CONTEXT_TYPE } from '../dcp/recorded-context-windows.js';
  * header just before it streams (after `step/start` and the step's messages), so the backward scan stops within
  * the current step.
  */
-function headerAwaitsContext(session: Session): boolean {
+function headerAwaitsContext(session: HostSession): boolean {
   const { events } = session;
   for (let at = events.length - 1; at >= 0; at -= 1) {
     const type = (events[at] as { type: string }).type;
@@ -28,7 +28,7 @@ function headerAwaitsContext(session: Session): boolean {
  * Wraps `model` so that every request whose step logged a new `request/header` first records
  * `session.requestContext()`'s window, when the session knows one. Streaming is otherwise `model`'s own.
  */
-export function contextRecordingModel(model: ModelClient, session: Session): ModelClient {
+export function contextRecordingModel(model: ModelClient, session: HostSession): ModelClient {
   return {
     provider: model.provider,
     model: model.model,
