@@ -17,6 +17,7 @@ import type { BlockRecord, DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';
 import { commitRangeBracket } from './range-commit.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A pre-check or commit outcome: the new block, or the reason. */
 export type ExpansionOutcome = { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string };
@@ -84,12 +85,8 @@ function commitOneNode(session: Session, seq: number, blockRef: string, text: st
     case 'failed-open':
       return { ok: false, reason: outcome.hostMessage };
     default:
-      return assertNever(outcome);
+      return assertNever(outcome, 'unexpected commit outcome');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected commit outcome ${JSON.stringify(value)}`);
 }
 
 /** Expands `oldRef` in the control turn `turn` (§12.2). Synchronous. */

@@ -27,6 +27,7 @@ import type { RangeEntry, RangePlanContext } from './range-plan.js';
 import { planRange } from './range-plan.js';
 import { resolveRange } from './ref-resolver.js';
 import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A whole-call failure: the host logs its message as an error tool result. */
 function callError(message: string): Error {
@@ -150,7 +151,7 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
         stopped = true;
         return;
       default:
-        assertNever(outcome);
+        assertNever(outcome, 'unexpected commit outcome');
     }
   });
   const cleanup: CleanupOutcome = committed.size > 0 ? runInlineCleanup(index, session, exec.callId, committed) : { ok: true };
@@ -160,10 +161,6 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
   const result = buildCompressResultText(statuses, cleanup);
   if (result.isError) throw callError(result.text);
   return result.text;
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected commit outcome ${JSON.stringify(value)}`);
 }
 
 /** The tool definition (§7.1, §7.2). It does not declare `concurrencySafe`, so the host runs it exclusive. */

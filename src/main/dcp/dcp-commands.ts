@@ -26,6 +26,7 @@ import { checkExpansion, checkRecompression } from './block-expansion.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 function success(text: string): CommandResult {
   return { kind: 'success', text };
@@ -106,7 +107,7 @@ function queueControl(runtime: DcpRuntime, context: CommandContext, body: Contro
 }
 
 /** Runs one parsed command. */
-function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult | Promise<CommandResult> {
+function runParsedDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult | Promise<CommandResult> {
   const session = context.session;
   const index = runtime.indexFor(session);
   switch (command.kind) {
@@ -149,18 +150,14 @@ function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: Dc
     case 'unknown-subcommand':
       return failure(command.text);
     default:
-      return assertNever(command);
+      return assertNever(command, 'unexpected /dcp command');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected /dcp command ${JSON.stringify(value)}`);
 }
 
 /** The two command definitions (§11.1): `dcp` and `dcp-compress`. */
 export function createDcpCommands(runtime: DcpRuntime): CommandDefinition[] {
   return [
-    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
-    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
+    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
+    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
   ];
 }

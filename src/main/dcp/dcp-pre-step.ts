@@ -15,6 +15,7 @@ import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime, PendingControl } from './dcp-runtime.js';
 import type { StrategyBatchResult } from './strategy-batch.js';
 import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A valid control of this step with the message that carried it. */
 interface ClaimedControl {
@@ -81,12 +82,8 @@ function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayloa
       return { text: recompressionNotice(body.blockRef, outcome), ok: outcome.ok };
     }
     default:
-      return assertNever(body);
+      return assertNever(body, 'unexpected control');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected control ${JSON.stringify(value)}`);
 }
 
 /** The listener for `runtime`; `toolRegistered` is `dcp.enabled && compress.enabled` (§4.1 rule 1). */

@@ -21,6 +21,7 @@ import type { ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
 import { normalizeCommandArgs } from '../../protocol/dcp/manual-replay.js';
+import { assertNever } from '../../protocol/assert-never.js';
 import { DcpCommandError } from './dcp-command-error.js';
 import { dcpPlugin } from './dcp-plugin.js';
 import type { FullLogTasksOptions } from './ledger-service.js';
@@ -84,10 +85,8 @@ function isMutating(command: DcpCommand): boolean {
     case 'usage-error':
     case 'unknown-subcommand':
       return false;
-    default: {
-      const unreachable: never = command;
-      throw new TypeError(`unexpected /dcp command ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      return assertNever(command, 'unexpected /dcp command');
   }
 }
 

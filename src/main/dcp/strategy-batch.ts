@@ -17,6 +17,7 @@ import type { ToolPairingReader } from '../host/tool-pairing-index.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What the batch reads and writes; a `Session` satisfies it. */
 export interface StrategyTarget {
@@ -253,11 +254,7 @@ export function strategiesFor(runtime: DcpRuntime, manualOn: boolean, occasion: 
       if (strategies.runAt === 'with-compress' || (strategies.runAt === 'turn-start' && occasion.step !== 1)) return undefined;
       break;
     default:
-      return assertNever(occasion);
+      return assertNever(occasion, 'unexpected strategy occasion');
   }
   return manualOn && !manualMode.automaticStrategies ? undefined : selection;
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected strategy occasion ${JSON.stringify(value)}`);
 }
