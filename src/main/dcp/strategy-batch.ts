@@ -5,7 +5,9 @@
  */
 import { errorMessage } from '../../protocol/errors.js';
 import type { Message, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { ToolResultBlock, ToolResultData } from '../../protocol/events.js';
+import { isEventOf } from '../../protocol/event-map.js';
+import { isTextBlock, isToolCallBlock } from '../../protocol/dcp/stored-blocks.js';
 import { COMPRESS_TOOL_NAME, DCP_MESSAGE_SOURCE } from '../../protocol/dcp/constants.js';
 import { dedupReplacementMessage, purgeText } from '../../protocol/dcp/strategy-texts.js';
 import { createUserMessage } from '../../protocol/user-message.js';
@@ -61,25 +63,19 @@ export type StrategyBatchResult =
       readonly hostError?: string;
     };
 
-function field(data: unknown, key: string): unknown {
-  return isRecord(data) ? data[key] : undefined;
+/** The inner text blocks of a tool result's tool-result block (§8.4 rule 2); other inner blocks are skipped. */
+function innerTexts(event: SessionEvent | undefined): string[] {
+  if (event === undefined || !isEventOf(event, 'tool/result')) return [];
+  const first = event.data.message.content[0] as ToolResultBlock | undefined;
+  const inner: readonly unknown[] = first?.content ?? [];
+  return inner.filter(isTextBlock).map((block) => block.text);
 }
 
-/** The inner text blocks of a tool result's first block (§8.4 rule 2). */
-function innerTexts(message: unknown): string[] {
-  const content = field(message, 'content');
-  const first: unknown = Array.isArray(content) ? content[0] : undefined;
-  const inner = field(first, 'content');
-  if (!Array.isArray(inner)) return [];
-  const texts: string[] = [];
-  for (const block of inner) if (field(block, 'type') === 'text' && typeof field(block, 'text') === 'string') texts.push(field(block, 'text') as string);
-  return texts;
-}
-
-/** The number of tool-call blocks of an assistant event. */
+/** The number of tool-call blocks of an assistant event (0 for any other event). */
 function toolCallCount(event: SessionEvent | undefined): number {
-  const content = field(field(event?.data, 'message'), 'content');
-  return Array.isArray(content) ? content.filter((block) => field(block, 'type') === 'tool-call').length : 0;
+  if (event === undefined || !isEventOf(event, 'assistant/message')) return 0;
+  const content: readonly unknown[] = event.data.message.content;
+  return content.filter(isToolCallBlock).length;
 }
 
 /** A current surface result of a known call, with the facts both strategies need. */
@@ -135,8 +131,10 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
         waiting = true;
         continue;
       }
-      const event = target.events[member.seq] as SessionEvent;
-      const replaced = dedupReplacementMessage(field(event.data, 'message') as Message, member.name);
+      // Group members are appended tool results (the call fold adds nothing else).
+      const event = target.events[member.seq];
+      if (event === undefined || !isEventOf(event, 'tool/result')) continue;
+      const replaced = dedupReplacementMessage(event.data.message, member.name);
       if (replaced === undefined) continue;
       chosen.add(member.seq);
       planned = true;
@@ -146,7 +144,7 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
         shadowed: [member.seq],
         position: target.surface.positionOf(member.seq),
         type: 'tool/result',
-        data: { ...(event.data as Record<string, unknown>), message: replaced },
+        data: { ...event.data, message: replaced } satisfies ToolResultData,
         replacementTokens: estimateMessage(replaced),
       });
     }
@@ -173,7 +171,7 @@ function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget,
     if (!toolPairingBalancedBefore(target, assistantSeq) || !toolPairingBalancedAfter(target, seq)) continue;
     // `content` before `source`: dsh-dcp's key order for the user messages it writes.
     const message = createUserMessage({
-      content: [{ type: 'text', text: purgeText(candidate.name, innerTexts(field(target.events[seq]?.data, 'message'))) }],
+      content: [{ type: 'text', text: purgeText(candidate.name, innerTexts(target.events[seq])) }],
       source: { ...DCP_MESSAGE_SOURCE },
     });
     const replacementTokens = estimateMessage(message as unknown as Message);
