@@ -7,7 +7,7 @@
 import { isEventOf } from '../../protocol/event-map.js';
 import type { TypedEvent } from '../../protocol/event-map.js';
 import type { ToolResultBlock } from '../../protocol/events.js';
-import { isIdentifiedToolCall } from '../../protocol/dcp/stored-blocks.js';
+import { isIdentifiedToolCall, resultCallId } from '../../protocol/dcp/stored-blocks.js';
 import { storedPayload } from '../../protocol/dcp/stored-payload.js';
 import type { CallRecord } from './call-record.js';
 import { CallEntry, rawArguments } from './call-record.js';
@@ -19,11 +19,6 @@ export interface ResultRecord {
   readonly callId: string;
   readonly isError: boolean;
   readonly turn: number;
-}
-
-/** The tool-call id a tool result answers: its tool-result block's `toolCallId`, else `source.callId`. */
-function answeredCallId(event: TypedEvent<'tool/result'>, first: ToolResultBlock | undefined): string {
-  return String(first?.toolCallId ?? event.data.message.source['callId']);
 }
 
 /** The call fold of one session. */
@@ -109,7 +104,7 @@ export class CallFold {
 
   #foldResult(event: TypedEvent<'tool/result'>): void {
     const first = event.data.message.content[0] as ToolResultBlock | undefined;
-    const callId = answeredCallId(event, first);
+    const callId = String(resultCallId(event.data.message));
     const isError = first?.isError === true;
     this.#results.set(event.seq, { callId, isError, turn: this.#turnOf(event.seq) });
     const call = this.#calls.get(callId);

@@ -11,6 +11,7 @@ import type { ContextWindowLookup, Session } from '../host/session.js';
 import type { PluginStorage } from '../host/storage/plugin-storage.js';
 import { replayDcpIndex } from './cold-replay.js';
 import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import { DomainStatsStore } from './domain-stats-store.js';
 import type { FullLogTasks } from './ledger-service.js';
 import { LedgerService } from './ledger-service.js';
@@ -92,6 +93,11 @@ export class DcpRuntime {
       this.ledgers.follow(session);
     }));
     return index;
+  }
+
+  /** `session` with its index (built on first contact, as {@link indexFor}) and this runtime, as one value. */
+  sessionContext(session: Session): DcpSessionContext {
+    return { runtime: this, index: this.indexFor(session), session };
   }
 
   /** The plugin logger. */

@@ -19,6 +19,7 @@ import type { ToolPairingReader } from '../host/tool-pairing-index.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import { assertNever } from '../../protocol/assert-never.js';
 
 /** What the batch reads and writes; a `Session` satisfies it. */
@@ -102,7 +103,7 @@ function candidateAt(index: DcpIndex, seq: number): Candidate | undefined {
  * replacements are never candidates). `chosen` collects the pruned result seqs. A group is marked clean when
  * nothing in it is prunable now or later by ageing; a group with units stays dirty until its replaces land.
  */
-function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, chosen: Set<number>): PruneUnit[] {
+function planDeduplication({ runtime, index, session: target }: DcpSessionContext, currentTurn: number, chosen: Set<number>): PruneUnit[] {
   const protectedTools = new Set(runtime.config.strategies.deduplication.protectedTools);
   const limit = currentTurn - runtime.config.compress.retainRecentTurns;
   const groups = index.dedupGroups;
@@ -154,7 +155,7 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
 }
 
 /** §8.4: the purge units among the errored results that reached the purge age, leaving out results `chosen` by dedup. */
-function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, chosen: ReadonlySet<number>): PruneUnit[] {
+function planPurge({ runtime, index, session: target }: DcpSessionContext, currentTurn: number, chosen: ReadonlySet<number>): PruneUnit[] {
   const settings = runtime.config.strategies.purgeErrors;
   const protectedTools = new Set(settings.protectedTools);
   const units: PruneUnit[] = [];
@@ -186,12 +187,13 @@ function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget,
  * Plans and writes one strategy batch for `currentTurn` (§8.2). Synchronous; never throws for a host refusal:
  * the first refused append stops the batch and is reported in `hostError`.
  */
-export function runStrategyBatch(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, selection: StrategySelection): StrategyBatchResult {
+export function runStrategyBatch(context: DcpSessionContext, currentTurn: number, selection: StrategySelection): StrategyBatchResult {
+  const target: StrategyTarget = context.session;
   if (target.openBrackets().length > 0) return { kind: 'busy' };
   const chosen = new Set<number>();
   const units = [
-    ...(selection.deduplication ? planDeduplication(runtime, index, target, currentTurn, chosen) : []),
-    ...(selection.purgeErrors ? planPurge(runtime, index, target, currentTurn, chosen) : []),
+    ...(selection.deduplication ? planDeduplication(context, currentTurn, chosen) : []),
+    ...(selection.purgeErrors ? planPurge(context, currentTurn, chosen) : []),
   ].sort((a, b) => a.position - b.position);
   let deduplicated = 0;
   let purged = 0;

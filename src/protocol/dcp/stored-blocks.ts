@@ -3,7 +3,7 @@
  * `content` is an array, a tool result's one tool-result block) but not each block inside, so a log from another
  * writer may hold any value there. DCP reads such blocks through these guards, which skip what they do not match.
  */
-import type { TextBlock } from '../events.js';
+import type { Message, TextBlock, ToolResultBlock } from '../events.js';
 import { isRecord } from '../record-guard.js';
 
 /** A tool-call block with the one field DCP requires; `name` and `arguments` are read as they are. */
@@ -36,4 +36,17 @@ export function isToolCallBlock(block: unknown): block is { readonly type: 'tool
  */
 export function isIdentifiedToolCall(block: unknown): block is StoredToolCallBlock {
   return isToolCallBlock(block) && typeof (block as { readonly id?: unknown }).id === 'string';
+}
+
+/**
+ * The tool-call id a validated tool result answers: its tool-result block's `toolCallId`, else `source.callId` (the
+ * boundary requires the two to be equal, so either names the call).
+ * @param message - the message of a `tool/result` event
+ * @returns the id, or `undefined` when neither is a string
+ */
+export function resultCallId(message: Message): string | undefined {
+  const first = message.content[0] as Partial<ToolResultBlock> | undefined;
+  if (typeof first?.toolCallId === 'string') return first.toolCallId;
+  const callId = message.source['callId'];
+  return typeof callId === 'string' ? callId : undefined;
 }
