@@ -15,7 +15,7 @@
  * envelope fold for stored logs, the host's append layers for live ones); inside one process they are
  * trusted.
  */
-import type { AssistantMessageData, Message, SessionEvent, SessionTitleData, ToolResultData } from './events.js';
+import type { AssistantMessageData, ContentBlock, Message, SessionEvent, SessionTitleData, ToolResultData } from './events.js';
 
 /** `turn/start` (SESSION-LOG.md §3.3). */
 export interface TurnStartData {
@@ -93,7 +93,8 @@ export interface CompactionStartData {
 /** `compaction/summary` (HOST.md §3.5 rule 2). */
 export interface CompactionSummaryData extends ShadowedSpan {
   readonly compactionId: string;
-  readonly summary: string;
+  /** The summary as content blocks (dsh writes `[{type:'text', text}]`). */
+  readonly summary: readonly ContentBlock[];
   readonly provider?: string;
   readonly model?: string;
   readonly [field: string]: unknown;

@@ -12,7 +12,7 @@ import {
 } from '../../protocol/dcp/expansion-rules.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
-import type { Session } from '../host/session.js';
+import type { HostSession } from '../host-api/host-api.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { BlockRecord, DcpIndex } from './dcp-index.js';
 import type { DcpSessionContext } from './dcp-session-context.js';
@@ -38,7 +38,7 @@ export function checkpointTextOf(events: readonly SessionEvent[], block: BlockRe
 }
 
 /** §12.2 rules 2–3 (busy, open turn), shared by both operations. */
-function lockCheck(session: Session, time: CheckTime): string | undefined {
+function lockCheck(session: HostSession, time: CheckTime): string | undefined {
   if (session.openBrackets().length > 0) return EXPANSION_BUSY_REASON;
   if (time === 'control' && session.openTurn() === null) return OPEN_TURN_REQUIRED_REASON;
   return undefined;
@@ -80,7 +80,7 @@ export function checkRecompression({ index, session }: DcpSessionContext, oldRef
 }
 
 /** Writes the bracket of one node and reports the outcome as a reason on failure. */
-function commitOneNode(session: Session, seq: number, blockRef: string, text: string, meta: ReturnType<typeof expansionMeta>, compactionId: string, turn: number): ExpansionOutcome {
+function commitOneNode(session: HostSession, seq: number, blockRef: string, text: string, meta: ReturnType<typeof expansionMeta>, compactionId: string, turn: number): ExpansionOutcome {
   const tokensIn = session.meter.estimateOf(seq) ?? 0;
   const saved = tokensIn - estimateMessage({ source: DCP_MESSAGE_SOURCE, content: [{ type: 'text', text }] } as unknown as Message);
   const outcome = commitRangeBracket(session, { blockRef, shadowed: [seq], tokensIn, saved, checkpointText: text, meta }, compactionId, turn);

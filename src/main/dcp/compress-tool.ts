@@ -18,8 +18,8 @@ import { surfaceOrderError } from '../../protocol/dcp/range-order.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
 import type { CleanupOutcome, RangeStatus } from '../../protocol/dcp/result-text.js';
 import { buildCompressResultText } from '../../protocol/dcp/result-text.js';
-import type { Session } from '../host/session.js';
-import type { ToolDefinition, ToolExecutionContext } from '../host/tool-definition.js';
+import type { HostSession } from '../host-api/host-api.js';
+import type { ToolDefinition, ToolExecutionContext } from '../host-api/host-api.js';
 import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { findAuthorNode, runInlineCleanup } from './inline-cleanup-commit.js';
@@ -93,7 +93,7 @@ function resolveAtEntry(context: RangePlanContext, content: readonly unknown[]):
  */
 export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolExecutionContext): string {
   if (exec.parent !== undefined) throw callError(RUN_CODE_SUB_CALL_ERROR);
-  const session = exec.session as Session | undefined;
+  const session = exec.session as HostSession | undefined;
   if (exec.agent === undefined || session === undefined) throw callError(NO_AGENT_SESSION_ERROR);
   const dcp = runtime.sessionContext(session);
   const { index } = dcp;

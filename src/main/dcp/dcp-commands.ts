@@ -19,7 +19,7 @@ import { formatDecompressShow, formatShowBlock } from '../../protocol/dcp/show-b
 import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
 import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
-import type { CommandContext, CommandDefinition, CommandResult } from '../host/command-runtime.js';
+import type { CommandContext, CommandDefinition, CommandResult } from '../host-api/host-api.js';
 import { checkExpansion, checkpointTextOf, checkRecompression } from './block-expansion.js';
 import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime } from './dcp-runtime.js';

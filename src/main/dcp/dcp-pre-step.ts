@@ -8,7 +8,7 @@ import type { ControlBody, RecognizedControl } from '../../protocol/dcp/control-
 import { formatControlBody, recognizeControl } from '../../protocol/dcp/control-message.js';
 import { controlRejectedNotice, expansionNotice, recompressionNotice, sweepNotice } from '../../protocol/dcp/command-texts.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { PreStepDecision, PreStepListener } from '../host/pre-step-waterfall.js';
+import type { PreStepDecision, PreStepListener } from '../host-api/host-api.js';
 import { expandBlock, recompressBlock } from './block-expansion.js';
 import { buildBoundaryMarker } from './boundary-marker.js';
 import type { DcpSessionContext } from './dcp-session-context.js';

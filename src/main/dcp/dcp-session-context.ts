@@ -3,7 +3,7 @@
  * controls), the session's index, and the session itself. The three always travel together, so they are passed as
  * one value ({@link DcpRuntime.sessionContext} builds it).
  */
-import type { Session } from '../host/session.js';
+import type { HostSession } from '../host-api/host-api.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 
@@ -12,5 +12,5 @@ export interface DcpSessionContext {
   readonly runtime: DcpRuntime;
   /** The session's index, current with its log. */
   readonly index: DcpIndex;
-  readonly session: Session;
+  readonly session: HostSession;
 }

@@ -10,7 +10,7 @@ import type { DcpLedger } from '../../protocol/dcp/ledger.js';
 import { historyReduction } from '../../protocol/dcp/ledger.js';
 import type { DomainStatsInput } from '../../protocol/dcp/stats-block.js';
 import { cursorAheadReason, STORAGE_NOT_WIRED_REASON } from '../../protocol/dcp/stats-block.js';
-import type { PluginStorage, StorageDomain, StorageEntry } from '../host/storage/plugin-storage.js';
+import type { PluginStorage, StorageDomain, StorageEntry } from '../host-api/host-api.js';
 import { assertNever } from '../../protocol/assert-never.js';
 
 /** The storage domain name (§15.3). */

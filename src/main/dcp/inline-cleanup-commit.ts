@@ -8,7 +8,7 @@ import type { AssistantMessageData, Message, SessionEvent, ToolCallBlock } from 
 import { isEventOf } from '../../protocol/event-map.js';
 import type { CleanupOutcome } from '../../protocol/dcp/result-text.js';
 import { AUTHOR_NOT_FOUND_WARNING, cleanCompressArguments, cleanedAuthorMessage } from '../../protocol/dcp/inline-cleanup.js';
-import type { AppendOptions } from '../host/session.js';
+import type { AppendOptions } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
 

@@ -7,7 +7,7 @@
  */
 import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/record-guard.js';
-import type { ContextWindowLookup } from '../host/session.js';
+import type { ContextWindowLookup } from '../host-api/host-api.js';
 
 /** The event type dsh records a request's context window in. */
 export const REQUEST_CONTEXT_TYPE = 'request/context';

@@ -10,7 +10,7 @@ import {
 import { nearestValidCuts } from '../../protocol/dcp/nearest-cuts.js';
 import { parseBoundaryRef } from '../../protocol/dcp/refs.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
-import type { PairingSource } from '../host/tool-pairing.js';
+import type { PairingSource } from '../host-api/host-api.js';
 import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import { isNativeLike } from '../../protocol/dcp/replace-class.js';

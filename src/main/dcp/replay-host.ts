@@ -9,7 +9,7 @@ import type { RequestHeaderData, TypedEvent } from '../../protocol/event-map.js'
 import { isEventOf } from '../../protocol/event-map.js';
 import { storedPayload } from '../../protocol/dcp/stored-payload.js';
 import { isRecord } from '../../protocol/record-guard.js';
-import type { ContextWindowLookup } from '../host/session.js';
+import type { ContextWindowLookup } from '../host-api/host-api.js';
 import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { SurfaceView } from '../../protocol/surface-view.js';
 import { TokenMeter } from '../host/token-meter.js';

@@ -12,10 +12,10 @@ import { COMPRESS_TOOL_NAME, DCP_MESSAGE_SOURCE } from '../../protocol/dcp/const
 import { dedupReplacementMessage, purgeText } from '../../protocol/dcp/strategy-texts.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { AppendOptions } from '../host/session.js';
+import type { AppendOptions } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
-import type { ToolPairingReader } from '../host/tool-pairing-index.js';
+import type { ToolPairingReader } from '../host-api/host-api.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';

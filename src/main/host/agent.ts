@@ -27,13 +27,8 @@ import type { ToolDefinition } from './tool-definition.js';
 import { ToolRunner } from './tool-runner.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { createUserMessage, freezeMessage } from '../../protocol/user-message.js';
-
-/** Why a running turn is aborted (SESSION-LOG.md §3.4 `aborted` reasons a host may give). */
-export type TurnAbortReason =
-  | { readonly kind: 'user' }
-  | { readonly kind: 'parent' }
-  | { readonly kind: 'disposed' }
-  | { readonly kind: 'hook'; readonly reason: string };
+import type { TurnAbortReason, HostAgent } from '../host-api/host-api.js';
+export type { TurnAbortReason, HostAgent } from '../host-api/host-api.js';
 
 /** A `turn/end` reason (SESSION-LOG.md §3.4) as this loop writes it. */
 export type TurnEndReason =
@@ -85,7 +80,7 @@ function frozenUserMessage(message: UserMessage): UserMessage {
 }
 
 /** The agent loop of one session (HOST.md §6). */
-export class Agent {
+export class Agent implements HostAgent {
   readonly #session: Session;
   readonly #model: ModelClient;
   readonly #runtimeContext: RuntimeContextProvider | undefined;

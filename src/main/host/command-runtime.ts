@@ -11,46 +11,8 @@ import type { UserMessage } from '../../protocol/user-message.js';
 import { freezeMessage } from '../../protocol/user-message.js';
 import type { Agent } from './agent.js';
 import type { Session } from './session.js';
-
-/** A command's answer to the human. Nothing of it enters model history. */
-export interface CommandResult {
-  readonly kind: 'success' | 'error';
-  readonly text: string;
-}
-
-/** How prominently a notification is shown. */
-export type CommandNotifyLevel = 'info' | 'warn' | 'error';
-
-/** A text a command shows to the human, now or later; never logged, never model-visible. */
-export interface CommandNotification {
-  readonly commandId: string;
-  /** The command's name (no slash). */
-  readonly name: string;
-  readonly text: string;
-  readonly level: CommandNotifyLevel;
-}
-
-/** What a handler receives (HOST.md §9 rule 4). */
-export interface CommandContext {
-  readonly agent: Agent;
-  readonly session: Session;
-  readonly commandId: string;
-  /**
-   * Queues `message` through `agent.followup`. A plugin-sourced message (`source.kind === 'plugin'`) is queued
-   * as a frozen copy with `source.commandId` set to this command's id (same message id); other messages as
-   * they are.
-   */
-  followup(message: UserMessage): void;
-  /** Shows `text` to the human (default level `info`). Callable after the handler returned, e.g. after a control turn. */
-  notify(text: string, level?: CommandNotifyLevel): void;
-}
-
-/** A slash command. `name` has no slash (`dcp`, `dcp-compress`); `hint` describes the arguments. */
-export interface CommandDefinition {
-  readonly name: string;
-  readonly hint?: string;
-  handler(context: CommandContext, args: string | undefined): CommandResult | Promise<CommandResult>;
-}
+import type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
+export type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
 
 /** A parsed command line: the name and the arguments exactly as typed (absent when empty). */
 export interface ParsedCommand {

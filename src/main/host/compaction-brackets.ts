@@ -5,16 +5,8 @@
  */
 import type { SessionEvent } from '../../protocol/events.js';
 import { dataField } from './turn-state.js';
-
-/** An open, non-stale bracket as `openBrackets()` returns it (HOST.md §2.5). */
-export interface OpenBracket {
-  readonly compactionId: string;
-  /** The bracket's turn, or `null` for a standalone bracket. */
-  readonly turn: number | null;
-  readonly startSeq: number;
-  /** The seq of its `compaction/summary`, once recorded. */
-  readonly summarySeq?: number;
-}
+import type { OpenBracket } from '../host-api/host-api.js';
+export type { OpenBracket } from '../host-api/host-api.js';
 
 /** Read access to the bracket state. */
 export interface CompactionBracketReader {

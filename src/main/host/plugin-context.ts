@@ -13,48 +13,8 @@ import type { Session } from './session.js';
 import type { PluginStorage } from './storage/plugin-storage.js';
 import type { SystemSection } from './system-sections.js';
 import type { ToolDefinition } from './tool-definition.js';
-
-/** Plugin diagnostics; never written to the log, never model-visible. */
-export interface PluginLogger {
-  debug(text: string, detail?: unknown): void;
-  info(text: string, detail?: unknown): void;
-  warn(text: string, detail?: unknown): void;
-  error(text: string, detail?: unknown): void;
-}
-
-/** The live session registry as plugins see it (HOST.md §10). */
-export interface SessionDirectory {
-  /** The live session with this id, or `undefined`. */
-  get(id: string): Session | undefined;
-  /** The live session ids. */
-  list(): string[];
-}
-
-/** The plugin context (HOST.md §1). */
-export interface PluginContext {
-  on<K extends HostHookName>(name: K, listener: HostHookMap[K], options?: ListenOptions): () => void;
-  registerTool(definition: ToolDefinition): void;
-  registerCommand(definition: CommandDefinition): void;
-  registerSystemSection(section: SystemSection): void;
-  /** The plugin's frozen configuration for `namespace`, or `undefined` when none was given. */
-  config<T = unknown>(namespace: string): T | undefined;
-  readonly logger: PluginLogger;
-  readonly sessions: SessionDirectory | undefined;
-  readonly sessionQuery: SessionQuery | undefined;
-  /**
-   * Optional storage (HOST.md §11), read at each access: it may appear after the plugin started, and then
-   * `on('storage/available', fn)` fires once. A failing `storage/available` listener is logged, nothing more.
-   */
-  readonly storage: PluginStorage | undefined;
-  /** Registers cleanup; the host calls the functions in reverse registration order. */
-  dispose(fn: () => void | Promise<void>): void;
-}
-
-/** A plugin: named, applied once to its context. */
-export interface Plugin {
-  readonly name: string;
-  apply(context: PluginContext): void;
-}
+import type { PluginLogger, SessionDirectory, PluginContext, Plugin } from '../host-api/host-api.js';
+export type { PluginLogger, SessionDirectory, PluginContext, Plugin } from '../host-api/host-api.js';
 
 /** A logger that drops everything. */
 export const silentLogger: PluginLogger = Object.freeze({

@@ -9,36 +9,8 @@ import type { Session } from './session.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import type { WaterfallListener } from './waterfall.js';
 import { runWaterfall } from './waterfall.js';
-
-/**
- * The read-only payload of one pre-step. `messages` are the messages claimed for this step; `step` is the
- * number of steps already entered in this turn (0 at the turn's first pre-step, HOST.md §3.4 rule 3 note).
- */
-export interface PreStepPayload {
-  readonly agent: Agent;
-  readonly session: Session;
-  readonly messages: readonly UserMessage[];
-  readonly turn: number;
-  readonly step: number;
-  readonly signal: AbortSignal;
-}
-
-/** Stop the turn as blocked. */
-export interface RejectDecision {
-  readonly kind: 'reject';
-}
-
-/** Enter a step with these messages as its decision messages (HOST.md §6.4). */
-export interface EnterDecision {
-  readonly kind: 'enter';
-  readonly messages: readonly UserMessage[];
-}
-
-/** A pre-step decision. */
-export type PreStepDecision = RejectDecision | EnterDecision;
-
-/** An `agent/pre-step` listener. */
-export type PreStepListener = WaterfallListener<PreStepPayload, PreStepDecision>;
+import type { PreStepPayload, RejectDecision, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';
+export type { PreStepPayload, RejectDecision, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';
 
 /**
  * The runtime-context provider (HOST.md §6.3): an optional snapshot message with source

@@ -9,7 +9,7 @@ import type { Message, SessionEvent, SessionHeader } from '../../protocol/events
 import { isRecord, isSurfaceType } from '../../protocol/events.js';
 import { validateSessionHeader } from '../../protocol/session-header.js';
 import { SurfaceFold } from '../../protocol/surface-fold.js';
-import type { LiveSession } from '../corpus/live-registry.js';
+import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../../protocol/event-map.js';
 import type { OpenBracket } from './compaction-brackets.js';
 import { CompactionBracketState } from './compaction-brackets.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
@@ -25,27 +25,8 @@ import { ToolPairingIndex } from './tool-pairing-index.js';
 import { TurnState } from './turn-state.js';
 import { createHostValidationLayers } from './validation/default-layers.js';
 import type { AppendCandidate, ValidationLayer, ValidationMode, ValidationState } from './validation/validation-layer.js';
-
-/** Surface metadata and markers of a live append (HOST.md §2.2). */
-export interface AppendOptions {
-  readonly surfaceOp?: unknown;
-  readonly sourceEventSeqs?: unknown;
-  /** Rejected on live appends: sessionctx never writes `ignorable` (SESSION-LOG.md §2.2); seeds may carry it. */
-  readonly ignorable?: true;
-}
-
-/** An append listener (HOST.md §2.3). `delta` is `undefined` for log-only events. Listeners must not append. */
-export type SessionEventListener = (event: SessionEvent, delta: SurfaceDelta | undefined) => void;
-
-/** The model's context window in tokens for (provider, model), or `undefined` when unknown (HOST.md §2.5). */
-export type ContextWindowLookup = (provider: string, model: string) => number | undefined;
-
-/** `requestContext()` (HOST.md §2.5), keys in this order; `contextWindow` is absent when unknown. */
-export interface RequestContext {
-  readonly provider: string;
-  readonly model: string;
-  readonly contextWindow?: number;
-}
+import type { AppendOptions, SessionEventListener, ContextWindowLookup, RequestContext, OpenStep, HostEventType, HostSession } from '../host-api/host-api.js';
+export type { AppendOptions, SessionEventListener, ContextWindowLookup, RequestContext, OpenStep, HostSession } from '../host-api/host-api.js';
 
 /** Construction options shared by `Session.create` and `fork`. */
 export interface SessionRuntimeOptions {
@@ -81,12 +62,6 @@ export interface ForkOptions {
   readonly createdAt?: number;
 }
 
-/** `openStep()`: the open turn and step. */
-export interface OpenStep {
-  readonly turn: number;
-  readonly step: number;
-}
-
 /** The record a listener-error collector keeps while publishing. */
 interface ListenerFailure {
   readonly error: unknown;
@@ -105,13 +80,19 @@ function buildEvent(candidate: AppendCandidate): SessionEvent {
   return Object.freeze(event);
 }
 
+/** `data.header` of a `request/header` event when it is a record (see `Session.#latestRequestHeader`). */
+function requestHeaderOf(event: SessionEvent): RequestHeaderData['header'] | undefined {
+  const data: unknown = event.data;
+  return isRecord(data) && isRecord(data['header']) ? data['header'] as RequestHeaderData['header'] : undefined;
+}
+
 /**
  * A live session (HOST.md §2). Every append runs the validation layers first and is atomic: a failing append
  * throws `SessionAppendError` and changes nothing. Per-append work is O(1) amortised plus the size of the
  * event's data (lossless check and freeze); a replace adds O(k + chunk + chunks) (see `SurfaceView`), and the
  * next `deriveMessages()` after it rebuilds the message cache once, O(surface).
  */
-export class Session implements LiveSession {
+export class Session implements HostSession {
   readonly #id: string;
   readonly #header: SessionHeader;
   readonly #events: SessionEvent[] = [];
@@ -128,7 +109,11 @@ export class Session implements LiveSession {
   readonly #now: () => number;
   #mode: ValidationMode = 'live';
   #publishing = false;
-  #latestRequestHeader: SessionEvent | undefined;
+  /**
+   * `data.header` of the latest `request/header` when it is a record. The envelope layer checks the header and its
+   * config (SESSION-LOG.md §4.4); the guard at this one point keeps a session built without that layer safe.
+   */
+  #latestRequestHeader: RequestHeaderData['header'] | undefined;
   /** Derived messages in surface order, or `undefined` after a replace (rebuilt lazily). */
   #messages: Message[] | undefined = [];
   /** The frozen array `deriveMessages()` returned, valid until the surface changes. */
@@ -206,6 +191,9 @@ export class Session implements LiveSession {
    * Appends one event (HOST.md §2.2): `seq = events.length`, `time` from the clock, every validation layer,
    * then store, update the surface and projections, and notify listeners. Returns the stored, deep-frozen event.
    */
+  append<K extends HostEventType>(type: K, data: SessionEventMap[K], options?: AppendOptions): TypedEvent<K>;
+  /** Untyped append, kept while callers move to the typed overload. */
+  append(type: string, data: unknown, options?: AppendOptions): SessionEvent;
   append(type: string, data: unknown, options: AppendOptions = {}): SessionEvent {
     const candidate: AppendCandidate = {
       type,
@@ -275,9 +263,8 @@ export class Session implements LiveSession {
   }
 
   /** The `data.header` of the latest `request/header` event, or `undefined`. */
-  latestRequestHeader(): Readonly<Record<string, unknown>> | undefined {
-    const data = this.#latestRequestHeader?.data;
-    return isRecord(data) && isRecord(data['header']) ? data['header'] : undefined;
+  latestRequestHeader(): RequestHeaderData['header'] | undefined {
+    return this.#latestRequestHeader;
   }
 
   /**
@@ -285,10 +272,10 @@ export class Session implements LiveSession {
    * when there is no header. `contextWindow` comes from the model registry and is absent when unknown.
    */
   requestContext(): RequestContext | undefined {
-    const config = this.latestRequestHeader()?.['config'];
+    const config = this.#latestRequestHeader?.config;
+    // Only a session built without the envelope layer can hold a header without a config record.
     if (!isRecord(config)) return undefined;
-    const provider = config['provider'] as string;
-    const model = config['model'] as string;
+    const { provider, model } = config;
     const contextWindow = this.#options.contextWindowOf?.(provider, model);
     return contextWindow === undefined ? { provider, model } : { provider, model, contextWindow };
   }
@@ -358,7 +345,7 @@ export class Session implements LiveSession {
     this.#events.push(event);
     this.#turns.apply(event);
     this.#brackets.apply(event);
-    if (event.type === 'request/header') this.#latestRequestHeader = event;
+    if (event.type === 'request/header') this.#latestRequestHeader = requestHeaderOf(event);
     // The claim armed by the previous event prices this one; then this event consumes it (or arms a new one).
     const pricing = this.#claim.pricing(event);
     const delta = this.#updateSurface(event);

@@ -2,13 +2,8 @@
  * System-prompt sections and the request header (HOST.md §8).
  */
 import type { ToolDescriptor } from './model-client.js';
-
-/** A system-prompt section. `render()` must be deterministic for a fixed configuration. */
-export interface SystemSection {
-  readonly name: string;
-  readonly order: number;
-  render(): string;
-}
+import type { SystemSection } from '../host-api/host-api.js';
+export type { SystemSection } from '../host-api/host-api.js';
 
 /** The `request/header` header record (SESSION-LOG.md §3.6), keys in writer order. */
 export interface RequestHeader {

@@ -10,36 +10,8 @@ import { SeqTable } from './seq-table.js';
 import type { ShadowClaim } from './shadow-price-claim.js';
 import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { estimateEvent, estimateSystem, estimateTools } from '../../protocol/token-estimator.js';
-
-/** `measure()` (HOST.md §4.2), keys in this order; `contextWindow` and `ratio` only when the window is known. */
-export interface TokenMeasure {
-  /** Σ `estimateEvent` over the current surface nodes. */
-  readonly surfaceTokens: number;
-  /** Σ `estimateMessage` over `deriveMessages()` (assistant messages with empty content are skipped). */
-  readonly messageTokens: number;
-  /** `⌈len(system)/4⌉ + 4` for the latest header's system text, else 0. */
-  readonly systemTokens: number;
-  /** Σ `⌈len(JSON.stringify(def))/4⌉ + 4` over the latest header's tools. */
-  readonly toolsTokens: number;
-  /** `messageTokens + systemTokens + toolsTokens`. */
-  readonly totalTokens: number;
-  /** The running surface total priced by the claim rule. */
-  readonly projectedTokens: number;
-  readonly contextWindow?: number;
-  /** `totalTokens / contextWindow`. */
-  readonly ratio?: number;
-}
-
-/** The meter as the session exposes it. */
-export interface SessionMeter {
-  /** The current figures. O(1). */
-  measure(): TokenMeasure;
-  /**
-   * The cached `estimateEvent` of `seq` when that event is or was a surface node (shadowed nodes keep theirs),
-   * else `undefined`. Writers use it for `shadowedTokenCount = Σ estimateOf(shadowed)`. O(1).
-   */
-  estimateOf(seq: number): number | undefined;
-}
+import type { TokenMeasure, SessionMeter } from '../host-api/host-api.js';
+export type { TokenMeasure, SessionMeter } from '../host-api/host-api.js';
 
 /**
  * The meter's running sums, updated by the session after each stored event (after the surface view, before

@@ -7,15 +7,8 @@ import type { SessionEvent } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import { SeqTable } from './seq-table.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
-
-/** Read access to the running count. */
-export interface ToolPairingReader {
-  /**
-   * The count over the nodes at positions `0..position` inclusive; 0 for `position = -1`. O(1) amortised.
-   * Call with `-1 <= position < surface.length`.
-   */
-  countThrough(position: number): number;
-}
+import type { ToolPairingReader } from '../host-api/host-api.js';
+export type { ToolPairingReader } from '../host-api/host-api.js';
 
 /** A node's contribution to the count. */
 function pairingContribution(event: SessionEvent): number {

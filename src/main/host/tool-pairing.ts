@@ -4,12 +4,8 @@
  */
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { ToolPairingReader } from './tool-pairing-index.js';
-
-/** What the balance functions read from a session. */
-export interface PairingSource {
-  readonly surface: SurfaceReader;
-  readonly toolPairing: ToolPairingReader;
-}
+import type { PairingSource } from '../host-api/host-api.js';
+export type { PairingSource } from '../host-api/host-api.js';
 
 /** `HOST_NOT_ON_SURFACE`: the seq a balance question names is not a current surface node. */
 export class NotOnSurfaceError extends Error {

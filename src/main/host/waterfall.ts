@@ -2,9 +2,8 @@
  * A waterfall of async listeners (HOST.md §6.3, §7.2): each listener gets the payload and `next()`, which runs
  * the rest of the chain and resolves to the downstream decision; what the listener returns is its own decision.
  */
-
-/** One waterfall listener. It may call `next()` at most once. */
-export type WaterfallListener<P, D> = (payload: P, next: () => Promise<D>) => D | Promise<D>;
+import type { WaterfallListener } from '../host-api/host-api.js';
+export type { WaterfallListener } from '../host-api/host-api.js';
 
 /**
  * Runs `listeners` in list order around `innermost` (the default decision) and resolves to the outermost

@@ -3,39 +3,8 @@
  * async. A domain is single-process (no cross-process lock). Storage may be missing or arrive late; whatever
  * happens in it stays with the plugin that asked: it never reaches the agent loop, a tool result or the log.
  */
-
-/** `open` options: the schema version of the domain. Values written under one version are not seen under another. */
-export interface StorageOpenOptions {
-  readonly version: number;
-}
-
-/** One stored entry as `list()` returns it. */
-export interface StorageEntry {
-  readonly key: string;
-  readonly value: unknown;
-}
-
-/**
- * An open domain. Reads see completed writes; writes to one domain are applied in call order. Values are JSON
- * (SESSION-LOG.md §2.4 rule 2's lossless JSON); each read returns a fresh copy. After `close()` every call
- * rejects.
- */
-export interface StorageDomain {
-  /** The value under `key`, or `undefined`. */
-  get(key: string): Promise<unknown>;
-  /** Stores `value` under `key`; rejects (and keeps the old value) when the value is not JSON or the write fails. */
-  put(key: string, value: unknown): Promise<void>;
-  /** Every entry, sorted by key (code-unit order). */
-  list(): Promise<readonly StorageEntry[]>;
-  /** Releases the handle. Idempotent. */
-  close(): Promise<void>;
-}
-
-/** The storage a host may hand to plugins. */
-export interface PluginStorage {
-  /** Opens `domain` at `version`. Domain names are `[A-Za-z0-9][A-Za-z0-9_.-]*`; versions non-negative safe integers. */
-  open(domain: string, options: StorageOpenOptions): Promise<StorageDomain>;
-}
+import type { StorageOpenOptions, StorageEntry, StorageDomain, PluginStorage } from '../../host-api/host-api.js';
+export type { StorageOpenOptions, StorageEntry, StorageDomain, PluginStorage } from '../../host-api/host-api.js';
 
 /** Stable codes of storage failures. */
 export type PluginStorageErrorCode =
