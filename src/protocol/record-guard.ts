@@ -15,3 +15,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function isObjectLike(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
+
+/** True for a record whose prototype is `Object.prototype` or `null`: what `JSON.parse` produces (DCP metadata v1). */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (!isRecord(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}

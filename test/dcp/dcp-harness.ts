@@ -24,6 +24,7 @@ import { buildMarkerText, markerMessageInput } from '../../src/protocol/dcp/mark
 import { silentLogger } from '../../src/main/host/plugin-context.js';
 import type { UserMessage } from '../../src/protocol/user-message.js';
 import { createUserMessage } from '../../src/protocol/user-message.js';
+import { indexSnapshot } from './index-snapshot.js';
 
 /** The §18 test defaults: `retainRecentTurns = 1`, `minNetSavingsTokens = 1`. */
 export const TEST_DCP_CONFIG = { compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } };
@@ -161,7 +162,7 @@ export function expectHealthyLog(harness: DcpHarness): void {
   for (const event of session.events) expect(KNOWN_EVENT_TYPES.has(event.type), event.type).toBe(true);
   expectEveryReplacePriced(session.events);
   expect(session.meter.measure().projectedTokens).toBe(session.meter.measure().surfaceTokens);
-  expect(harness.index().snapshot(session.events)).toEqual(coldIndex(harness).snapshot(session.events));
+  expect(indexSnapshot(harness.index(), session.events)).toEqual(indexSnapshot(coldIndex(harness), session.events));
 }
 
 /** A cold replay of the harness session's whole log, with its own counters and no logging. */

@@ -14,6 +14,7 @@ import { Session } from '../../src/main/host/session.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { coldIndex, expectHealthyLog, messageText } from './dcp-harness.js';
 import { dcpActiveSession, SUMMARY } from './dcp-active-session.js';
+import { indexSnapshot } from './index-snapshot.js';
 
 function types(events: readonly SessionEvent[]): Set<string> {
   return new Set(events.map((event) => event.type));
@@ -61,6 +62,6 @@ describe('issue 7: a DCP-written log loads without DCP', () => {
     const plain = Session.create(meta.id, { header: meta, seed: [...events] });
     expect(plain.deriveMessages()).toEqual(harness.session.deriveMessages());
     // Mounting DCP again later folds the same index from the stored log (DCP.md §3.4).
-    expect(coldIndex(harness, events).snapshot(events)).toEqual(harness.index().snapshot(harness.session.events));
+    expect(indexSnapshot(coldIndex(harness, events), events)).toEqual(indexSnapshot(harness.index(), harness.session.events));
   });
 });

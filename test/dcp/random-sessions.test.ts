@@ -14,6 +14,7 @@ import type { ToolDefinition } from '../../src/main/host/tool-definition.js';
 import { compactRange } from '../host/host-builders.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { coldIndex, createDcpHarness, expectHealthyLog, readTool } from './dcp-harness.js';
+import { indexSnapshot } from './index-snapshot.js';
 
 /** One step of a random session. Fractions pick positions or refs relative to what exists at that time. */
 type Action =
@@ -122,7 +123,7 @@ async function runSession(actions: readonly Action[], contextWindow: number | un
       }
       case 'reload': {
         // The live index (cold at the previous load, incremental since) equals a cold replay of the whole log.
-        expect(harness.index().snapshot(harness.session.events)).toEqual(coldIndex(harness).snapshot(harness.session.events));
+        expect(indexSnapshot(harness.index(), harness.session.events)).toEqual(indexSnapshot(coldIndex(harness), harness.session.events));
         const events: SessionEvent[] = [...harness.session.events];
         harness = createDcpHarness({ ...options, seed: events });
         reloads += 1;
@@ -150,7 +151,7 @@ describe('random sessions with DCP', () => {
       fc.asyncProperty(fc.array(actionArbitrary, { minLength: 3, maxLength: 14 }), fc.constantFrom(undefined, 3000, 20000), configArbitrary, async (actions, window, dcp) => {
         const { harness } = await runSession(actions, window, dcp);
         expect(harness.errors).toEqual([]);
-        expect(harness.index().snapshot(harness.session.events)).toEqual(coldIndex(harness).snapshot(harness.session.events));
+        expect(indexSnapshot(harness.index(), harness.session.events)).toEqual(indexSnapshot(coldIndex(harness), harness.session.events));
       }),
       { numRuns: 200, seed: 60606 },
     );

@@ -2,7 +2,8 @@
  * Semantic expansion and recompression (DCP.md §12.2, §12.3): the pre-checks, shared by the command handler and
  * the control turn, and the commits, each a §6.1 bracket over one node written synchronously.
  */
-import type { Message } from '../../protocol/events.js';
+import type { Message, SessionEvent } from '../../protocol/events.js';
+import { eventMessage } from '../../protocol/event-message.js';
 import { extractCheckpointBody, buildExpansionText, buildRecompressionText } from '../../protocol/dcp/checkpoint-text.js';
 import { DCP_MESSAGE_SOURCE, expandCompactionId, recompressCompactionId } from '../../protocol/dcp/constants.js';
 import { expansionMeta, recompressMeta } from '../../protocol/dcp/dcp-meta.js';
@@ -11,12 +12,13 @@ import {
 } from '../../protocol/dcp/expansion-rules.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
-import type { HostSession as Session } from '../host-api/host-api.js';
+import type { HostSession } from '../host-api/host-api.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { BlockRecord, DcpIndex } from './dcp-index.js';
-import type { DcpRuntime } from './dcp-runtime.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import { collectLeaves } from './leaf-collector.js';
 import { commitRangeBracket } from './range-commit.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A pre-check or commit outcome: the new block, or the reason. */
 export type ExpansionOutcome = { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string };
@@ -24,20 +26,26 @@ export type ExpansionOutcome = { readonly ok: true; readonly newRef: string } | 
 /** When the pre-checks run: at command time the open-turn rule does not apply (§12.2 rule 3). */
 export type CheckTime = 'command' | 'control';
 
-function textOf(session: Session, block: BlockRecord): string {
-  const message = session.events[block.seq]?.data as Message;
-  return message.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('\n');
+/**
+ * The text of a block's checkpoint message: its text blocks joined by `\n`, other blocks as empty lines.
+ * @param events - the log holding the checkpoint
+ * @param block - a block of that log's index
+ */
+export function checkpointTextOf(events: readonly SessionEvent[], block: BlockRecord): string {
+  const checkpoint = events[block.seq];
+  const content = checkpoint === undefined ? [] : eventMessage(checkpoint)?.content ?? [];
+  return content.map((part): unknown => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
 /** §12.2 rules 2–3 (busy, open turn), shared by both operations. */
-function lockCheck(session: Session, time: CheckTime): string | undefined {
+function lockCheck(session: HostSession, time: CheckTime): string | undefined {
   if (session.openBrackets().length > 0) return EXPANSION_BUSY_REASON;
   if (time === 'control' && session.openTurn() === null) return OPEN_TURN_REQUIRED_REASON;
   return undefined;
 }
 
 /** The planned expansion of `oldRef`, or the first failing pre-check's reason. */
-function planExpansion(runtime: DcpRuntime, index: DcpIndex, session: Session, oldRef: string, time: CheckTime): { ok: true; block: BlockRecord; newRef: string; text: string } | { ok: false; reason: string } {
+function planExpansion({ runtime, index, session }: DcpSessionContext, oldRef: string, time: CheckTime): { ok: true; block: BlockRecord; newRef: string; text: string } | { ok: false; reason: string } {
   const block = index.block(oldRef);
   if (block === undefined || block.membership !== 'active' || block.meta.kind !== 'summary') return { ok: false, reason: notActiveSummaryReason(oldRef) };
   const locked = lockCheck(session, time);
@@ -57,13 +65,13 @@ function activeExpansionOf(index: DcpIndex, oldRef: string): BlockRecord | undef
 }
 
 /** §12.2 pre-checks at `time`; on success `newRef` is the ref the expansion would get now. */
-export function checkExpansion(runtime: DcpRuntime, index: DcpIndex, session: Session, oldRef: string, time: CheckTime): ExpansionOutcome {
-  const planned = planExpansion(runtime, index, session, oldRef, time);
+export function checkExpansion(context: DcpSessionContext, oldRef: string, time: CheckTime): ExpansionOutcome {
+  const planned = planExpansion(context, oldRef, time);
   return planned.ok ? { ok: true, newRef: planned.newRef } : planned;
 }
 
 /** §12.3 rule 1 pre-checks at `time`. */
-export function checkRecompression(index: DcpIndex, session: Session, oldRef: string, time: CheckTime): ExpansionOutcome {
+export function checkRecompression({ index, session }: DcpSessionContext, oldRef: string, time: CheckTime): ExpansionOutcome {
   const old = index.block(oldRef);
   const expansion = old === undefined ? undefined : activeExpansionOf(index, oldRef);
   if (expansion === undefined) return { ok: false, reason: noActiveExpansionReason(oldRef) };
@@ -72,7 +80,7 @@ export function checkRecompression(index: DcpIndex, session: Session, oldRef: st
 }
 
 /** Writes the bracket of one node and reports the outcome as a reason on failure. */
-function commitOneNode(session: Session, seq: number, blockRef: string, text: string, meta: ReturnType<typeof expansionMeta>, compactionId: string, turn: number): ExpansionOutcome {
+function commitOneNode(session: HostSession, seq: number, blockRef: string, text: string, meta: ReturnType<typeof expansionMeta>, compactionId: string, turn: number): ExpansionOutcome {
   const tokensIn = session.meter.estimateOf(seq) ?? 0;
   const saved = tokensIn - estimateMessage({ source: DCP_MESSAGE_SOURCE, content: [{ type: 'text', text }] } as unknown as Message);
   const outcome = commitRangeBracket(session, { blockRef, shadowed: [seq], tokensIn, saved, checkpointText: text, meta }, compactionId, turn);
@@ -84,29 +92,26 @@ function commitOneNode(session: Session, seq: number, blockRef: string, text: st
     case 'failed-open':
       return { ok: false, reason: outcome.hostMessage };
     default:
-      return assertNever(outcome);
+      return assertNever(outcome, 'unexpected commit outcome');
   }
 }
 
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected commit outcome ${JSON.stringify(value)}`);
-}
-
 /** Expands `oldRef` in the control turn `turn` (§12.2). Synchronous. */
-export function expandBlock(runtime: DcpRuntime, index: DcpIndex, session: Session, oldRef: string, turn: number): ExpansionOutcome {
-  const planned = planExpansion(runtime, index, session, oldRef, 'control');
+export function expandBlock(context: DcpSessionContext, oldRef: string, turn: number): ExpansionOutcome {
+  const planned = planExpansion(context, oldRef, 'control');
   if (!planned.ok) return planned;
-  return commitOneNode(session, planned.block.seq, planned.newRef, planned.text, expansionMeta(oldRef, planned.newRef), expandCompactionId(oldRef, planned.newRef), turn);
+  return commitOneNode(context.session, planned.block.seq, planned.newRef, planned.text, expansionMeta(oldRef, planned.newRef), expandCompactionId(oldRef, planned.newRef), turn);
 }
 
 /** Re-compresses `oldRef` in the control turn `turn` (§12.3). Synchronous; no savings check. */
-export function recompressBlock(index: DcpIndex, session: Session, oldRef: string, turn: number): ExpansionOutcome {
-  const checked = checkRecompression(index, session, oldRef, 'control');
+export function recompressBlock(context: DcpSessionContext, oldRef: string, turn: number): ExpansionOutcome {
+  const { index, session } = context;
+  const checked = checkRecompression(context, oldRef, 'control');
   if (!checked.ok) return checked;
   const old = index.block(oldRef) as BlockRecord;
   const expansion = activeExpansionOf(index, oldRef) as BlockRecord;
   const newRef = checked.newRef;
-  const text = buildRecompressionText(extractCheckpointBody(textOf(session, old), oldRef), newRef);
+  const text = buildRecompressionText(extractCheckpointBody(checkpointTextOf(session.events, old), oldRef), newRef);
   const meta = recompressMeta(oldRef, expansion.ref, newRef, old.meta.protectedKinds);
   return commitOneNode(session, expansion.seq, newRef, text, meta, recompressCompactionId(oldRef, newRef), turn);
 }

@@ -11,7 +11,7 @@ import { formatMarkerRef } from '../../protocol/dcp/refs.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
-import type { TokenMeasure } from '../host/token-meter.js';
+import type { TokenMeasure } from '../host-api/host-api.js';
 import type { DcpIndex } from './dcp-index.js';
 
 /** What the marker reads from the session. */

@@ -4,7 +4,8 @@
  * classification of the last bracket in O(1) and tells whether a compactionId was ever used (§7.11 rule 4).
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import { isEventOf } from '../../protocol/event-map.js';
+import { storedPayload } from '../../protocol/dcp/stored-payload.js';
 import { isCheckpointSource } from '../../protocol/dcp/checkpoint-source.js';
 import type { CompactionClassification } from '../../protocol/dcp/crash-classification.js';
 import { classifyBracketFacts } from '../../protocol/dcp/crash-classification.js';
@@ -33,10 +34,6 @@ interface MutableBracket {
   endSeq?: number;
   error?: unknown;
   stale: boolean;
-}
-
-function field(data: unknown, key: string): unknown {
-  return isRecord(data) ? data[key] : undefined;
 }
 
 /** The brackets of one log, folded event by event. */
@@ -82,58 +79,47 @@ export class BracketRecords {
     });
   }
 
-  /** Folds one event; returns true when it was a bracket event. */
-  apply(event: SessionEvent): boolean {
-    switch (event.type) {
-      case 'compaction/start': {
-        const id = field(event.data, 'compactionId');
-        const turn = field(event.data, 'turn');
-        const record: MutableBracket = {
-          startSeq: event.seq,
-          compactionId: typeof id === 'string' ? id : '',
-          turn: typeof turn === 'number' ? turn : null,
-          stale: false,
-        };
-        this.#byStart.set(event.seq, record);
-        this.#ids.add(record.compactionId);
-        this.#open = record;
-        this.#last = record;
-        return true;
+  /** Folds one event. Bracket records are log-only: a stored log's may lack any field (stored-payload.ts). */
+  apply(event: SessionEvent): void {
+    if (isEventOf(event, 'compaction/start')) {
+      const { compactionId, turn } = storedPayload(event);
+      const record: MutableBracket = {
+        startSeq: event.seq,
+        compactionId: typeof compactionId === 'string' ? compactionId : '',
+        turn: typeof turn === 'number' ? turn : null,
+        stale: false,
+      };
+      this.#byStart.set(event.seq, record);
+      this.#ids.add(record.compactionId);
+      this.#open = record;
+      this.#last = record;
+    } else if (isEventOf(event, 'compaction/summary')) {
+      const open = this.#matchingOpen(storedPayload(event).compactionId);
+      if (open !== undefined && open.summarySeq === undefined) open.summarySeq = event.seq;
+    } else if (isEventOf(event, 'compaction/end')) {
+      const { compactionId, error } = storedPayload(event);
+      const open = this.#matchingOpen(compactionId);
+      if (open === undefined) return;
+      open.endSeq = event.seq;
+      if (error !== undefined) open.error = error;
+      this.#open = undefined;
+    } else if (isEventOf(event, 'session/end-seed')) {
+      this.#lastEndSeedSeq = event.seq;
+      if (this.#open !== undefined) this.#open.stale = true;
+      this.#open = undefined;
+    } else if (isEventOf(event, 'user/message') && typeof event.surfaceOp === 'object') {
+      // A checkpoint replace naming the open bracket belongs to it.
+      const source = event.data.source;
+      const open = this.#open;
+      if (open !== undefined && isCheckpointSource(source) && source.compactionId === open.compactionId && open.checkpointSeq === undefined) {
+        open.checkpointSeq = event.seq;
       }
-      case 'compaction/summary': {
-        const open = this.#matchingOpen(event.data);
-        if (open !== undefined && open.summarySeq === undefined) open.summarySeq = event.seq;
-        return true;
-      }
-      case 'compaction/end': {
-        const open = this.#matchingOpen(event.data);
-        if (open === undefined) return true;
-        open.endSeq = event.seq;
-        const error = field(event.data, 'error');
-        if (error !== undefined) open.error = error;
-        this.#open = undefined;
-        return true;
-      }
-      case 'session/end-seed':
-        this.#lastEndSeedSeq = event.seq;
-        if (this.#open !== undefined) this.#open.stale = true;
-        this.#open = undefined;
-        return true;
-      case 'user/message': {
-        // A checkpoint replace naming the open bracket belongs to it.
-        const source = field(event.data, 'source');
-        const open = this.#open;
-        if (open === undefined || typeof event.surfaceOp !== 'object' || !isCheckpointSource(source)) return false;
-        if (source['compactionId'] === open.compactionId && open.checkpointSeq === undefined) open.checkpointSeq = event.seq;
-        return false;
-      }
-      default:
-        return false;
     }
   }
 
-  #matchingOpen(data: unknown): MutableBracket | undefined {
+  /** The open bracket when `compactionId` names it. */
+  #matchingOpen(compactionId: unknown): MutableBracket | undefined {
     const open = this.#open;
-    return open !== undefined && field(data, 'compactionId') === open.compactionId ? open : undefined;
+    return open !== undefined && compactionId === open.compactionId ? open : undefined;
   }
 }

@@ -4,7 +4,7 @@
  * equality tests.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import type { ContextWindowLookup } from '../host/session.js';
+import type { ContextWindowLookup } from '../host-api/host-api.js';
 import type { DcpIndexOptions } from './dcp-index.js';
 import { DcpIndex } from './dcp-index.js';
 import { ReplayHost } from './replay-host.js';

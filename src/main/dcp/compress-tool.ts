@@ -10,6 +10,7 @@ import {
 } from '../../protocol/dcp/compress-call-errors.js';
 import { compressToolParameters, COMPRESS_TOOL_DESCRIPTION } from '../../protocol/dcp/compress-schema.js';
 import { BATCH_STOPPED_REASON, BUSY_TEXT, COMPRESS_TOOL_NAME, UNKNOWN_AUTHOR_MESSAGE_ID } from '../../protocol/dcp/constants.js';
+import type { CompressEntryFields } from '../../protocol/dcp/entry-fields.js';
 import { entryLabel, validateEntryFields } from '../../protocol/dcp/entry-fields.js';
 import { commitError } from '../../protocol/dcp/range-errors.js';
 import type { ResolvedEntryRange } from '../../protocol/dcp/range-order.js';
@@ -17,9 +18,9 @@ import { surfaceOrderError } from '../../protocol/dcp/range-order.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
 import type { CleanupOutcome, RangeStatus } from '../../protocol/dcp/result-text.js';
 import { buildCompressResultText } from '../../protocol/dcp/result-text.js';
-import type { HostSession as Session } from '../host-api/host-api.js';
-import type { ToolDefinition, ToolExecutionContext } from '../host/tool-definition.js';
-import type { DcpIndex } from './dcp-index.js';
+import type { HostSession } from '../host-api/host-api.js';
+import type { ToolDefinition, ToolExecutionContext } from '../host-api/host-api.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { findAuthorNode, runInlineCleanup } from './inline-cleanup-commit.js';
 import { commitRangeBracket, compactionIdFor } from './range-commit.js';
@@ -27,6 +28,7 @@ import type { RangeEntry, RangePlanContext } from './range-plan.js';
 import { planRange } from './range-plan.js';
 import { resolveRange } from './ref-resolver.js';
 import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A whole-call failure: the host logs its message as an error tool result. */
 function callError(message: string): Error {
@@ -34,7 +36,7 @@ function callError(message: string): Error {
 }
 
 /** The call-level context of the range plans. */
-function planContext(runtime: DcpRuntime, index: DcpIndex, session: Session, exec: ToolExecutionContext, topic: string): RangePlanContext {
+function planContext({ runtime, index, session }: DcpSessionContext, exec: ToolExecutionContext, topic: string): RangePlanContext {
   const { compress, references } = runtime.config;
   const authorSeq = findAuthorNode(index, session, exec.callId);
   const authorMessage = authorSeq === undefined ? undefined : session.deriveEventMessage(session.events[authorSeq]!);
@@ -62,13 +64,14 @@ function planContext(runtime: DcpRuntime, index: DcpIndex, session: Session, exe
 }
 
 /** The entry as the plan needs it: refs trimmed for resolution, as given for the texts. */
-function rangeEntryOf(raw: unknown, fields: { readonly startRef: string; readonly endRef: string; readonly summary: string }): RangeEntry {
-  const record = raw as Record<string, unknown>;
+function rangeEntryOf(raw: unknown, fields: CompressEntryFields): RangeEntry {
+  // `fields` passed validateEntryFields, so the raw entry's refs are strings; only their trimming differs.
+  const given = raw as Pick<CompressEntryFields, 'startRef' | 'endRef'>;
   return {
     startRef: fields.startRef,
     endRef: fields.endRef,
-    givenStartRef: record['startRef'] as string,
-    givenEndRef: record['endRef'] as string,
+    givenStartRef: given.startRef,
+    givenEndRef: given.endRef,
     label: entryLabel(raw),
     summary: fields.summary,
   };
@@ -90,9 +93,10 @@ function resolveAtEntry(context: RangePlanContext, content: readonly unknown[]):
  */
 export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolExecutionContext): string {
   if (exec.parent !== undefined) throw callError(RUN_CODE_SUB_CALL_ERROR);
-  const session = exec.session as Session | undefined;
+  const session = exec.session as HostSession | undefined;
   if (exec.agent === undefined || session === undefined) throw callError(NO_AGENT_SESSION_ERROR);
-  const index = runtime.indexFor(session);
+  const dcp = runtime.sessionContext(session);
+  const { index } = dcp;
   if (!manualGateOpen(index.manualOn, index.lastTriggerTurn, exec.turn)) throw callError(MANUAL_GATE_ERROR);
   const parsed = validateCompressArguments(args, runtime.config.compress.maxRangesPerCall);
   if (!parsed.ok) throw callError(parsed.message);
@@ -101,7 +105,7 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
     const busy = content.map((raw): RangeStatus => ({ kind: 'failed', label: entryLabel(raw), error: BUSY_TEXT }));
     throw callError(buildCompressResultText(busy, { ok: true }).text);
   }
-  const context = planContext(runtime, index, session, exec, topic);
+  const context = planContext(dcp, exec, topic);
   const atEntry = resolveAtEntry(context, content);
   const statuses: RangeStatus[] = [];
   const committed = new Map<number, string>();
@@ -150,20 +154,16 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
         stopped = true;
         return;
       default:
-        assertNever(outcome);
+        assertNever(outcome, 'unexpected commit outcome');
     }
   });
   const cleanup: CleanupOutcome = committed.size > 0 ? runInlineCleanup(index, session, exec.callId, committed) : { ok: true };
   // §7.3 step 9: with `runAt: 'with-compress'` the strategies run right after a commit, in the same call stack.
   const selection = committed.size > 0 ? strategiesFor(runtime, index.manualOn, { kind: 'after-compress' }) : undefined;
-  if (selection !== undefined) runStrategyBatch(runtime, index, session, exec.turn, selection);
+  if (selection !== undefined) runStrategyBatch(dcp, exec.turn, selection);
   const result = buildCompressResultText(statuses, cleanup);
   if (result.isError) throw callError(result.text);
   return result.text;
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected commit outcome ${JSON.stringify(value)}`);
 }
 
 /** The tool definition (§7.1, §7.2). It does not declare `concurrencySafe`, so the host runs it exclusive. */

@@ -4,7 +4,6 @@
  * itself writes nothing. `compress` queues the trigger message and `sweep` a control through the runtime's
  * `followup`, which stamps the `commandId`.
  */
-import type { Message } from '../../protocol/events.js';
 import { DCP_COMMAND_HINT } from '../../protocol/dcp/constants.js';
 import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
 import { parseDcpCommand, parseDcpCompressCommand } from '../../protocol/dcp/command-parser.js';
@@ -20,12 +19,12 @@ import { formatDecompressShow, formatShowBlock } from '../../protocol/dcp/show-b
 import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
 import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
-import type { CommandContext, CommandDefinition, CommandResult } from '../host/command-runtime.js';
-import type { HostSession as Session } from '../host-api/host-api.js';
-import { checkExpansion, checkRecompression } from './block-expansion.js';
-import type { DcpIndex } from './dcp-index.js';
+import type { CommandContext, CommandDefinition, CommandResult } from '../host-api/host-api.js';
+import { checkExpansion, checkpointTextOf, checkRecompression } from './block-expansion.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import { collectLeaves } from './leaf-collector.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 function success(text: string): CommandResult {
   return { kind: 'success', text };
@@ -36,7 +35,7 @@ function failure(text: string): CommandResult {
 }
 
 /** The context block (§11.3) from the meter and the index. O(markers + blocks) for the boundary list. */
-function contextText(index: DcpIndex, session: Session): string {
+function contextText({ index, session }: DcpSessionContext): string {
   const measure = session.meter.measure();
   const { surface } = session;
   const activeBlocks = index.blocks().filter((block) => block.membership === 'active' && surface.has(block.seq));
@@ -65,7 +64,7 @@ function contextText(index: DcpIndex, session: Session): string {
  * The stats output (§11.2): the session block, then the domain block after a §15.3 sync. The sync sees
  * `command/run` but not `command/done` (appended after the handler), so its record lags one event.
  */
-async function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session): Promise<string> {
+async function statsText({ runtime, index, session }: DcpSessionContext): Promise<string> {
   const all = index.invalidations.list();
   const counts = { dcp: 0, native: 0, mixed: 0 };
   for (const record of all) counts[record.cause] += 1;
@@ -87,12 +86,10 @@ async function statsText(runtime: DcpRuntime, index: DcpIndex, session: Session)
 }
 
 /** The show block of `blockRef`, raw when asked; the unknown-block text when there is none. */
-function showText(index: DcpIndex, session: Session, blockRef: string, raw: boolean, note: boolean): string {
+function showText({ index, session }: DcpSessionContext, blockRef: string, raw: boolean, note: boolean): string {
   const block = index.block(blockRef);
   if (block === undefined) return blockDoesNotExistText(blockRef);
-  const message = session.events[block.seq]?.data as Message;
-  const text = message.content.map((part) => (part.type === 'text' ? (part as { text: string }).text : '')).join('\n');
-  const input = { meta: block.meta, membership: block.membership, text };
+  const input = { meta: block.meta, membership: block.membership, text: checkpointTextOf(session.events, block) };
   if (!raw) return formatShowBlock(input);
   const leaves = collectLeaves(index, session, block.seq);
   const withRaw = { ...input, raw: { leafCount: leaves.length, transcript: renderLeafTranscript(leaves) } };
@@ -106,16 +103,16 @@ function queueControl(runtime: DcpRuntime, context: CommandContext, body: Contro
 }
 
 /** Runs one parsed command. */
-function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult | Promise<CommandResult> {
-  const session = context.session;
-  const index = runtime.indexFor(session);
+function runParsedDcpCommand(runtime: DcpRuntime, context: CommandContext, command: DcpCommand): CommandResult | Promise<CommandResult> {
+  const dcp = runtime.sessionContext(context.session);
+  const { index } = dcp;
   switch (command.kind) {
     case 'help':
       return success(HELP_TEXT);
     case 'context':
-      return success(contextText(index, session));
+      return success(contextText(dcp));
     case 'stats':
-      return statsText(runtime, index, session).then(success);
+      return statsText(dcp).then(success);
     case 'manual-set':
       // The success pair in the log is the state (§11.4); the index folds it when `command/done` lands.
       return success(manualSwitchedText(command.on));
@@ -131,16 +128,16 @@ function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: Dc
       queueControl(runtime, context, { kind: 'sweep' });
       return success(SWEEP_SCHEDULED_TEXT);
     case 'show':
-      return success(showText(index, session, command.blockRef, command.raw, false));
+      return success(showText(dcp, command.blockRef, command.raw, false));
     case 'decompress': {
-      if (!command.intoContext) return success(showText(index, session, command.blockRef, true, index.block(command.blockRef) !== undefined));
-      const checked = checkExpansion(runtime, index, session, command.blockRef, 'command');
+      if (!command.intoContext) return success(showText(dcp, command.blockRef, true, index.block(command.blockRef) !== undefined));
+      const checked = checkExpansion(dcp, command.blockRef, 'command');
       if (!checked.ok) return failure(checked.reason);
       queueControl(runtime, context, { kind: 'expand', blockRef: command.blockRef });
       return success(expansionScheduledText(command.blockRef));
     }
     case 'recompress': {
-      const checked = checkRecompression(index, session, command.blockRef, 'command');
+      const checked = checkRecompression(dcp, command.blockRef, 'command');
       if (!checked.ok) return failure(checked.reason);
       queueControl(runtime, context, { kind: 'recompress', blockRef: command.blockRef });
       return success(recompressionScheduledText(command.blockRef));
@@ -149,18 +146,14 @@ function runDcpCommand(runtime: DcpRuntime, context: CommandContext, command: Dc
     case 'unknown-subcommand':
       return failure(command.text);
     default:
-      return assertNever(command);
+      return assertNever(command, 'unexpected /dcp command');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected /dcp command ${JSON.stringify(value)}`);
 }
 
 /** The two command definitions (§11.1): `dcp` and `dcp-compress`. */
 export function createDcpCommands(runtime: DcpRuntime): CommandDefinition[] {
   return [
-    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
-    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
+    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
+    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
   ];
 }

@@ -8,7 +8,7 @@ import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { errorMessage } from '../../protocol/errors.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { guidanceSection } from '../../protocol/dcp/guidance.js';
-import type { Plugin, PluginContext } from '../host/plugin-context.js';
+import type { Plugin, PluginContext } from '../host-api/host-api.js';
 import { createCompressTool } from './compress-tool.js';
 import { createDcpCommands } from './dcp-commands.js';
 import { createDcpPreStepListener } from './dcp-pre-step.js';

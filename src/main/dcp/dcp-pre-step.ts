@@ -8,13 +8,14 @@ import type { ControlBody, RecognizedControl } from '../../protocol/dcp/control-
 import { formatControlBody, recognizeControl } from '../../protocol/dcp/control-message.js';
 import { controlRejectedNotice, expansionNotice, recompressionNotice, sweepNotice } from '../../protocol/dcp/command-texts.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { PreStepDecision, PreStepListener, PreStepPayload } from '../host/pre-step-waterfall.js';
+import type { PreStepDecision, PreStepListener } from '../host-api/host-api.js';
 import { expandBlock, recompressBlock } from './block-expansion.js';
 import { buildBoundaryMarker } from './boundary-marker.js';
-import type { DcpIndex } from './dcp-index.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime, PendingControl } from './dcp-runtime.js';
 import type { StrategyBatchResult } from './strategy-batch.js';
 import { runStrategyBatch, strategiesFor } from './strategy-batch.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** A valid control of this step with the message that carried it. */
 interface ClaimedControl {
@@ -62,31 +63,28 @@ interface ControlOutcome {
 }
 
 /** Runs one control body synchronously and returns its notice (§11.6 rule 6). */
-function runControl(runtime: DcpRuntime, index: DcpIndex, payload: PreStepPayload, body: ControlBody): ControlOutcome {
+function runControl(context: DcpSessionContext, turn: number, body: ControlBody): ControlOutcome {
+  const { runtime, index } = context;
   switch (body.kind) {
     case 'sweep': {
       // The manual rule holds for a sweep too (§8.1 rule 4), as in dsh-dcp; the human is told why nothing ran.
       if (index.manualOn && !runtime.config.manualMode.automaticStrategies) return { text: sweepNotice({ kind: 'manual' }), ok: false };
       const selection = strategiesFor(runtime, index.manualOn, { kind: 'sweep' });
-      const result = selection === undefined ? undefined : runStrategyBatch(runtime, index, payload.session, payload.turn, selection);
+      const result = selection === undefined ? undefined : runStrategyBatch(context, turn, selection);
       if (result !== undefined) logBatch(runtime, result);
       return { text: sweepOutcomeNotice(result), ok: result?.kind !== 'busy' };
     }
     case 'expand': {
-      const outcome = expandBlock(runtime, index, payload.session, body.blockRef, payload.turn);
+      const outcome = expandBlock(context, body.blockRef, turn);
       return { text: expansionNotice(body.blockRef, outcome), ok: outcome.ok };
     }
     case 'recompress': {
-      const outcome = recompressBlock(index, payload.session, body.blockRef, payload.turn);
+      const outcome = recompressBlock(context, body.blockRef, turn);
       return { text: recompressionNotice(body.blockRef, outcome), ok: outcome.ok };
     }
     default:
-      return assertNever(body);
+      return assertNever(body, 'unexpected control');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected control ${JSON.stringify(value)}`);
 }
 
 /** The listener for `runtime`; `toolRegistered` is `dcp.enabled && compress.enabled` (§4.1 rule 1). */
@@ -104,12 +102,13 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
     }
     const controlIds = new Set(controls.map(({ message }) => message.id));
     const messages = decision.messages.filter((message) => !controlIds.has(message.id));
-    const index = runtime.indexFor(payload.session);
+    const dcp = runtime.sessionContext(payload.session);
+    const { index } = dcp;
     let swept = false;
     for (const { control, pending } of controls) {
       runtime.pendingControls.delete(control.commandId);
       if (control.body.kind === 'sweep') swept = true;
-      const outcome = runControl(runtime, index, payload, control.body);
+      const outcome = runControl(dcp, payload.turn, control.body);
       pending.notify(outcome.text, outcome.ok ? 'info' : 'warn');
     }
     // §11.6 rule 7: a control turn ends with no model request; derived extras (a runtime snapshot) are dropped.
@@ -119,7 +118,7 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
     if (!willCall) return { kind: 'enter', messages };
     if (!swept) {
       const selection = strategiesFor(runtime, index.manualOn, { kind: 'pre-step', step: payload.step });
-      if (selection !== undefined) logBatch(runtime, runStrategyBatch(runtime, index, payload.session, payload.turn, selection));
+      if (selection !== undefined) logBatch(runtime, runStrategyBatch(dcp, payload.turn, selection));
     }
     if (!toolRegistered) return { kind: 'enter', messages };
     const marker = buildBoundaryMarker(index, payload.session, runtime.config, payload.turn, payload.step);

@@ -6,11 +6,12 @@
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { ControlBody } from '../../protocol/dcp/control-message.js';
 import { globMatcher } from '../../protocol/dcp/glob.js';
-import type { PluginLogger } from '../host/plugin-context.js';
-import type { ContextWindowLookup, HostSession as Session } from '../host-api/host-api.js';
-import type { PluginStorage } from '../host/storage/plugin-storage.js';
+import type { PluginLogger } from '../host-api/host-api.js';
+import type { ContextWindowLookup, HostSession } from '../host-api/host-api.js';
+import type { PluginStorage } from '../host-api/host-api.js';
 import { replayDcpIndex } from './cold-replay.js';
 import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
 import { DomainStatsStore } from './domain-stats-store.js';
 import type { FullLogTasks } from './ledger-service.js';
 import { LedgerService } from './ledger-service.js';
@@ -21,7 +22,7 @@ import { DcpWorkCounters } from './work-counters.js';
  * its current (provider, model). The host's model registry is not part of the plugin context, so windows of other
  * models that earlier headers named are unknown here (their markers fold as "no pressure data").
  */
-export function currentWindowLookup(session: Session): ContextWindowLookup {
+export function currentWindowLookup(session: HostSession): ContextWindowLookup {
   return (provider, model) => {
     const context = session.requestContext();
     return context !== undefined && context.provider === provider && context.model === model ? context.contextWindow : undefined;
@@ -50,7 +51,7 @@ export class DcpRuntime {
   /** The full-log folds behind `/dcp stats` (§19 D6: on the pool for large logs when tasks are wired). */
   readonly ledgers: LedgerService;
   readonly #logger: PluginLogger;
-  readonly #indexes = new WeakMap<Session, DcpIndex>();
+  readonly #indexes = new WeakMap<HostSession, DcpIndex>();
   readonly #unsubscribers: Array<() => void> = [];
 
   /**
@@ -81,7 +82,7 @@ export class DcpRuntime {
    * The index of `session`: built by a cold replay on first contact, then subscribed to the session's append
    * notifications. O(log) once, O(1) afterwards.
    */
-  indexFor(session: Session): DcpIndex {
+  indexFor(session: HostSession): DcpIndex {
     const known = this.#indexes.get(session);
     if (known !== undefined) return known;
     const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
@@ -92,6 +93,11 @@ export class DcpRuntime {
       this.ledgers.follow(session);
     }));
     return index;
+  }
+
+  /** `session` with its index (built on first contact, as {@link indexFor}) and this runtime, as one value. */
+  sessionContext(session: HostSession): DcpSessionContext {
+    return { runtime: this, index: this.indexFor(session), session };
   }
 
   /** The plugin logger. */

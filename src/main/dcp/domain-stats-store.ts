@@ -10,7 +10,8 @@ import type { DcpLedger } from '../../protocol/dcp/ledger.js';
 import { historyReduction } from '../../protocol/dcp/ledger.js';
 import type { DomainStatsInput } from '../../protocol/dcp/stats-block.js';
 import { cursorAheadReason, STORAGE_NOT_WIRED_REASON } from '../../protocol/dcp/stats-block.js';
-import type { PluginStorage, StorageDomain, StorageEntry } from '../host/storage/plugin-storage.js';
+import type { PluginStorage, StorageDomain, StorageEntry } from '../host-api/host-api.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** The storage domain name (§15.3). */
 export const DCP_STATS_DOMAIN = 'dcp_stats';
@@ -130,10 +131,6 @@ export interface DomainSyncInput {
 /** How a sync ended before the aggregate is read: `current` (this session's record is stored) or `stale` with its reason. */
 type SyncOutcome = { readonly status: 'current'; readonly lastSync: string } | { readonly status: 'stale'; readonly reason: string };
 
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected sync outcome ${JSON.stringify(value)}`);
-}
-
 /** The `dcp_stats` store of one plugin instance. The domain handle is opened on first use and kept. */
 export class DomainStatsStore {
   readonly #storage: () => PluginStorage | undefined;
@@ -222,7 +219,7 @@ export class DomainStatsStore {
       case 'stale':
         return { status: 'stale', reason: outcome.reason, sessions: aggregate.sessions, blocks: aggregate.blocks, observedCursor: observed, invalidRecordsSkipped: aggregate.invalidRecords };
       default:
-        return assertNever(outcome);
+        return assertNever(outcome, 'unexpected sync outcome');
     }
   }
 

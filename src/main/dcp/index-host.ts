@@ -4,7 +4,7 @@
  * host fold (`ReplayHost`), so both paths fold the same facts.
  */
 import type { SurfaceReader } from '../../protocol/surface-view.js';
-import type { TokenMeasure } from '../host/token-meter.js';
+import type { TokenMeasure } from '../host-api/host-api.js';
 
 /** The meter figures the index needs. */
 export interface IndexMeter {

@@ -4,11 +4,11 @@
  * `compaction/prune` directly followed by the priced assistant replace, inside the author's own open step.
  */
 import { errorMessage } from '../../protocol/errors.js';
-import type { Message, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { AssistantMessageData, Message, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
+import { isEventOf } from '../../protocol/event-map.js';
 import type { CleanupOutcome } from '../../protocol/dcp/result-text.js';
 import { AUTHOR_NOT_FOUND_WARNING, cleanCompressArguments, cleanedAuthorMessage } from '../../protocol/dcp/inline-cleanup.js';
-import type { AppendOptions } from '../host/session.js';
+import type { AppendOptions } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
 
@@ -53,9 +53,11 @@ function callBlock(message: Message, callId: string): ToolCallBlock | undefined 
 export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId: string, committed: ReadonlyMap<number, string>): CleanupOutcome {
   const authorSeq = findAuthorNode(index, target, callId);
   if (authorSeq === undefined) return { ok: false, warning: AUTHOR_NOT_FOUND_WARNING };
-  const event = target.events[authorSeq] as SessionEvent;
-  const data = event.data as Record<string, unknown>;
-  const message = data['message'] as Message;
+  const event = target.events[authorSeq];
+  // findAuthorNode ends only on an assistant message.
+  if (event === undefined || !isEventOf(event, 'assistant/message')) return { ok: false, warning: AUTHOR_NOT_FOUND_WARNING };
+  const { usage: _usage, ...kept } = event.data;
+  const message = event.data.message;
   const block = callBlock(message, callId);
   if (block === undefined) return { ok: false, warning: AUTHOR_NOT_FOUND_WARNING };
   const rawArguments = typeof block.arguments === 'string' ? block.arguments : JSON.stringify(block.arguments);
@@ -72,17 +74,11 @@ export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId:
   // `usage` (DCP.md §7.12 rule 5): it belongs to the one model call the original records, so a copy would count that
   // call twice for anyone summing usage over the log; the meter estimates from content and never reads it. dsh-dcp
   // writes the same `{turn, step, message}`.
-  const replacement = isRecord(data) ? withoutUsage({ ...data, message: cleanedMessage }) : { message: cleanedMessage };
+  const replacement = { ...kept, message: cleanedMessage } satisfies Omit<AssistantMessageData, 'usage'>;
   try {
     target.append('assistant/message', replacement, { surfaceOp: { op: 'replace', start: authorSeq, end: authorSeq }, sourceEventSeqs: [authorSeq] });
   } catch (error) {
     return { ok: false, warning: cleanupRefusedWarning(errorMessage(error)) };
   }
   return { ok: true };
-}
-
-/** `record` without its `usage` key (key order of the rest kept). */
-function withoutUsage(record: Record<string, unknown>): Record<string, unknown> {
-  const { usage: _usage, ...rest } = record;
-  return rest;
 }

@@ -5,7 +5,7 @@
  * native and foreign checkpoints included.
  */
 import type { ContentBlock, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import { eventMessage } from '../../protocol/event-message.js';
 import type { TranscriptLeaf } from '../../protocol/dcp/leaf-transcript.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
@@ -26,9 +26,7 @@ function roleOf(type: string): TranscriptLeaf['role'] | undefined {
 
 /** The message content of a surface event (`data` for user messages, `data.message` otherwise). */
 function contentOf(event: SessionEvent): readonly ContentBlock[] {
-  const message = event.type === 'user/message' ? event.data : isRecord(event.data) ? event.data['message'] : undefined;
-  const content = isRecord(message) ? message['content'] : undefined;
-  return Array.isArray(content) ? (content as ContentBlock[]) : [];
+  return eventMessage(event)?.content ?? [];
 }
 
 /** The leaves under `seq`, in order. Iterative, so a deeply nested block cannot overflow the stack. O(leaves + opened nodes). */

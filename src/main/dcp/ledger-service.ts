@@ -10,7 +10,7 @@ import { foldLedger } from '../../protocol/dcp/ledger-fold.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { errorMessage } from '../../protocol/errors.js';
 import { SessionPoolError } from '../../protocol/wire/pool-errors.js';
-import type { PluginLogger } from '../host/plugin-context.js';
+import type { PluginLogger } from '../host-api/host-api.js';
 import type { LiveSession } from '../corpus/live-registry.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { TaskRunner } from '../pool/task-runner.js';

@@ -3,6 +3,9 @@
  * from its position on; appends never do. Replaces of one request window (the events between two consecutive
  * `step/start` events) form one record. Token figures are left to the stats renderer, which reads the log.
  */
+import { isEventOf } from '../../protocol/event-map.js';
+import { isDcpClass } from '../../protocol/dcp/replace-class.js';
+import type { IndexStep } from './index-step.js';
 
 /** Who caused the replaces of one window. */
 export type InvalidationCause = 'dcp' | 'native' | 'mixed';
@@ -41,6 +44,15 @@ export class PrefixInvalidations {
   readonly #records: OpenRecord[] = [];
   /** The record of the current request window, once it has a replace. */
   #current: OpenRecord | undefined;
+
+  /** Folds one event: a `step/start` closes the window, a replace joins the window's record. */
+  apply(step: IndexStep): void {
+    if (isEventOf(step.event, 'step/start')) this.closeWindow();
+    const replace = step.replace;
+    if (replace === undefined) return;
+    const surfaceLengthBefore = step.host.surface.length - 1 + replace.delta.shadowed.length;
+    this.recordReplace(step.event.seq, replace.delta.position, surfaceLengthBefore, isDcpClass(replace.classified.kind));
+  }
 
   /** A `step/start`: the next replace opens a new record. */
   closeWindow(): void {

@@ -3,8 +3,8 @@
  * collects the verbatim sections (user messages, protected tool outputs) and the directly consumed active blocks.
  * The texts and their order come from the pure appendix module.
  */
-import type { ContentBlock, Message, MessageSource, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { ContentBlock, MessageSource, SessionEvent } from '../../protocol/events.js';
+import { resultCallId } from '../../protocol/dcp/stored-blocks.js';
 import type { Appendix, AppendixSection, UserProtectionSettings } from '../../protocol/dcp/protection-appendix.js';
 import {
   assembleAppendix, isProtectedToolOutput, toolOutputSection, toolResultText, userMessageSections, userMessageText,
@@ -27,15 +27,6 @@ export interface RangeAppendix {
   readonly appendix: Appendix;
   /** The direct active blocks in the range, in surface order (`consumedBlockRefs`). */
   readonly consumedBlockRefs: readonly string[];
-}
-
-/** The tool-call id a tool result answers: its tool-result block's `toolCallId`, else `source.callId`. */
-function resultCallId(message: Message): string | undefined {
-  const first: unknown = message.content[0];
-  const id = isRecord(first) ? first['toolCallId'] : undefined;
-  if (typeof id === 'string') return id;
-  const callId = message.source['callId'];
-  return typeof callId === 'string' ? callId : undefined;
 }
 
 /** Builds the appendix of the shadowed nodes `shadowed` (surface order). O(range). */

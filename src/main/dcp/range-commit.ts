@@ -8,7 +8,7 @@ import type { MessageSource, SessionEvent } from '../../protocol/events.js';
 import { dcpCheckpointSource } from '../../protocol/dcp/checkpoint-source.js';
 import { compressCompactionId, disambiguatedCompressCompactionId } from '../../protocol/dcp/constants.js';
 import { createUserMessage } from '../../protocol/user-message.js';
-import type { AppendOptions } from '../host/session.js';
+import type { AppendOptions } from '../host-api/host-api.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { RangePlan } from './range-plan.js';
 

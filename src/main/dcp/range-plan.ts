@@ -5,7 +5,7 @@
  * failure hints.
  */
 import type { Message, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import { isEventOf } from '../../protocol/event-map.js';
 import { buildCheckpointText } from '../../protocol/dcp/checkpoint-text.js';
 import type { DcpMetaV1 } from '../../protocol/dcp/dcp-meta.js';
 import { compressMeta } from '../../protocol/dcp/dcp-meta.js';
@@ -65,18 +65,13 @@ export interface RangePlan {
 /** The plan, or the entry's failure text. */
 export type RangePlanResult = { readonly ok: true; readonly plan: RangePlan } | { readonly ok: false; readonly error: string };
 
-function sourceOf(event: SessionEvent): unknown {
-  return isRecord(event.data) ? event.data['source'] : undefined;
-}
-
 /** E13 for one node (§7.7), or `undefined`. */
 function hardProtectionError(context: RangePlanContext, seq: number, label: string): string | undefined {
   const event = context.events[seq] as SessionEvent;
-  if (event.type !== 'user/message') return undefined;
+  if (!isEventOf(event, 'user/message')) return undefined;
   const diagnostic = context.index.diagnostic(seq);
   if (diagnostic !== undefined) return unreadableMetadataError(label, diagnostic.code);
-  const source = sourceOf(event);
-  if (isRecord(source) && source['form'] === 'instructions') return hardProtectedError(label);
+  if (event.data.source.form === 'instructions') return hardProtectedError(label);
   if (seq === context.index.latestSnapshot) return hardProtectedError(label);
   return undefined;
 }

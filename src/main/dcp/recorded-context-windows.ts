@@ -6,7 +6,8 @@
  * shows the pressure the live session had; a log that records none keeps the window unknown.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import type { ContextWindowLookup } from '../host/session.js';
+import { isRecord } from '../../protocol/record-guard.js';
+import type { ContextWindowLookup } from '../host-api/host-api.js';
 
 /** The event type dsh records a request's context window in. */
 export const REQUEST_CONTEXT_TYPE = 'request/context';
@@ -16,10 +17,6 @@ export interface RequestContextData {
   readonly provider: string;
   readonly model: string;
   readonly contextWindow: number;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The record's window, or `undefined` when the data is not a usable `request/context` record. */

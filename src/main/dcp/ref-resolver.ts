@@ -10,10 +10,11 @@ import {
 import { nearestValidCuts } from '../../protocol/dcp/nearest-cuts.js';
 import { parseBoundaryRef } from '../../protocol/dcp/refs.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
-import type { PairingSource } from '../host/tool-pairing.js';
+import type { PairingSource } from '../host-api/host-api.js';
 import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import { isNativeLike } from '../../protocol/dcp/replace-class.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What resolution reads: the index, and the session's surface and pairing count. */
 export interface ResolverContext {
@@ -89,7 +90,7 @@ export function resolveRef(context: ResolverContext, ref: string): RefResolution
       case 'absorbed-native':
         return { ok: false, failure: { why: 'absorbed-native' }, anchor: anchorOf(context, block.seq) };
       default:
-        return assertNever(block.membership);
+        return assertNever(block.membership, 'unexpected block membership');
     }
   }
   const marker = index.marker(ref);
@@ -107,10 +108,6 @@ export function resolveRef(context: ResolverContext, ref: string): RefResolution
   const blockRef = index.activeBlockRefAt(current);
   if (blockRef !== undefined) return { ok: false, failure: { why: 'inside-block', blockRef }, anchor };
   return { ok: false, failure: { why: 'shadowed-by-compaction' }, anchor };
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected block membership ${String(value)}`);
 }
 
 /**

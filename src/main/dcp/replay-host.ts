@@ -4,8 +4,12 @@
  * listeners. The log was validated when it was stored; nothing is validated again here.
  */
 import type { SessionEvent } from '../../protocol/events.js';
-import { isRecord, isSurfaceType } from '../../protocol/events.js';
-import type { ContextWindowLookup } from '../host/session.js';
+import { isSurfaceType } from '../../protocol/events.js';
+import type { RequestHeaderData, TypedEvent } from '../../protocol/event-map.js';
+import { isEventOf } from '../../protocol/event-map.js';
+import { storedPayload } from '../../protocol/dcp/stored-payload.js';
+import { isRecord } from '../../protocol/record-guard.js';
+import type { ContextWindowLookup } from '../host-api/host-api.js';
 import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { SurfaceView } from '../../protocol/surface-view.js';
 import { TokenMeter } from '../host/token-meter.js';
@@ -30,7 +34,7 @@ export class ReplayHost implements IndexHost {
   /** Folds `event` (the next seq of the log) and returns what a live session would have published. */
   apply(event: SessionEvent): SurfaceDelta | undefined {
     this.#events.push(event);
-    if (event.type === 'request/header') this.#readHeader(event);
+    if (isEventOf(event, 'request/header')) this.#readHeader(event);
     const delta = this.#updateSurface(event);
     // Pricing only moves `projectedTokens`, which the index never reads.
     this.meter.apply(event, delta, undefined);
@@ -44,10 +48,12 @@ export class ReplayHost implements IndexHost {
     return this.surface.replace(this.surface.positionOf(op.start), this.surface.positionOf(op.end), event.seq);
   }
 
-  #readHeader(event: SessionEvent): void {
-    const header = isRecord(event.data) ? event.data['header'] : undefined;
-    const config = isRecord(header) ? header['config'] : undefined;
-    this.#provider = isRecord(config) ? config['provider'] : undefined;
-    this.#model = isRecord(config) ? config['model'] : undefined;
+  /** A header names the (provider, model) of the next requests; a stored one may lack any field (stored-payload.ts). */
+  #readHeader(event: TypedEvent<'request/header'>): void {
+    const { header } = storedPayload(event);
+    const config: unknown = isRecord(header) ? (header as Partial<RequestHeaderData['header']>).config : undefined;
+    const names = isRecord(config) ? (config as Partial<RequestHeaderData['header']['config']>) : {};
+    this.#provider = names.provider;
+    this.#model = names.model;
   }
 }

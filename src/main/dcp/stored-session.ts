@@ -9,9 +9,8 @@ import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
 import { parseDcpCommand } from '../../protocol/dcp/command-parser.js';
 import type { SessionId } from '../../protocol/events.js';
 import { Agent } from '../host/agent.js';
-import type { CommandDefinition } from '../host/command-runtime.js';
+import type { CommandDefinition, PluginContext, PluginLogger } from '../host-api/host-api.js';
 import { createPluginContext, silentLogger } from '../host/plugin-context.js';
-import type { PluginContext, PluginLogger } from '../host/plugin-context.js';
 import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
@@ -21,6 +20,7 @@ import type { ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
 import { normalizeCommandArgs } from '../../protocol/dcp/manual-replay.js';
+import { assertNever } from '../../protocol/assert-never.js';
 import { DcpCommandError } from './dcp-command-error.js';
 import { dcpPlugin } from './dcp-plugin.js';
 import type { FullLogTasksOptions } from './ledger-service.js';
@@ -84,10 +84,8 @@ function isMutating(command: DcpCommand): boolean {
     case 'usage-error':
     case 'unknown-subcommand':
       return false;
-    default: {
-      const unreachable: never = command;
-      throw new TypeError(`unexpected /dcp command ${JSON.stringify(unreachable)}`);
-    }
+    default:
+      return assertNever(command, 'unexpected /dcp command');
   }
 }
 

@@ -5,18 +5,22 @@
  */
 import { errorMessage } from '../../protocol/errors.js';
 import type { Message, SessionEvent } from '../../protocol/events.js';
-import { isRecord } from '../../protocol/events.js';
+import type { ToolResultBlock, ToolResultData } from '../../protocol/events.js';
+import { isEventOf } from '../../protocol/event-map.js';
+import { isTextBlock, isToolCallBlock } from '../../protocol/dcp/stored-blocks.js';
 import { COMPRESS_TOOL_NAME, DCP_MESSAGE_SOURCE } from '../../protocol/dcp/constants.js';
 import { dedupReplacementMessage, purgeText } from '../../protocol/dcp/strategy-texts.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { AppendOptions } from '../host/session.js';
+import type { AppendOptions } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
-import type { ToolPairingReader } from '../host/tool-pairing-index.js';
+import type { ToolPairingReader } from '../host-api/host-api.js';
 import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
+import type { DcpSessionContext } from './dcp-session-context.js';
+import { assertNever } from '../../protocol/assert-never.js';
 
 /** What the batch reads and writes; a `Session` satisfies it. */
 export interface StrategyTarget {
@@ -60,25 +64,19 @@ export type StrategyBatchResult =
       readonly hostError?: string;
     };
 
-function field(data: unknown, key: string): unknown {
-  return isRecord(data) ? data[key] : undefined;
+/** The inner text blocks of a tool result's tool-result block (§8.4 rule 2); other inner blocks are skipped. */
+function innerTexts(event: SessionEvent | undefined): string[] {
+  if (event === undefined || !isEventOf(event, 'tool/result')) return [];
+  const first = event.data.message.content[0] as ToolResultBlock | undefined;
+  const inner: readonly unknown[] = first?.content ?? [];
+  return inner.filter(isTextBlock).map((block) => block.text);
 }
 
-/** The inner text blocks of a tool result's first block (§8.4 rule 2). */
-function innerTexts(message: unknown): string[] {
-  const content = field(message, 'content');
-  const first: unknown = Array.isArray(content) ? content[0] : undefined;
-  const inner = field(first, 'content');
-  if (!Array.isArray(inner)) return [];
-  const texts: string[] = [];
-  for (const block of inner) if (field(block, 'type') === 'text' && typeof field(block, 'text') === 'string') texts.push(field(block, 'text') as string);
-  return texts;
-}
-
-/** The number of tool-call blocks of an assistant event. */
+/** The number of tool-call blocks of an assistant event (0 for any other event). */
 function toolCallCount(event: SessionEvent | undefined): number {
-  const content = field(field(event?.data, 'message'), 'content');
-  return Array.isArray(content) ? content.filter((block) => field(block, 'type') === 'tool-call').length : 0;
+  if (event === undefined || !isEventOf(event, 'assistant/message')) return 0;
+  const content: readonly unknown[] = event.data.message.content;
+  return content.filter(isToolCallBlock).length;
 }
 
 /** A current surface result of a known call, with the facts both strategies need. */
@@ -105,7 +103,7 @@ function candidateAt(index: DcpIndex, seq: number): Candidate | undefined {
  * replacements are never candidates). `chosen` collects the pruned result seqs. A group is marked clean when
  * nothing in it is prunable now or later by ageing; a group with units stays dirty until its replaces land.
  */
-function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, chosen: Set<number>): PruneUnit[] {
+function planDeduplication({ runtime, index, session: target }: DcpSessionContext, currentTurn: number, chosen: Set<number>): PruneUnit[] {
   const protectedTools = new Set(runtime.config.strategies.deduplication.protectedTools);
   const limit = currentTurn - runtime.config.compress.retainRecentTurns;
   const groups = index.dedupGroups;
@@ -134,8 +132,10 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
         waiting = true;
         continue;
       }
-      const event = target.events[member.seq] as SessionEvent;
-      const replaced = dedupReplacementMessage(field(event.data, 'message') as Message, member.name);
+      // Group members are appended tool results (the call fold adds nothing else).
+      const event = target.events[member.seq];
+      if (event === undefined || !isEventOf(event, 'tool/result')) continue;
+      const replaced = dedupReplacementMessage(event.data.message, member.name);
       if (replaced === undefined) continue;
       chosen.add(member.seq);
       planned = true;
@@ -145,7 +145,7 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
         shadowed: [member.seq],
         position: target.surface.positionOf(member.seq),
         type: 'tool/result',
-        data: { ...(event.data as Record<string, unknown>), message: replaced },
+        data: { ...event.data, message: replaced } satisfies ToolResultData,
         replacementTokens: estimateMessage(replaced),
       });
     }
@@ -155,7 +155,7 @@ function planDeduplication(runtime: DcpRuntime, index: DcpIndex, target: Strateg
 }
 
 /** §8.4: the purge units among the errored results that reached the purge age, leaving out results `chosen` by dedup. */
-function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, chosen: ReadonlySet<number>): PruneUnit[] {
+function planPurge({ runtime, index, session: target }: DcpSessionContext, currentTurn: number, chosen: ReadonlySet<number>): PruneUnit[] {
   const settings = runtime.config.strategies.purgeErrors;
   const protectedTools = new Set(settings.protectedTools);
   const units: PruneUnit[] = [];
@@ -172,7 +172,7 @@ function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget,
     if (!toolPairingBalancedBefore(target, assistantSeq) || !toolPairingBalancedAfter(target, seq)) continue;
     // `content` before `source`: dsh-dcp's key order for the user messages it writes.
     const message = createUserMessage({
-      content: [{ type: 'text', text: purgeText(candidate.name, innerTexts(field(target.events[seq]?.data, 'message'))) }],
+      content: [{ type: 'text', text: purgeText(candidate.name, innerTexts(target.events[seq])) }],
       source: { ...DCP_MESSAGE_SOURCE },
     });
     const replacementTokens = estimateMessage(message as unknown as Message);
@@ -187,12 +187,13 @@ function planPurge(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget,
  * Plans and writes one strategy batch for `currentTurn` (§8.2). Synchronous; never throws for a host refusal:
  * the first refused append stops the batch and is reported in `hostError`.
  */
-export function runStrategyBatch(runtime: DcpRuntime, index: DcpIndex, target: StrategyTarget, currentTurn: number, selection: StrategySelection): StrategyBatchResult {
+export function runStrategyBatch(context: DcpSessionContext, currentTurn: number, selection: StrategySelection): StrategyBatchResult {
+  const target: StrategyTarget = context.session;
   if (target.openBrackets().length > 0) return { kind: 'busy' };
   const chosen = new Set<number>();
   const units = [
-    ...(selection.deduplication ? planDeduplication(runtime, index, target, currentTurn, chosen) : []),
-    ...(selection.purgeErrors ? planPurge(runtime, index, target, currentTurn, chosen) : []),
+    ...(selection.deduplication ? planDeduplication(context, currentTurn, chosen) : []),
+    ...(selection.purgeErrors ? planPurge(context, currentTurn, chosen) : []),
   ].sort((a, b) => a.position - b.position);
   let deduplicated = 0;
   let purged = 0;
@@ -253,11 +254,7 @@ export function strategiesFor(runtime: DcpRuntime, manualOn: boolean, occasion: 
       if (strategies.runAt === 'with-compress' || (strategies.runAt === 'turn-start' && occasion.step !== 1)) return undefined;
       break;
     default:
-      return assertNever(occasion);
+      return assertNever(occasion, 'unexpected strategy occasion');
   }
   return manualOn && !manualMode.automaticStrategies ? undefined : selection;
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected strategy occasion ${JSON.stringify(value)}`);
 }

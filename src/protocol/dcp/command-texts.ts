@@ -2,6 +2,7 @@
  * The fixed human-facing texts of the `/dcp` commands (DCP.md §11.2, §11.3) and the control-turn notices (§11.6).
  * Command results are shown to the human only; they never enter the model history.
  */
+import { assertNever } from '../assert-never.js';
 
 /** The help block, verbatim. */
 export const HELP_TEXT = [
@@ -100,12 +101,8 @@ export function sweepNotice(outcome: SweepOutcome): string {
     case 'manual':
       return 'DCP sweep skipped: manual mode is on and automatic strategies are off.';
     default:
-      return assertNever(outcome);
+      return assertNever(outcome, 'unexpected outcome');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected outcome ${JSON.stringify(value)}`);
 }
 
 /** The notice of an expansion: `DCP: bN expanded into bM.` or `DCP: bN was not expanded: <reason>`. */

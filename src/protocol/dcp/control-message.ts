@@ -7,6 +7,7 @@ import { isRecord } from '../events.js';
 import { CONTROL_MESSAGE_RE, controlText, DCP_MESSAGE_SOURCE } from './constants.js';
 import type { TextBlock } from '../events.js';
 import { isDcpPluginSource } from './marker-recognition.js';
+import { assertNever } from '../assert-never.js';
 
 /** A control body. */
 export type ControlBody =
@@ -24,12 +25,8 @@ export function formatControlBody(body: ControlBody): string {
     case 'recompress':
       return `recompress ${body.blockRef}`;
     default:
-      return assertNever(body);
+      return assertNever(body, 'unexpected control body');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected control body ${JSON.stringify(value)}`);
 }
 
 /** `<dcp-control>BODY</dcp-control>`. */

@@ -2,7 +2,7 @@
  * DCP metadata v1 (`user/message.source.dcp`, DCP.md §6.3) and its total decoder with diagnostics (§6.4).
  * The encoder writes keys in the exact §6.3 order; the decoder never throws, whatever it is given.
  */
-import { isRecord } from '../events.js';
+import { isPlainRecord, isRecord } from '../record-guard.js';
 import {
   BLOCK_REF_RE, COMMAND_AUTHOR_MESSAGE_ID, COMPACT_PLUGIN, DCP_META_VERSION, EXPANSION_TOPIC, PLUGIN_SOURCE_KIND,
   RANGE_MODE, RECOMPRESSION_TOPIC, REF_MAX_CHARS, TOPIC_MAX_CHARS, expansionCallId, recompressCallId,
@@ -139,13 +139,6 @@ export function recompressMeta(oldRef: string, expansionRef: string, newRef: str
   });
 }
 
-/** True for an object whose prototype is `Object.prototype` or `null` (what JSON produces). */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (!isRecord(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-}
-
 /** Renders an arbitrary `v` for the version message without ever throwing (no `String()` on objects). */
 function renderVersion(value: unknown): string {
   switch (typeof value) {
@@ -202,8 +195,8 @@ export function decodeDcpMeta(source: unknown): DcpMetaDecodeResult {
     return { ok: false, code: 'MISSING_DCP_META', message: 'checkpoint has no dcp metadata' };
   }
   const dcp = source['dcp'];
-  if (!isPlainObject(dcp) || dcp['v'] !== DCP_META_VERSION) {
-    const version = isPlainObject(dcp) ? dcp['v'] : undefined;
+  if (!isPlainRecord(dcp) || dcp['v'] !== DCP_META_VERSION) {
+    const version = isPlainRecord(dcp) ? dcp['v'] : undefined;
     return { ok: false, code: 'UNSUPPORTED_VERSION', message: `dcp metadata version ${renderVersion(version)} is not supported` };
   }
   const { kind, blockRef, mode, topic, startRef, endRef, authorMessageId, compressCallId, consumedBlockRefs, protectedKinds, recompressedFrom } = dcp;

@@ -2,6 +2,7 @@
  * The error texts of range resolution and per-entry validation (DCP.md §5.2–§5.4, §7.5 E9–E15), with their hint
  * suffixes. Hints only name refs; a ref is never replaced or widened.
  */
+import { assertNever } from '../assert-never.js';
 
 /** Why a ref did not resolve (§5.2). */
 export type ResolveFailure =
@@ -31,12 +32,8 @@ export function resolveFailureText(failure: ResolveFailure): string {
     case 'absorbed-native':
       return 'absorbed by native compaction';
     default:
-      return assertNever(failure);
+      return assertNever(failure, 'unexpected resolve failure');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected resolve failure ${JSON.stringify(value)}`);
 }
 
 /** `startRef <x> is not an active boundary (<why>)` (§5.3). */

@@ -3,6 +3,7 @@
  * cleanup warning. With nothing committed the same status block follows `No range was compressed.` and the host
  * logs it as an error result.
  */
+import { assertNever } from '../assert-never.js';
 
 /** The outcome of one input entry, in input order. */
 export type RangeStatus =
@@ -46,12 +47,8 @@ function statusLine(status: RangeStatus, position: number): string {
     case 'skipped':
       return `${prefix}skipped: ${status.reason}`;
     default:
-      return assertNever(status);
+      return assertNever(status, 'unexpected range status');
   }
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected range status ${JSON.stringify(value)}`);
 }
 
 /**

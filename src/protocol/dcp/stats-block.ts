@@ -4,6 +4,7 @@
  */
 import type { DcpLedger } from './ledger.js';
 import { historyReduction } from './ledger.js';
+import { assertNever } from '../assert-never.js';
 
 /** The cause of a prefix invalidation (§14). */
 export type InvalidationCause = 'dcp' | 'native' | 'mixed';
@@ -109,14 +110,10 @@ export function formatDomainStats(input: DomainStatsInput): string {
       lines.push(`persistent domain: unavailable (${input.reason})`);
       break;
     default:
-      return assertNever(input);
+      return assertNever(input, 'unexpected domain status');
   }
   if (input.invalidRecordsSkipped > 0) lines.push(`invalid records skipped: ${input.invalidRecordsSkipped}`);
   return lines.join('\n');
-}
-
-function assertNever(value: never): never {
-  throw new TypeError(`unexpected domain status ${JSON.stringify(value)}`);
 }
 
 /** The whole `/dcp stats` text: the session block, a blank line, the domain block. */
