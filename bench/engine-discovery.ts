@@ -41,7 +41,15 @@ async function writeLongSessions(root: string): Promise<WrittenSession[]> {
   const written: WrittenSession[] = [];
   for (const [index, turns] of TURNS.entries()) {
     // "shaped" puts an `a` in every id, so the query matches all four and every title is observed and returned.
-    const { header, events } = syntheticSession({ id: `dsh-shaped-long-${index}`, cwd: CWD, createdAt: 1_767_225_600_000 + index * 3_600_000, turns, textBytes: TEXT_BYTES, toolCallsPerTurn: TOOL_CALLS, chunksPerAnswer: CHUNKS });
+    const { header, events } = syntheticSession({
+      id: `dsh-shaped-long-${index}`,
+      cwd: CWD,
+      createdAt: 1_767_225_600_000 + index * 3_600_000,
+      turns,
+      textBytes: TEXT_BYTES,
+      toolCallsPerTurn: TOOL_CALLS,
+      chunksPerAnswer: CHUNKS,
+    });
     const path = await store.create(header, events.slice(0, BATCH));
     for (let at = BATCH; at < events.length; at += BATCH) await store.append(header, events.slice(at, at + BATCH));
     written.push({ events: events.length, zstdBytes: statSync(path).size });
@@ -130,14 +138,30 @@ async function measureMode(dir: string, root: string, workers: boolean): Promise
     );
     // The interleaved new-default rows sit right after the old default's calls and (most likely) pay for collecting
     // their garbage; the query and the floor timed without that neighbour show the index's own cost.
-    const alone = await measureInterleaved({ [NEW_ALONE]: () => newEngine.listCandidates(TARGET, QUERY), [FLOOR_ALONE]: () => newEngine.listSessions() }, ROUNDS);
+    const alone = await measureInterleaved(
+      { [NEW_ALONE]: () => newEngine.listCandidates(TARGET, QUERY), [FLOOR_ALONE]: () => newEngine.listSessions() },
+      ROUNDS,
+    );
     // Whether a call blocks the host's event loop, not how long it takes: three calls each, and the idle floor.
     const oldStall = await measureStall(() => oldEngine.listCandidates(TARGET, QUERY), 3);
     const newStall = await measureStall(() => newEngine.listCandidates(TARGET, QUERY), 3);
     const idleStall = await measureStall(() => new Promise((resolve) => setTimeout(resolve, oldStall.wallMs / 3)), 3);
     return {
-      stalls: { oldFirst: oldFirstStall, newCold: newColdStall, oldRepeated: oldStall.maxMs, newRepeated: newStall.maxMs, idle: idleStall.maxMs },
-      rows: [rowOf("old default: titles 'pool', first query", [oldFirst]), ...rows.slice(0, 1), rowOf('new default (index), cold first query (builds the index)', [newCold]), rowOf('new default (index), the deferred index write after it (`flushTitleIndex`)', [indexWrite]), ...rows.slice(1), ...alone],
+      stalls: {
+        oldFirst: oldFirstStall,
+        newCold: newColdStall,
+        oldRepeated: oldStall.maxMs,
+        newRepeated: newStall.maxMs,
+        idle: idleStall.maxMs,
+      },
+      rows: [
+        rowOf("old default: titles 'pool', first query", [oldFirst]),
+        ...rows.slice(0, 1),
+        rowOf('new default (index), cold first query (builds the index)', [newCold]),
+        rowOf('new default (index), the deferred index write after it (`flushTitleIndex`)', [indexWrite]),
+        ...rows.slice(1),
+        ...alone,
+      ],
       identical: JSON.stringify(got) === expected && restartsIdentical,
       candidates: got.length,
       indexFiles,
@@ -182,7 +206,9 @@ export async function runEngineDiscovery(): Promise<string> {
       "### Discovery through createEngine's default",
       '',
       `Corpus: ${written.length} generated dsh-format sessions in one zstd root (bench/support/synthetic-session.ts: per turn a user prompt, ${CHUNKS} streamed chunks, reasoning + answer, ${TOOL_CALLS} tool calls with ${TEXT_BYTES / 1024} KiB prompts, answers and results; ${BATCH} events per durable append): ` +
-        written.map((session) => `${session.events.toLocaleString('en-US')} events / ${(session.zstdBytes / 2 ** 20).toFixed(1)} MiB`).join(', ') +
+        written
+          .map((session) => `${session.events.toLocaleString('en-US')} events / ${(session.zstdBytes / 2 ** 20).toFixed(1)} MiB`)
+          .join(', ') +
         `. Query: \`listCandidates(target, '${QUERY}')\` (all ${written.length} match). Repeated rows: ${ROUNDS} interleaved rounds (old, new, floor, restart in turn), then ${ROUNDS} rounds of new and floor alone; first-query rows: one run. Load average (1 min) ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after.`,
     ];
     for (const { label, result } of modes) {

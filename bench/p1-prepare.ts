@@ -52,7 +52,13 @@ async function byDefinition(query: SessionQuery, sources: readonly WrittenSource
   const snapshots = await Promise.all(sources.map((source) => query.readSurface(source.id)));
   const jsons = snapshots.map((snapshot) => {
     const outcome = retainByDefinition(
-      { sessionId: snapshot.session.id, label: snapshot.session.id, cwd: snapshot.session.cwd ?? null, capturedThroughSeq: snapshot.capturedThroughSeq, items: projectSurface(snapshot.events) },
+      {
+        sessionId: snapshot.session.id,
+        label: snapshot.session.id,
+        cwd: snapshot.session.cwd ?? null,
+        capturedThroughSeq: snapshot.capturedThroughSeq,
+        items: projectSurface(snapshot.events),
+      },
       MAX_BYTES,
     );
     if (!outcome.fits) throw new Error('benchmark source does not fit');
@@ -75,7 +81,8 @@ export async function runP1(): Promise<string> {
     const definitionStart = performance.now();
     const definition = await byDefinition(query, p1Sources);
     console.error(`quadratic definition: ${((performance.now() - definitionStart) / 1000).toFixed(1)} s`);
-    const identical = ours.additionalContext?.content[0] !== undefined && (ours.additionalContext.content[0] as { text: string }).text === definition;
+    const identical =
+      ours.additionalContext?.content[0] !== undefined && (ours.additionalContext.content[0] as { text: string }).text === definition;
 
     const fast = await measure(
       {
@@ -88,7 +95,12 @@ export async function runP1(): Promise<string> {
     const p1Rows: MeasuredRow[] = [...fast, slowRow];
 
     const scaling = await measure(
-      Object.fromEntries(sizes.map((messages) => [`prepare() 3 × ${messages} × 1 KB`, () => service.prepare(TARGET, [{ type: 'text', text: 'bench' }], references(bySize.get(messages) as WrittenSource[]))])),
+      Object.fromEntries(
+        sizes.map((messages) => [
+          `prepare() 3 × ${messages} × 1 KB`,
+          () => service.prepare(TARGET, [{ type: 'text', text: 'bench' }], references(bySize.get(messages) as WrittenSource[])),
+        ]),
+      ),
       { iterations: 8, timeMs: 3000 },
     );
     const megabytes = sizes.map((messages) => statSync((bySize.get(messages) as WrittenSource[])[0]?.path as string).size / 2 ** 20);

@@ -25,16 +25,18 @@ const EVENTS = 22_000;
 const CLI_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main', 'cli', 'bin.js');
 
 function sessions(): LongSession[] {
-  return [1, 2, 3].map((seed) => longSession({
-    id: `session-00000000-0000-4000-8000-00000000000${seed}`,
-    cwd: '/bench/source',
-    seed,
-    minEvents: EVENTS,
-    textBytes: 260,
-    toolCallsPerTurn: 2,
-    chunksPerAnswer: 8,
-    compactAfterTurn: 600,
-  }));
+  return [1, 2, 3].map((seed) =>
+    longSession({
+      id: `session-00000000-0000-4000-8000-00000000000${seed}`,
+      cwd: '/bench/source',
+      seed,
+      minEvents: EVENTS,
+      textBytes: 260,
+      toolCallsPerTurn: 2,
+      chunksPerAnswer: 8,
+      compactAfterTurn: 600,
+    }),
+  );
 }
 
 function references(all: readonly LongSession[]): Array<{ sessionId: string; label: string }> {
@@ -83,13 +85,20 @@ export async function runP1w(): Promise<string> {
     const reports: SourceServedReport[] = [];
     const cold = await createEngine({ root, compression: 'zstd', poolSize: 2, sourceCache: false });
     const scanCold = await createEngine({ root, compression: 'zstd', poolSize: 2, sourceCache: { directory: null } });
-    const warm = await createEngine({ root, compression: 'zstd', poolSize: 2, sourceCache: { directory: join(dir, 'cache') }, onSourceServed: (report) => reports.push(report) });
+    const warm = await createEngine({
+      root,
+      compression: 'zstd',
+      poolSize: 2,
+      sourceCache: { directory: join(dir, 'cache') },
+      onSourceServed: (report) => reports.push(report),
+    });
     const rows: MeasuredRow[] = [];
     const p1r: MeasuredRow[] = [];
     try {
       // Warm-up: threads started and JIT warm on every engine; answers equal.
       const expected = await prepare(cold, all);
-      if ((await prepare(scanCold, all)) !== expected || (await prepare(warm, all)) !== expected) throw new Error('cached answer differs from cold');
+      if ((await prepare(scanCold, all)) !== expected || (await prepare(warm, all)) !== expected)
+        throw new Error('cached answer differs from cold');
       await floor(paths);
 
       p1r.push(await measureSlow('floor: read + decode + parse, 1 thread', () => floor(paths), 7));
@@ -107,7 +116,13 @@ export async function runP1w(): Promise<string> {
       }
       await scanCold.sourceCache?.flush();
       missTimes.sort((a, b) => a - b);
-      p1r.push({ name: 'cold prepare(), 2 workers, cache on and empty (miss)', medianMs: missTimes[3] as number, minMs: missTimes[0] as number, maxMs: missTimes[6] as number, samples: 7 });
+      p1r.push({
+        name: 'cold prepare(), 2 workers, cache on and empty (miss)',
+        medianMs: missTimes[3] as number,
+        minMs: missTimes[0] as number,
+        maxMs: missTimes[6] as number,
+        samples: 7,
+      });
 
       rows.push(coldRow);
       reports.length = 0;
@@ -134,7 +149,13 @@ export async function runP1w(): Promise<string> {
       }
       const appendedServed = reports.filter((report) => report.sessionId === all[0]?.header.id).map((report) => report.served);
       appendedTimes.sort((a, b) => a - b);
-      rows.push({ name: 'warm prepare(), 1% appended to one source', medianMs: appendedTimes[3] as number, minMs: appendedTimes[0] as number, maxMs: appendedTimes[6] as number, samples: 7 });
+      rows.push({
+        name: 'warm prepare(), 1% appended to one source',
+        medianMs: appendedTimes[3] as number,
+        minMs: appendedTimes[0] as number,
+        maxMs: appendedTimes[6] as number,
+        samples: 7,
+      });
       const coldAfter = await measureSlow('cold prepare(), after the appends', () => prepare(cold, all), 5);
       rows.push(coldAfter);
 
@@ -145,10 +166,16 @@ export async function runP1w(): Promise<string> {
       const message = all.map((session) => formatSessionReferenceMention({ sessionId: session.header.id, label: 'source' })).join(' ');
       const cliArgs = ['prepare', '--root', root, '--target', TARGET.id, message];
       const cli: MeasuredRow[] = [];
-      cli.push(await measureSlow('CLI prepare, first run (empty cache)', async () => {
-        await rm(cacheHome, { recursive: true, force: true });
-        await runCli(cliArgs, env);
-      }, 3));
+      cli.push(
+        await measureSlow(
+          'CLI prepare, first run (empty cache)',
+          async () => {
+            await rm(cacheHome, { recursive: true, force: true });
+            await runCli(cliArgs, env);
+          },
+          3,
+        ),
+      );
       await runCli(cliArgs, env);
       cli.push(await measureSlow('CLI prepare, repeated', () => runCli(cliArgs, env), 5));
 

@@ -39,7 +39,13 @@ async function byDefinition(query: SessionQuery, sources: readonly WrittenSource
   return assembleReferencePrompt(
     snapshots.map((snapshot) => {
       const outcome = retainByDefinition(
-        { sessionId: snapshot.session.id, label: snapshot.session.id, cwd: snapshot.session.cwd ?? null, capturedThroughSeq: snapshot.capturedThroughSeq, items: projectSurface(snapshot.events) },
+        {
+          sessionId: snapshot.session.id,
+          label: snapshot.session.id,
+          cwd: snapshot.session.cwd ?? null,
+          capturedThroughSeq: snapshot.capturedThroughSeq,
+          items: projectSurface(snapshot.events),
+        },
         MAX_BYTES,
       );
       if (!outcome.fits) throw new Error('benchmark source does not fit');
@@ -62,7 +68,10 @@ export async function runP1Pool(): Promise<string> {
     const size = defaultPoolSize();
     const engine = await poolEngine(root, size);
     const baseline = await inThreadService(root);
-    const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: await JsonlSessionStore.open({ root, compression: 'none' }) });
+    const query = new SessionQuery({
+      registry: new InMemoryLiveRegistry(),
+      storage: await JsonlSessionStore.open({ root, compression: 'none' }),
+    });
     try {
       const pooled = text(await engine.prepare(BENCH_TARGET, BENCH_CONTENT, references));
       const identicalToInThread = pooled === text(await baseline.prepare(BENCH_TARGET, BENCH_CONTENT, references));

@@ -70,7 +70,13 @@ export async function measureStall(work: () => Promise<unknown>, runs: number): 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   histogram.disable();
-  return { maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6, meanMs: histogram.mean / 1e6, runs, wallMs: performance.now() - start };
+  return {
+    maxMs: histogram.max / 1e6,
+    p99Ms: histogram.percentile(99) / 1e6,
+    meanMs: histogram.mean / 1e6,
+    runs,
+    wallMs: performance.now() - start,
+  };
 }
 
 /** The `p`-th percentile (0–100) of `values` (nearest rank). */

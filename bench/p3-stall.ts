@@ -36,14 +36,23 @@ export async function runP3(): Promise<string> {
     const baseline = await inThreadService(root, live);
     try {
       // Warm-up (threads start, code is compiled) and the equality check against the in-thread output.
-      const [poolDisk, poolLive] = [await engine.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs), await engine.prepare(BENCH_TARGET, BENCH_CONTENT, liveRefs)];
-      const [threadDisk, threadLive] = [await baseline.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs), await baseline.prepare(BENCH_TARGET, BENCH_CONTENT, liveRefs)];
+      const [poolDisk, poolLive] = [
+        await engine.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs),
+        await engine.prepare(BENCH_TARGET, BENCH_CONTENT, liveRefs),
+      ];
+      const [threadDisk, threadLive] = [
+        await baseline.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs),
+        await baseline.prepare(BENCH_TARGET, BENCH_CONTENT, liveRefs),
+      ];
       const identical = promptOf(poolDisk) === promptOf(threadDisk) && promptOf(poolLive) === promptOf(threadLive);
 
       const poolDiskStall = await measureStall(() => engine.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs), 8);
       const poolLiveStall = await measureStall(() => engine.prepare(BENCH_TARGET, BENCH_CONTENT, liveRefs), 8);
       // The machine's own noise: the same idle main thread, nothing of ours running, for as long.
-      const idleStall = await measureStall(() => new Promise((resolve) => setTimeout(resolve, poolDiskStall.wallMs / poolDiskStall.runs)), 8);
+      const idleStall = await measureStall(
+        () => new Promise((resolve) => setTimeout(resolve, poolDiskStall.wallMs / poolDiskStall.runs)),
+        8,
+      );
       const single = await poolEngine(root, 1, live);
       await single.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs);
       const singleDiskStall = await measureStall(() => single.prepare(BENCH_TARGET, BENCH_CONTENT, diskRefs), 8);

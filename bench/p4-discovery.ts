@@ -41,7 +41,18 @@ export async function runP4(): Promise<string> {
       const base = events.length;
       const more: SessionEvent[] = [
         { type: 'turn/start', seq: base, time: header.createdAt + base, data: { turn } },
-        { type: 'user/message', seq: base + 1, time: header.createdAt + base + 1, data: { content: [{ type: 'text', text: 'one more question about checkout' }], source: { kind: 'user' }, role: 'user', id: `${header.id}-extra` }, surfaceOp: 'append' },
+        {
+          type: 'user/message',
+          seq: base + 1,
+          time: header.createdAt + base + 1,
+          data: {
+            content: [{ type: 'text', text: 'one more question about checkout' }],
+            source: { kind: 'user' },
+            role: 'user',
+            id: `${header.id}-extra`,
+          },
+          surfaceOp: 'append',
+        },
         { type: 'turn/end', seq: base + 2, time: header.createdAt + base + 2, data: { turn, reason: { kind: 'completed' } } },
       ];
       await store.append(header, more);
@@ -49,7 +60,8 @@ export async function runP4(): Promise<string> {
     }
     const afterAppendRow = await measureSlow('index after appending to 1% of logs', () => indexed.listCandidates(TARGET, 'checkout'), 1);
     const warmAgainRow = await measureSlow('warm index again', () => indexed.listCandidates(TARGET, 'checkout'), 3);
-    const same = JSON.stringify(await cold.listCandidates(TARGET, 'checkout')) === JSON.stringify(await indexed.listCandidates(TARGET, 'checkout'));
+    const same =
+      JSON.stringify(await cold.listCandidates(TARGET, 'checkout')) === JSON.stringify(await indexed.listCandidates(TARGET, 'checkout'));
     const rows = [coldRow, firstIndexRow, warmRow, afterAppendRow, warmAgainRow];
     return [
       '### P4 — discovery over 10,000 sessions (query "checkout")',

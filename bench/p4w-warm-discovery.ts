@@ -43,9 +43,16 @@ export async function runP4w(): Promise<string> {
     const root = join(dir, 'root');
     const writer = await writeDiscoveryCorpus(root, SESSIONS, 3, 'none');
     const coldStore = await JsonlSessionStore.open({ root, compression: 'none', titleIndex: false });
-    const cold = new SessionReferenceService({ sessionQuery: new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: coldStore }) });
+    const cold = new SessionReferenceService({
+      sessionQuery: new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: coldStore }),
+    });
     const reports: DiscoveryReport[] = [];
-    const engine = await createEngine({ root, compression: 'none', store: { cacheDirectory: join(dir, 'cache') }, onDiscovery: (report) => reports.push(report) });
+    const engine = await createEngine({
+      root,
+      compression: 'none',
+      store: { cacheDirectory: join(dir, 'cache') },
+      onDiscovery: (report) => reports.push(report),
+    });
     try {
       const coldTimes: number[] = [];
       const coldFirst = await timed(coldTimes, () => cold.listCandidates(TARGET, KEYSTROKES[0] as string, LIMIT));
@@ -74,8 +81,24 @@ export async function runP4w(): Promise<string> {
         const base = events.length;
         const more: SessionEvent[] = [
           { type: 'turn/start', seq: base, time: header.createdAt + base, data: { turn: 4 } },
-          { type: 'user/message', seq: base + 1, time: header.createdAt + base + 1, data: { content: [{ type: 'text', text: 'one more question about checkout' }], source: { kind: 'user' }, role: 'user', id: `${header.id}-extra` }, surfaceOp: 'append' },
-          { type: 'session/title', seq: base + 2, time: header.createdAt + base + 2, data: { title: `Appended zebra ${index}`, messageSeqs: [base + 1], source: { kind: 'fallback' } } },
+          {
+            type: 'user/message',
+            seq: base + 1,
+            time: header.createdAt + base + 1,
+            data: {
+              content: [{ type: 'text', text: 'one more question about checkout' }],
+              source: { kind: 'user' },
+              role: 'user',
+              id: `${header.id}-extra`,
+            },
+            surfaceOp: 'append',
+          },
+          {
+            type: 'session/title',
+            seq: base + 2,
+            time: header.createdAt + base + 2,
+            data: { title: `Appended zebra ${index}`, messageSeqs: [base + 1], source: { kind: 'fallback' } },
+          },
           { type: 'turn/end', seq: base + 3, time: header.createdAt + base + 3, data: { turn: 4, reason: { kind: 'completed' } } },
         ];
         await writer.append(header, more);
@@ -84,7 +107,9 @@ export async function runP4w(): Promise<string> {
       const afterTimes: number[] = [];
       const after = await timed(afterTimes, () => engine.listCandidates(TARGET, 'appended zebra', LIMIT));
       const afterReport = reports.at(-1);
-      const reflected = after.length === appended.size && after.every((candidate) => appended.has(candidate.sessionId) && candidate.label.startsWith('Appended zebra'));
+      const reflected =
+        after.length === appended.size &&
+        after.every((candidate) => appended.has(candidate.sessionId) && candidate.label.startsWith('Appended zebra'));
       const warmAgain: number[] = [];
       for (let run = 0; run < 9; run += 1) await timed(warmAgain, () => engine.listCandidates(TARGET, 'appended zebra', LIMIT));
       const coldAfter = await timed(coldTimes, () => cold.listCandidates(TARGET, 'appended zebra', LIMIT));

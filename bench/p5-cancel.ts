@@ -24,7 +24,11 @@ interface CancelFigures {
   readonly fullMs: number;
 }
 
-async function cancelRuns(engine: LocalSessionEngine, references: ReturnType<typeof referencesTo>, tiny: ReturnType<typeof referencesTo>): Promise<CancelFigures> {
+async function cancelRuns(
+  engine: LocalSessionEngine,
+  references: ReturnType<typeof referencesTo>,
+  tiny: ReturnType<typeof referencesTo>,
+): Promise<CancelFigures> {
   const fullStart = performance.now();
   await engine.prepare(BENCH_TARGET, BENCH_CONTENT, references);
   const fullMs = performance.now() - fullStart;

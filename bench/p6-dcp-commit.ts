@@ -27,7 +27,8 @@ const CONFIG = resolveDcpConfig({}).config;
 const CALL_ID = 'bench-compress-call';
 const SIGNAL = new AbortController().signal;
 /** A plain-prose summary of about 100 tokens: long enough to be real, short enough to save ≥ 256 tokens on 10 nodes. */
-const SUMMARY = `Earlier work: read src/file-1.ts through the listed files, compared their exports, decided to keep the alpha/beta split, and left one open item: ${'confirm the gamma delta path. '.repeat(6)}`.trim();
+const SUMMARY =
+  `Earlier work: read src/file-1.ts through the listed files, compared their exports, decided to keep the alpha/beta split, and left one open item: ${'confirm the gamma delta path. '.repeat(6)}`.trim();
 
 /** Where in the surface a range sits. */
 type Position = 'oldest' | 'middle' | 'newest';
@@ -86,7 +87,13 @@ function chooseRange(loaded: DcpLoaded, count: number, position: Position): Chos
     if (end === undefined) break;
     const start = newestFirst.find((marker) => end.position - marker.position >= count);
     if (start === undefined) continue;
-    const chosen = { startRef: start.ref, endRef: end.ref, nodes: end.position - start.position, startPos: start.position, surfaceLength: surface.length };
+    const chosen = {
+      startRef: start.ref,
+      endRef: end.ref,
+      nodes: end.position - start.position,
+      startPos: start.position,
+      surfaceLength: surface.length,
+    };
     if (chosen.nodes === count) return chosen;
     fallback ??= chosen;
   }
@@ -107,7 +114,10 @@ function disjointRange(loaded: DcpLoaded, count: number, avoid: ChosenRange): Ch
   for (let endIndex = markers.length - 1; endIndex > 0; endIndex--) {
     const end = markers[endIndex]!;
     if (index.turnOf(surface.at(end.position - 1)!) > limit) continue;
-    const start = markers.slice(0, endIndex).reverse().find((marker) => end.position - marker.position >= count);
+    const start = markers
+      .slice(0, endIndex)
+      .reverse()
+      .find((marker) => end.position - marker.position >= count);
     if (start === undefined || end.position - start.position !== count) continue;
     if (end.position <= avoid.startPos || start.position >= avoidEnd) {
       return { startRef: start.ref, endRef: end.ref, nodes: count, startPos: start.position, surfaceLength: surface.length };
@@ -131,10 +141,20 @@ function openCall(loaded: DcpLoaded, args: unknown, callId = CALL_ID): ToolExecu
   const argumentsText = JSON.stringify(args);
   session.append('turn/start', { turn });
   session.append('step/start', { turn, step: 1 });
-  session.append('assistant/message', {
-    turn, step: 1,
-    message: { role: 'assistant', content: [{ type: 'tool-call', id: callId, name: 'compress', arguments: argumentsText }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `author-${callId}` },
-  }, { surfaceOp: 'append' });
+  session.append(
+    'assistant/message',
+    {
+      turn,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'tool-call', id: callId, name: 'compress', arguments: argumentsText }],
+        source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+        id: `author-${callId}`,
+      },
+    },
+    { surfaceOp: 'append' },
+  );
   session.append('tool/call', { turn, step: 1, callId, name: 'compress', arguments: argumentsText });
   return { callId, turn, step: 1, signal: SIGNAL, agent: {} as Agent, session };
 }
@@ -143,10 +163,20 @@ function openCall(loaded: DcpLoaded, args: unknown, callId = CALL_ID): ToolExecu
 function closeCall(loaded: DcpLoaded, exec: ToolExecutionContext, text: string): void {
   const { session } = loaded;
   const callSeq = loaded.index.call(exec.callId)?.callSeq;
-  session.append('tool/result', {
-    turn: exec.turn, step: 1,
-    message: { source: { kind: 'tool', callId: exec.callId }, content: [{ type: 'tool-result', toolCallId: exec.callId, content: [{ type: 'text', text }], isError: false }], role: 'user', id: `result-${exec.callId}` },
-  }, callSeq === undefined ? { surfaceOp: 'append' } : { surfaceOp: 'append', sourceEventSeqs: [callSeq] });
+  session.append(
+    'tool/result',
+    {
+      turn: exec.turn,
+      step: 1,
+      message: {
+        source: { kind: 'tool', callId: exec.callId },
+        content: [{ type: 'tool-result', toolCallId: exec.callId, content: [{ type: 'text', text }], isError: false }],
+        role: 'user',
+        id: `result-${exec.callId}`,
+      },
+    },
+    callSeq === undefined ? { surfaceOp: 'append' } : { surfaceOp: 'append', sourceEventSeqs: [callSeq] },
+  );
   session.append('step/end', { turn: exec.turn, step: 1 });
   session.append('turn/end', { turn: exec.turn, reason: { kind: 'completed' } });
 }
@@ -176,8 +206,12 @@ function verifyCommitted(loaded: DcpLoaded, before: { events: number; maxBlock: 
   if (text.includes('cleanup warning')) problems.push('cleanup warned');
   if (index.maxBlockNumber !== before.maxBlock + 1 || index.block(blockRef) === undefined) problems.push(`no block ${blockRef}`);
   if (session.events.length !== before.events + EVENTS_PER_COMMIT) problems.push(`log grew by ${session.events.length - before.events}`);
-  const types = session.events.slice(before.events).map((event) => event.type).join(',');
-  if (types !== 'compaction/start,compaction/summary,user/message,compaction/end,compaction/prune,assistant/message') problems.push(`types ${types}`);
+  const types = session.events
+    .slice(before.events)
+    .map((event) => event.type)
+    .join(',');
+  if (types !== 'compaction/start,compaction/summary,user/message,compaction/end,compaction/prune,assistant/message')
+    problems.push(`types ${types}`);
   if (session.openBrackets().length > 0) problems.push('bracket left open');
   if (problems.length > 0) throw new Error(`compress did not commit (${problems.join('; ')}): ${text}`);
 }
@@ -211,7 +245,7 @@ function rangeKey(item: Case): string {
 }
 
 /** Samples per case, by log size (a 200k copy costs about a second to build). */
-const RUNS: Record<number, number> = { 1_000: 41, 50_000: 21, 200_000: 13 };
+const RUNS: Record<number, number> = { 1000: 41, 50000: 21, 200000: 13 };
 
 /** The 4-node span of the warm-up call: a tool step's first half. */
 const WARM_NODES = 4;
@@ -237,7 +271,8 @@ export async function runD3(): Promise<string> {
     ranges.set(rangeKey(item), range);
     warmRanges.set(rangeKey(item), disjointRange(loaded, WARM_NODES, range));
   }
-  const run = (item: Case): number => sample(loadedBySize.get(item.size)!, ranges.get(rangeKey(item))!, item.warm ? warmRanges.get(rangeKey(item)) : undefined);
+  const run = (item: Case): number =>
+    sample(loadedBySize.get(item.size)!, ranges.get(rangeKey(item))!, item.warm ? warmRanges.get(rangeKey(item)) : undefined);
 
   // Warm-up: the code paths get compiled on the small log, then every case commits once untimed (and is verified).
   for (let index = 0; index < 30; index++) run(cases[0]!);
@@ -255,18 +290,21 @@ export async function runD3(): Promise<string> {
   const median = (size: number, count: number, position: Position, warm: boolean): number =>
     rows.find((row) => row.name === caseName({ size, count, position, warm }))!.medianMs;
 
-  const verdicts = (warm: boolean): string[] => positions.map((position) => {
-    const small = median(1_000, 10, position, warm);
-    const large = median(200_000, 10, position, warm);
-    const thousand = median(50_000, 1_000, position, warm);
-    const fifty = warm ? `; 10-node 50k ÷ 1k = ${(median(50_000, 10, position, warm) / small).toFixed(2)}` : '';
-    return `- ${position}${warm ? '' : ', cold'}: 10-node 200k ÷ 1k = **${(large / small).toFixed(2)}** (${(small * 1000).toFixed(1)} → ${(large * 1000).toFixed(1)} µs; target ≤ 1.5: ${large / small <= 1.5 ? 'met' : 'NOT met'})${fifty}; 1,000-node @ 50k median ${thousand.toFixed(3)} ms (target < 5 ms: ${thousand < 5 ? 'met' : 'NOT met'})`;
-  });
+  const verdicts = (warm: boolean): string[] =>
+    positions.map((position) => {
+      const small = median(1_000, 10, position, warm);
+      const large = median(200_000, 10, position, warm);
+      const thousand = median(50_000, 1_000, position, warm);
+      const fifty = warm ? `; 10-node 50k ÷ 1k = ${(median(50_000, 10, position, warm) / small).toFixed(2)}` : '';
+      return `- ${position}${warm ? '' : ', cold'}: 10-node 200k ÷ 1k = **${(large / small).toFixed(2)}** (${(small * 1000).toFixed(1)} → ${(large * 1000).toFixed(1)} µs; target ≤ 1.5: ${large / small <= 1.5 ? 'met' : 'NOT met'})${fifty}; 1,000-node @ 50k median ${thousand.toFixed(3)} ms (target < 5 ms: ${thousand < 5 ? 'met' : 'NOT met'})`;
+    });
   const rangeLines = [...ranges.entries()].map(([key, range]) => {
     const warm = warmRanges.get(key)!;
     return `${key}: ${range.startRef}..${range.endRef}, ${range.nodes} nodes from position ${range.startPos} of ${range.surfaceLength} (warm-up call ${warm.startRef}..${warm.endRef})`;
   });
-  const logLines = [...loadedBySize.entries()].map(([size, loaded]) => `${size}: ${loaded.session.events.length} events, ${loaded.session.surface.length} surface nodes`);
+  const logLines = [...loadedBySize.entries()].map(
+    ([size, loaded]) => `${size}: ${loaded.session.events.length} events, ${loaded.session.surface.length} surface nodes`,
+  );
   return [
     '## D3 — compress validation + commit (DCP.md §19 D3)',
     '',

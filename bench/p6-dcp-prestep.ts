@@ -47,7 +47,8 @@ function markerRange(loaded: Loaded, count: number): { startRef: string; endRef:
   for (let first = 1; first < markers.length; first++) {
     const start = markers[first]!;
     const end = markers.find((marker) => marker.position - start.position >= count);
-    if (end !== undefined && end.position < surface.length - 20) return { startRef: start.ref, endRef: end.ref, nodes: end.position - start.position };
+    if (end !== undefined && end.position < surface.length - 20)
+      return { startRef: start.ref, endRef: end.ref, nodes: end.position - start.position };
   }
   throw new Error(`no ${count}-node marker range`);
 }
@@ -55,17 +56,39 @@ function markerRange(loaded: Loaded, count: number): { startRef: string; endRef:
 function planContext(loaded: Loaded): RangePlanContext {
   const { session, index, runtime } = loaded;
   return {
-    index, session, hintCount: 3, events: session.events, estimateOf: (seq) => session.meter.estimateOf(seq),
-    currentTurn: (session.highestTurn() ?? 0) + 1, retainRecentTurns: 1, minNetSavingsTokens: 1,
-    appendix: { protectUserMessages: false, protectTags: true, protectedSources: [], protectedTools: [], matchesProtectedFile: runtime.matchesProtectedFile },
-    authorSeq: undefined, topic: 'bench', authorMessageId: 'unknown', callId: 'bench',
+    index,
+    session,
+    hintCount: 3,
+    events: session.events,
+    estimateOf: (seq) => session.meter.estimateOf(seq),
+    currentTurn: (session.highestTurn() ?? 0) + 1,
+    retainRecentTurns: 1,
+    minNetSavingsTokens: 1,
+    appendix: {
+      protectUserMessages: false,
+      protectTags: true,
+      protectedSources: [],
+      protectedTools: [],
+      matchesProtectedFile: runtime.matchesProtectedFile,
+    },
+    authorSeq: undefined,
+    topic: 'bench',
+    authorMessageId: 'unknown',
+    callId: 'bench',
   };
 }
 
 function validator(loaded: Loaded, size: number, count: number): { name: string; nodes: number; run: () => void } {
   const context = planContext(loaded);
   const refs = markerRange(loaded, count);
-  const entry = { startRef: refs.startRef, endRef: refs.endRef, givenStartRef: refs.startRef, givenEndRef: refs.endRef, label: 'bench', summary: 'Benchmark summary.' };
+  const entry = {
+    startRef: refs.startRef,
+    endRef: refs.endRef,
+    givenStartRef: refs.startRef,
+    givenEndRef: refs.endRef,
+    label: 'bench',
+    summary: 'Benchmark summary.',
+  };
   return {
     name: `${count}-node range @ ${size}`,
     nodes: refs.nodes,
@@ -100,7 +123,12 @@ export async function runP6(): Promise<string> {
 
   const validation: Record<string, () => void> = {};
   const nodeCounts: string[] = [];
-  for (const [size, count] of [[1_000, 10], [50_000, 10], [50_000, 100], [50_000, 1_000]] as const) {
+  for (const [size, count] of [
+    [1_000, 10],
+    [50_000, 10],
+    [50_000, 100],
+    [50_000, 1_000],
+  ] as const) {
     const loaded = size === 1_000 ? load(1_000) : loadedBySize.get(50_000)!;
     const item = validator(loaded, size, count);
     validation[item.name] = item.run;
@@ -120,9 +148,14 @@ export async function runP6(): Promise<string> {
     '',
     markdownTable(coldRows, 'cold index build @ 1000'),
     '',
-    coldRows.map((row, index) => `${row.name}: ${((row.medianMs * 1000) / loadedBySize.get(sizes[index]!)!.session.events.length).toFixed(2)} µs/event`).join('; '),
+    coldRows
+      .map(
+        (row, index) =>
+          `${row.name}: ${((row.medianMs * 1000) / loadedBySize.get(sizes[index]!)!.session.events.length).toFixed(2)} µs/event`,
+      )
+      .join('; '),
     '',
-    'One pre-step with its step\'s index update, and the baseline that refolds the whole log every step:',
+    "One pre-step with its step's index update, and the baseline that refolds the whole log every step:",
     '',
     markdownTable(rows, 'pre-step @ 1000'),
     '',

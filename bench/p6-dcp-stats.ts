@@ -121,12 +121,16 @@ async function measureFold(size: number, events: readonly SessionEvent[], window
 
 /** The first capture of a log that was loaded untracked: the tracker encodes every event once (a fresh tracker each run). */
 async function measureFirstCapture(size: number, loaded: DcpLoaded): Promise<MeasuredRow> {
-  return measureSlow(`first capture @ ${size}`, () => {
-    const tracker = new LiveLogTracker();
-    const capture = tracker.capture(loaded.session);
-    if (capture.events !== loaded.session.events.length) throw new Error('capture did not cover the log');
-    tracker.untrack(loaded.session);
-  }, size >= 200_000 ? 3 : 5);
+  return measureSlow(
+    `first capture @ ${size}`,
+    () => {
+      const tracker = new LiveLogTracker();
+      const capture = tracker.capture(loaded.session);
+      if (capture.events !== loaded.session.events.length) throw new Error('capture did not cover the log');
+      tracker.untrack(loaded.session);
+    },
+    size >= 200_000 ? 3 : 5,
+  );
 }
 
 /**
@@ -163,7 +167,13 @@ async function measureSize(size: number, pool: WorkerPool): Promise<SizeFigures>
   const seed = generateDcpCorpus(size);
   // The pool variant is folded by the pool at every size (minEvents 0) so the crossover with the in-thread fold shows.
   const liveLogs = new LiveLogTracker();
-  const pooled = loadDcpSession(size, CONFIG, 'd6-pool', { pluginOptions: { fullLogTasks: { runner: pool, minEvents: 0, liveLogs } } }, seed);
+  const pooled = loadDcpSession(
+    size,
+    CONFIG,
+    'd6-pool',
+    { pluginOptions: { fullLogTasks: { runner: pool, minEvents: 0, liveLogs } } },
+    seed,
+  );
   const threaded = loadDcpSession(size, CONFIG, 'd6-thread', { pluginOptions: {} }, seed);
   const windows = threaded.index.invalidations.recent(CONFIG.stats.invalidationHistory);
   // The loaded length (the corpus and the host's end-of-seed event), before the measured commands grow the logs.
@@ -246,19 +256,28 @@ export async function runP6Stats(): Promise<string> {
     '',
     '| events | log MiB | windows | pool | in-thread | pool / in-thread | runs |',
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...all.map((row) => `| ${row.size.toLocaleString('en-US')} | ${row.logMiB.toFixed(1)} | ${row.windows} | ${spreadOf(row.pool.latencyMs)} | ${spreadOf(row.thread.latencyMs)} | ${(median(row.pool.latencyMs) / median(row.thread.latencyMs)).toFixed(2)} | ${row.pool.latencyMs.length} |`),
+    ...all.map(
+      (row) =>
+        `| ${row.size.toLocaleString('en-US')} | ${row.logMiB.toFixed(1)} | ${row.windows} | ${spreadOf(row.pool.latencyMs)} | ${spreadOf(row.thread.latencyMs)} | ${(median(row.pool.latencyMs) / median(row.thread.latencyMs)).toFixed(2)} | ${row.pool.latencyMs.length} |`,
+    ),
     '',
     '#### Max main-thread event-loop stall per run, median (max over runs) ms',
     '',
     '| events | pool | in-thread | idle floor | pool < 5 ms |',
     '|---:|---:|---:|---:|---|',
-    ...all.map((row) => `| ${row.size.toLocaleString('en-US')} | ${ms(median(row.pool.maxStallMs))} (${ms(Math.max(...row.pool.maxStallMs))}) | ${ms(median(row.thread.maxStallMs))} (${ms(Math.max(...row.thread.maxStallMs))}) | ${ms(median(row.idleMaxStallMs))} (${ms(Math.max(...row.idleMaxStallMs))}) | ${median(row.pool.maxStallMs) < 5 ? 'yes' : 'NO'}${Math.max(...row.pool.maxStallMs) < 5 ? '' : ' (not every run)'} |`),
+    ...all.map(
+      (row) =>
+        `| ${row.size.toLocaleString('en-US')} | ${ms(median(row.pool.maxStallMs))} (${ms(Math.max(...row.pool.maxStallMs))}) | ${ms(median(row.thread.maxStallMs))} (${ms(Math.max(...row.thread.maxStallMs))}) | ${ms(median(row.idleMaxStallMs))} (${ms(Math.max(...row.idleMaxStallMs))}) | ${median(row.pool.maxStallMs) < 5 ? 'yes' : 'NO'}${Math.max(...row.pool.maxStallMs) < 5 ? '' : ' (not every run)'} |`,
+    ),
     '',
     '#### Raw in-thread `foldLedger` and the one-time first capture',
     '',
     '| events | foldLedger median ms | min–max ms | runs | µs per event | first capture median ms | min–max ms | µs per event |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...all.map((row) => `| ${row.size.toLocaleString('en-US')} | ${ms(row.fold.medianMs)} | ${ms(row.fold.minMs)}–${ms(row.fold.maxMs)} | ${row.fold.samples} | ${perEventUs(row).toFixed(3)} | ${ms(row.firstCapture.medianMs)} | ${ms(row.firstCapture.minMs)}–${ms(row.firstCapture.maxMs)} | ${((row.firstCapture.medianMs * 1000) / row.events).toFixed(3)} |`),
+    ...all.map(
+      (row) =>
+        `| ${row.size.toLocaleString('en-US')} | ${ms(row.fold.medianMs)} | ${ms(row.fold.minMs)}–${ms(row.fold.maxMs)} | ${row.fold.samples} | ${perEventUs(row).toFixed(3)} | ${ms(row.firstCapture.medianMs)} | ${ms(row.firstCapture.minMs)}–${ms(row.firstCapture.maxMs)} | ${((row.firstCapture.medianMs * 1000) / row.events).toFixed(3)} |`,
+    ),
     '',
     `The first capture (\`LiveLogTracker\` encoding a log loaded before it was tracked, all at once; a fresh tracker per run) is what a synchronous first capture would cost. The plugin instead encodes such a log with \`trackGradually\` in slices of ${DEFAULT_CATCH_UP_SLICE_MS} ms when its index first follows a session of at least \`minEvents\` events; afterwards each append is encoded as it lands and a capture is O(1). Neither is part of the pool rows above (those sessions were caught up before the measured runs).`,
     '',
@@ -266,7 +285,10 @@ export async function runP6Stats(): Promise<string> {
     '',
     '| events | total median ms | min–max ms | max stall median ms | max stall worst ms | runs |',
     '|---:|---:|---:|---:|---:|---:|',
-    ...all.map((row) => `| ${row.size.toLocaleString('en-US')} | ${ms(median(row.gradual.totalMs))} | ${ms(Math.min(...row.gradual.totalMs))}–${ms(Math.max(...row.gradual.totalMs))} | ${ms(median(row.gradual.maxStallMs))} | ${ms(Math.max(...row.gradual.maxStallMs))} | ${row.gradual.totalMs.length} |`),
+    ...all.map(
+      (row) =>
+        `| ${row.size.toLocaleString('en-US')} | ${ms(median(row.gradual.totalMs))} | ${ms(Math.min(...row.gradual.totalMs))}–${ms(Math.max(...row.gradual.totalMs))} | ${ms(median(row.gradual.maxStallMs))} | ${ms(Math.max(...row.gradual.maxStallMs))} | ${row.gradual.totalMs.length} |`,
+    ),
     '',
     `1-minute load average of the machine when the suite ended: ${loadavg()[0]?.toFixed(2)} (on ${availableParallelism()} cores).`,
     '',

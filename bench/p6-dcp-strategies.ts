@@ -31,11 +31,17 @@ const BATCH_ROUNDS = 8;
  * Per round and (size, N): copies × samples per copy. A 100-prune sample grows the log by ~1,000 events, so the 50k
  * log takes 5 samples per copy (within ~10% of 50k) and the 1k log a fresh copy per sample.
  */
-const BATCH_PLAN: Readonly<Record<number, { copies: number; samplesPerCopy: number }>> = { 1_000: { copies: 5, samplesPerCopy: 1 }, 50_000: { copies: 1, samplesPerCopy: 5 } };
+const BATCH_PLAN: Readonly<Record<number, { copies: number; samplesPerCopy: number }>> = {
+  1000: { copies: 5, samplesPerCopy: 1 },
+  50000: { copies: 1, samplesPerCopy: 5 },
+};
 /** §19: the first 100 measured steps are warm-up. */
 const BATCH_WARM_UP = 100;
 
-const BUILD_PAIRS = [[5_000, 20_000], [50_000, 200_000]] as const;
+const BUILD_PAIRS = [
+  [5_000, 20_000],
+  [50_000, 200_000],
+] as const;
 const BUILD_RUNS = 15;
 
 function countType(events: readonly SessionEvent[], from: number, type: string): number {
@@ -61,13 +67,37 @@ function readTurn(loaded: DcpLoaded, paths: readonly string[]): void {
     const callId = `bench-call-${nextCall}`;
     const args = JSON.stringify({ file_path: path });
     session.append('step/start', { turn, step });
-    session.append('assistant/message', { turn, step, message: { role: 'assistant', content: [{ type: 'tool-call', id: callId, name: 'read', arguments: args }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `bench-ra-${nextCall}` } }, { surfaceOp: 'append' });
+    session.append(
+      'assistant/message',
+      {
+        turn,
+        step,
+        message: {
+          role: 'assistant',
+          content: [{ type: 'tool-call', id: callId, name: 'read', arguments: args }],
+          source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+          id: `bench-ra-${nextCall}`,
+        },
+      },
+      { surfaceOp: 'append' },
+    );
     const call = session.append('tool/call', { turn, step, callId, name: 'read', arguments: args });
-    session.append('tool/result', {
-      turn,
-      step,
-      message: { source: { kind: 'tool', callId }, content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: `${path}\n${'x'.repeat(2040)}` }], isError: false }], role: 'user', id: `bench-r-${callId}` },
-    }, { surfaceOp: 'append', sourceEventSeqs: [call.seq] });
+    session.append(
+      'tool/result',
+      {
+        turn,
+        step,
+        message: {
+          source: { kind: 'tool', callId },
+          content: [
+            { type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: `${path}\n${'x'.repeat(2040)}` }], isError: false },
+          ],
+          role: 'user',
+          id: `bench-r-${callId}`,
+        },
+      },
+      { surfaceOp: 'append', sourceEventSeqs: [call.seq] },
+    );
     session.append('step/end', { turn, step });
   });
   session.append('turn/end', { turn, reason: { kind: 'completed' } });
@@ -118,14 +148,16 @@ interface BatchRow extends StepRow {
 /** Strategy batches of 0 (reference), 1, 10 and 100 dedup prunes at each batch size, interleaved round by round. */
 async function measureBatches(loadedBySize: ReadonlyMap<number, DcpLoaded>): Promise<BatchRow[]> {
   const warm = await settled(loadedBySize.get(50_000)!);
-  for (let index = 0; index < BATCH_WARM_UP; index++) await timedBatchStep(warm.copy, warm.listener, BATCH_PRUNES[index % BATCH_PRUNES.length]!);
+  for (let index = 0; index < BATCH_WARM_UP; index++)
+    await timedBatchStep(warm.copy, warm.listener, BATCH_PRUNES[index % BATCH_PRUNES.length]!);
   const key = (size: number, count: number): string => `${size}/${count}`;
   const samples = new Map<string, number[]>();
   const lengths = new Map<string, number[]>();
-  for (const size of BATCH_SIZES) for (const count of BATCH_PRUNES) {
-    samples.set(key(size, count), []);
-    lengths.set(key(size, count), []);
-  }
+  for (const size of BATCH_SIZES)
+    for (const count of BATCH_PRUNES) {
+      samples.set(key(size, count), []);
+      lengths.set(key(size, count), []);
+    }
   for (let round = 0; round < BATCH_ROUNDS; round++) {
     for (const size of BATCH_SIZES) {
       const plan = BATCH_PLAN[size]!;
@@ -139,16 +171,21 @@ async function measureBatches(loadedBySize: ReadonlyMap<number, DcpLoaded>): Pro
       }
     }
   }
-  return BATCH_SIZES.flatMap((size) => BATCH_PRUNES.map((count) => ({
-    ...stepRow(`batch of ${count} @ ${size}`, samples.get(key(size, count))!),
-    size,
-    prunes: count,
-    lengths: lengths.get(key(size, count))!,
-  })));
+  return BATCH_SIZES.flatMap((size) =>
+    BATCH_PRUNES.map((count) => ({
+      ...stepRow(`batch of ${count} @ ${size}`, samples.get(key(size, count))!),
+      size,
+      prunes: count,
+      lengths: lengths.get(key(size, count))!,
+    })),
+  );
 }
 
 /** Cold index builds of every size, interleaved run by run after one unmeasured build each. */
-function measureBuilds(eventsBySize: ReadonlyMap<number, readonly SessionEvent[]>, options: ReturnType<DcpLoaded['runtime']['indexOptions']>): StepRow[] {
+function measureBuilds(
+  eventsBySize: ReadonlyMap<number, readonly SessionEvent[]>,
+  options: ReturnType<DcpLoaded['runtime']['indexOptions']>,
+): StepRow[] {
   const sizes = [...eventsBySize.keys()];
   const samples = new Map<number, number[]>(sizes.map((size) => [size, []]));
   for (const size of sizes) replayDcpIndex(eventsBySize.get(size)!, options);
@@ -171,7 +208,10 @@ async function steadyStateCheck(loaded: DcpLoaded): Promise<{ firstBatch: number
   await dcpStep(copy, listener);
   const afterFirst = copy.session.events.length;
   for (let index = 0; index < 20; index++) await dcpStep(copy, listener);
-  return { firstBatch: countType(copy.session.events, start, 'compaction/prune'), later: countType(copy.session.events, afterFirst, 'compaction/prune') };
+  return {
+    firstBatch: countType(copy.session.events, start, 'compaction/prune'),
+    later: countType(copy.session.events, afterFirst, 'compaction/prune'),
+  };
 }
 
 function met(ok: boolean): string {
@@ -188,7 +228,12 @@ export async function runP6Strategies(): Promise<string> {
   const steady = await steadyStateCheck(loadedBySize.get(50_000)!);
   const steps = await measureDcpSteps(STEP_SIZES, loadedBySize, CONFIG, STEP_PLAN, 'pre-step, strategies on');
   const batches = await measureBatches(loadedBySize);
-  const builds = measureBuilds(new Map(allSizes.filter((size) => BUILD_PAIRS.flat().includes(size as never)).map((size) => [size, loadedBySize.get(size)!.session.events])), loadedBySize.get(50_000)!.runtime.indexOptions());
+  const builds = measureBuilds(
+    new Map(
+      allSizes.filter((size) => BUILD_PAIRS.flat().includes(size as never)).map((size) => [size, loadedBySize.get(size)!.session.events]),
+    ),
+    loadedBySize.get(50_000)!.runtime.indexOptions(),
+  );
 
   const stepAt = (size: number): StepRow => steps.find((row) => row.name.endsWith(`@ ${size}`))!;
   const flat50 = stepAt(50_000).medianMs / stepAt(1_000).medianMs;
@@ -196,7 +241,12 @@ export async function runP6Strategies(): Promise<string> {
   const batchAt = (size: number, count: number): BatchRow => batches.find((row) => row.size === size && row.prunes === count)!;
   const buildAt = (size: number): StepRow => builds.find((row) => row.name.endsWith(`@ ${size}`))!;
   const perEvent = (size: number): number => (buildAt(size).medianMs * 1000) / eventCount(size);
-  const buildRatios = BUILD_PAIRS.map(([small, large]) => ({ small, large, ratio: buildAt(large).medianMs / buildAt(small).medianMs, sizeRatio: eventCount(large) / eventCount(small) }));
+  const buildRatios = BUILD_PAIRS.map(([small, large]) => ({
+    small,
+    large,
+    ratio: buildAt(large).medianMs / buildAt(small).medianMs,
+    sizeRatio: eventCount(large) / eventCount(small),
+  }));
   const worstPerEvent = Math.max(...BUILD_PAIRS.flat().map(perEvent));
 
   const batchLines = [
@@ -237,6 +287,10 @@ export async function runP6Strategies(): Promise<string> {
     '',
     markdownTable(builds, `cold index build @ ${BUILD_PAIRS[0][0]}`),
     '',
-    `µs per event: ${BUILD_PAIRS.flat().map((size) => `${size} ${perEvent(size).toFixed(2)}`).join(', ')} (target < 3: ${met(worstPerEvent < 3)}). ${buildRatios.map(({ small, large, ratio, sizeRatio }) => `time(${large}) / time(${small}) = ${ratio.toFixed(2)} for ${sizeRatio.toFixed(2)}× the events (target ≤ 4.5: ${met(ratio <= 4.5)})`).join('; ')}.`,
+    `µs per event: ${BUILD_PAIRS.flat()
+      .map((size) => `${size} ${perEvent(size).toFixed(2)}`)
+      .join(
+        ', ',
+      )} (target < 3: ${met(worstPerEvent < 3)}). ${buildRatios.map(({ small, large, ratio, sizeRatio }) => `time(${large}) / time(${small}) = ${ratio.toFixed(2)} for ${sizeRatio.toFixed(2)}× the events (target ≤ 4.5: ${met(ratio <= 4.5)})`).join('; ')}.`,
   ].join('\n');
 }

@@ -21,7 +21,10 @@ interface LoadFigures {
 }
 
 /** Starts every call at once and waits for all of them. */
-async function load(prepare: (references: ReturnType<typeof referencesTo>) => Promise<unknown>, ids: readonly string[]): Promise<LoadFigures> {
+async function load(
+  prepare: (references: ReturnType<typeof referencesTo>) => Promise<unknown>,
+  ids: readonly string[],
+): Promise<LoadFigures> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const start = performance.now();

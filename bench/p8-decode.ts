@@ -25,8 +25,18 @@ async function floorReadParse(path: string): Promise<number> {
 }
 
 /** Writes the same synthetic session into a raw and a zstd root. */
-async function writeBoth(dir: string, turns: number): Promise<{ raw: JsonlSessionStore; zstd: JsonlSessionStore; id: string; rawPath: string; zstdPath: string }> {
-  const { header, events } = syntheticSession({ id: 'bench-p8', cwd: '/bench/p8', turns, textBytes: 1024, toolCallsPerTurn: 2, chunksPerAnswer: 24 });
+async function writeBoth(
+  dir: string,
+  turns: number,
+): Promise<{ raw: JsonlSessionStore; zstd: JsonlSessionStore; id: string; rawPath: string; zstdPath: string }> {
+  const { header, events } = syntheticSession({
+    id: 'bench-p8',
+    cwd: '/bench/p8',
+    turns,
+    textBytes: 1024,
+    toolCallsPerTurn: 2,
+    chunksPerAnswer: 24,
+  });
   const raw = await JsonlSessionStore.open({ root: join(dir, 'raw'), compression: 'none' });
   const zstd = await JsonlSessionStore.open({ root: join(dir, 'zstd'), compression: 'zstd' });
   const batch = 64;

@@ -27,14 +27,23 @@ function microTable(rows: readonly MeasuredRow[], baseline: string): string {
   const base = row(rows, baseline);
   const lines = ['| contender | median µs | min–max µs | runs | ratio to ' + baseline + ' |', '|---|---:|---:|---:|---:|'];
   for (const item of rows) {
-    lines.push(`| ${item.name} | ${(item.medianMs * 1000).toFixed(1)} | ${(item.minMs * 1000).toFixed(1)}–${(item.maxMs * 1000).toFixed(1)} | ${item.samples} | ${(item.medianMs / base.medianMs).toFixed(2)} |`);
+    lines.push(
+      `| ${item.name} | ${(item.medianMs * 1000).toFixed(1)} | ${(item.minMs * 1000).toFixed(1)}–${(item.maxMs * 1000).toFixed(1)} | ${item.samples} | ${(item.medianMs / base.medianMs).toFixed(2)} |`,
+    );
   }
   return lines.join('\n');
 }
 
 /** Runs the transport comparison and returns its markdown report. */
 export async function runTransport(): Promise<string> {
-  const { events } = syntheticSession({ id: 'bench-transport', cwd: '/bench/transport', turns: 400, textBytes: 1024, toolCallsPerTurn: 2, chunksPerAnswer: 24 });
+  const { events } = syntheticSession({
+    id: 'bench-transport',
+    cwd: '/bench/transport',
+    turns: 400,
+    textBytes: 1024,
+    toolCallsPerTurn: 2,
+    chunksPerAnswer: 24,
+  });
   const jsonBytes = events.reduce((total, event) => total + JSON.stringify(event).length + 1, 0);
 
   const log = new LiveByteLog();
@@ -52,7 +61,9 @@ export async function runTransport(): Promise<string> {
       'worker: structured clone receive (deserialize)': () => deserialize(cloned),
       'worker: msgpackr decode of the captured prefix (chunks copied to local memory first)': () => decodeLiveLogCapture(capture),
       'worker: msgpackr decode in place from the shared chunks (rejected)': () => {
-        capture.sealed.buffers.forEach((buffer, index) => forEachLogEntry(new Uint8Array(buffer), () => undefined, { end: capture.sealed.lengths[index] ?? 0 }));
+        capture.sealed.buffers.forEach((buffer, index) =>
+          forEachLogEntry(new Uint8Array(buffer), () => undefined, { end: capture.sealed.lengths[index] ?? 0 }),
+        );
         forEachLogEntry(new Uint8Array(capture.tail), () => undefined, { end: capture.tailLength });
       },
     },
@@ -97,9 +108,18 @@ export async function runTransport(): Promise<string> {
     { iterations: 200, timeMs: 1000 },
   );
 
-  const liveWinner = row(live, 'main: byte-log capture (O(1))').medianMs < row(live, 'main: structured clone of the log per capture (serialize)').medianMs ? 'byte log (msgpackr)' : 'structured clone';
-  const inspectMain = row(inspect, 'main: msgpackr decode (entries)').medianMs < row(inspect, 'main: structured clone receive (deserialize)').medianMs ? 'msgpackr + transfer' : 'structured clone';
-  const resultMain = row(results, 'main: msgpackr unpack').medianMs < row(results, 'main: structured clone receive').medianMs ? 'msgpackr' : 'structured clone';
+  const liveWinner =
+    row(live, 'main: byte-log capture (O(1))').medianMs < row(live, 'main: structured clone of the log per capture (serialize)').medianMs
+      ? 'byte log (msgpackr)'
+      : 'structured clone';
+  const inspectMain =
+    row(inspect, 'main: msgpackr decode (entries)').medianMs < row(inspect, 'main: structured clone receive (deserialize)').medianMs
+      ? 'msgpackr + transfer'
+      : 'structured clone';
+  const resultMain =
+    row(results, 'main: msgpackr unpack').medianMs < row(results, 'main: structured clone receive').medianMs
+      ? 'msgpackr'
+      : 'structured clone';
   return [
     '### Transport — structured clone vs msgpackr (+ transfer) per payload kind',
     '',

@@ -13,17 +13,56 @@ const TOPICS = ['checkout', 'migration', 'training', 'deploy', 'cache', 'auth', 
 /** The header and events of the `index`-th corpus session (deterministic). */
 export function corpusSession(index: number, turns: number): { header: SessionHeader; events: SessionEvent[] } {
   const id = `session-${String(index).padStart(6, '0')}`;
-  const header: SessionHeader = { version: 0, id: asSessionId(id), createdAt: 1_760_000_000_000 + index * 60_000, cwd: `/work/project-${index % 25}`, delegationDepth: 0 };
+  const header: SessionHeader = {
+    version: 0,
+    id: asSessionId(id),
+    createdAt: 1_760_000_000_000 + index * 60_000,
+    cwd: `/work/project-${index % 25}`,
+    delegationDepth: 0,
+  };
   const events: SessionEvent[] = [];
   const push = (type: string, data: unknown, surface = false): void => {
-    events.push({ type, seq: events.length, time: header.createdAt + events.length, data, ...(surface ? { surfaceOp: 'append' as const } : {}) });
+    events.push({
+      type,
+      seq: events.length,
+      time: header.createdAt + events.length,
+      data,
+      ...(surface ? { surfaceOp: 'append' as const } : {}),
+    });
   };
   for (let turn = 1; turn <= turns; turn += 1) {
     push('turn/start', { turn });
-    push('user/message', { content: [{ type: 'text', text: syntheticText(index * 7 + turn, 300) }], source: { kind: 'user' }, role: 'user', id: `${id}-u${turn}` }, true);
-    if (turn === 1) push('session/title', { title: `Fix ${TOPICS[index % TOPICS.length]} issue ${index}`, messageSeqs: [1], source: { kind: 'fallback' } });
+    push(
+      'user/message',
+      {
+        content: [{ type: 'text', text: syntheticText(index * 7 + turn, 300) }],
+        source: { kind: 'user' },
+        role: 'user',
+        id: `${id}-u${turn}`,
+      },
+      true,
+    );
+    if (turn === 1)
+      push('session/title', {
+        title: `Fix ${TOPICS[index % TOPICS.length]} issue ${index}`,
+        messageSeqs: [1],
+        source: { kind: 'fallback' },
+      });
     push('step/start', { turn, step: 1 });
-    push('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: syntheticText(index * 13 + turn, 600) }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `${id}-a${turn}` } }, true);
+    push(
+      'assistant/message',
+      {
+        turn,
+        step: 1,
+        message: {
+          role: 'assistant',
+          content: [{ type: 'text', text: syntheticText(index * 13 + turn, 600) }],
+          source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+          id: `${id}-a${turn}`,
+        },
+      },
+      true,
+    );
     push('step/end', { turn, step: 1 });
     push('turn/end', { turn, reason: { kind: 'completed' } });
   }
@@ -31,7 +70,13 @@ export function corpusSession(index: number, turns: number): { header: SessionHe
 }
 
 /** Writes `count` sessions of `turns` turns under `root`, a few at a time. */
-export async function writeDiscoveryCorpus(root: string, count: number, turns: number, compression: Compression, onProgress?: (done: number) => void): Promise<JsonlSessionStore> {
+export async function writeDiscoveryCorpus(
+  root: string,
+  count: number,
+  turns: number,
+  compression: Compression,
+  onProgress?: (done: number) => void,
+): Promise<JsonlSessionStore> {
   const store = await JsonlSessionStore.open({ root, compression });
   const parallel = 16;
   for (let start = 0; start < count; start += parallel) {

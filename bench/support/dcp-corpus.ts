@@ -38,7 +38,14 @@ class CorpusBuilder {
 
   push(type: string, data: unknown, extra: Partial<Pick<SessionEvent, 'surfaceOp' | 'sourceEventSeqs'>> = {}): SessionEvent {
     const seq = this.events.length;
-    const event: SessionEvent = { type, seq, time: 1_760_000_000_000 + seq, data, ...(extra.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: extra.sourceEventSeqs }), ...(extra.surfaceOp === undefined ? {} : { surfaceOp: extra.surfaceOp }) };
+    const event: SessionEvent = {
+      type,
+      seq,
+      time: 1_760_000_000_000 + seq,
+      data,
+      ...(extra.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: extra.sourceEventSeqs }),
+      ...(extra.surfaceOp === undefined ? {} : { surfaceOp: extra.surfaceOp }),
+    };
     this.events.push(event);
     return event;
   }
@@ -52,15 +59,39 @@ class CorpusBuilder {
 
   marker(turn: number, step: number): void {
     this.#markers += 1;
-    this.node('user/message', { source: { kind: 'plugin', plugin: 'dsh-dcp' }, content: [{ type: 'text', text: markerText(this.#markers, turn, step) }], role: 'user', id: `marker-${this.#markers}` });
+    this.node('user/message', {
+      source: { kind: 'plugin', plugin: 'dsh-dcp' },
+      content: [{ type: 'text', text: markerText(this.#markers, turn, step) }],
+      role: 'user',
+      id: `marker-${this.#markers}`,
+    });
   }
 
   assistant(turn: number, step: number, content: unknown[], pairing = 0): void {
-    this.node('assistant/message', { turn, step, message: { role: 'assistant', content, source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `a-${this.events.length}` } }, pairing);
+    this.node(
+      'assistant/message',
+      {
+        turn,
+        step,
+        message: {
+          role: 'assistant',
+          content,
+          source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+          id: `a-${this.events.length}`,
+        },
+      },
+      pairing,
+    );
   }
 
   plainStep(turn: number, step: number, withUser: boolean): void {
-    if (withUser) this.node('user/message', { source: { kind: 'user' }, content: [{ type: 'text', text: text(turn, 200) }], role: 'user', id: `u-${turn}` });
+    if (withUser)
+      this.node('user/message', {
+        source: { kind: 'user' },
+        content: [{ type: 'text', text: text(turn, 200) }],
+        role: 'user',
+        id: `u-${turn}`,
+      });
     this.assistant(turn, step, [{ type: 'text', text: text(turn * 3, 400) }]);
   }
 
@@ -71,11 +102,21 @@ class CorpusBuilder {
     const args = JSON.stringify({ file_path: `src/file-${fileNumber}.ts` });
     this.assistant(turn, step, [{ type: 'tool-call', id: callId, name: 'read', arguments: args }], 1);
     const call = this.push('tool/call', { turn, step, callId, name: 'read', arguments: args });
-    this.node('tool/result', {
-      turn,
-      step,
-      message: { source: { kind: 'tool', callId }, content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: text(fileNumber, 2048) }], isError: false }], role: 'user', id: `r-${callId}` },
-    }, -1, [call.seq]);
+    this.node(
+      'tool/result',
+      {
+        turn,
+        step,
+        message: {
+          source: { kind: 'tool', callId },
+          content: [{ type: 'tool-result', toolCallId: callId, content: [{ type: 'text', text: text(fileNumber, 2048) }], isError: false }],
+          role: 'user',
+          id: `r-${callId}`,
+        },
+      },
+      -1,
+      [call.seq],
+    );
   }
 
   turn(turn: number): void {
@@ -83,7 +124,12 @@ class CorpusBuilder {
     this.push('step/start', { turn, step: 1 });
     this.marker(turn, 0);
     if (turn % 4 === 0) {
-      this.node('user/message', { source: { kind: 'user' }, content: [{ type: 'text', text: text(turn, 200) }], role: 'user', id: `u-${turn}` });
+      this.node('user/message', {
+        source: { kind: 'user' },
+        content: [{ type: 'text', text: text(turn, 200) }],
+        role: 'user',
+        id: `u-${turn}`,
+      });
       this.toolCall(turn, 1);
       this.push('step/end', { turn, step: 1 });
       this.push('step/start', { turn, step: 2 });
@@ -115,12 +161,27 @@ class CorpusBuilder {
     const last = shadowed[shadowed.length - 1] as number;
     const summaryText = `Native summary ${this.#natives}: ${text(this.#natives, 300)}`;
     const summary = this.push('compaction/summary', {
-      compactionId, summary: [{ type: 'text', text: summaryText }], shadowedRange: { start: first, end: last }, shadowedSeqs: shadowed, shadowedTokenCount: tokens, provider: 'bench', model: 'bench-1',
+      compactionId,
+      summary: [{ type: 'text', text: summaryText }],
+      shadowedRange: { start: first, end: last },
+      shadowedSeqs: shadowed,
+      shadowedTokenCount: tokens,
+      provider: 'bench',
+      model: 'bench-1',
     });
-    const checkpoint = this.push('user/message', { source: { kind: 'plugin', plugin: 'compact', compactionId }, content: [{ type: 'text', text: summaryText }], role: 'user', id: `native-${this.#natives}` }, {
-      surfaceOp: { op: 'replace', start: first, end: last },
-      sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
-    });
+    const checkpoint = this.push(
+      'user/message',
+      {
+        source: { kind: 'plugin', plugin: 'compact', compactionId },
+        content: [{ type: 'text', text: summaryText }],
+        role: 'user',
+        id: `native-${this.#natives}`,
+      },
+      {
+        surfaceOp: { op: 'replace', start: first, end: last },
+        sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
+      },
+    );
     this.surface.splice(0, count, checkpoint.seq);
     this.#pairing.set(checkpoint.seq, 0);
     this.push('compaction/end', { compactionId, turn: null });

@@ -62,7 +62,13 @@ function open(id: string, seed: readonly SessionEvent[], config: DcpConfig, cloc
  * A session seeded with the §19 corpus of `size` events, named `<prefix>-<size>`; with `mount`, DCP is mounted
  * through its plugin on an agent, else a bare runtime follows the session. `seed` reuses an already generated corpus.
  */
-export function loadDcpSession(size: number, config: DcpConfig, prefix = 'p6', mount?: DcpMount, seed?: readonly SessionEvent[]): DcpLoaded {
+export function loadDcpSession(
+  size: number,
+  config: DcpConfig,
+  prefix = 'p6',
+  mount?: DcpMount,
+  seed?: readonly SessionEvent[],
+): DcpLoaded {
   return open(`${prefix}-${size}`, seed ?? generateDcpCorpus(size), config, 1_770_000_000_000, mount);
 }
 
@@ -87,10 +93,26 @@ export async function dcpStep(loaded: DcpLoaded, listener: DcpListener): Promise
   session.append('turn/start', { turn });
   const prompt = userPrompt(turn);
   const payload = { agent: undefined as unknown as Agent, session, messages: [prompt], turn, step: 0, signal: SIGNAL };
-  const decision = (await listener(payload, async () => ({ kind: 'enter', messages: [prompt] }))) as Extract<PreStepDecision, { kind: 'enter' }>;
+  const decision = (await listener(payload, async () => ({ kind: 'enter', messages: [prompt] }))) as Extract<
+    PreStepDecision,
+    { kind: 'enter' }
+  >;
   session.append('step/start', { turn, step: 1 });
   for (const message of decision.messages) session.append('user/message', message, { surfaceOp: 'append' });
-  session.append('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `bench-a-${turn}` } }, { surfaceOp: 'append' });
+  session.append(
+    'assistant/message',
+    {
+      turn,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: `answer ${turn}` }],
+        source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+        id: `bench-a-${turn}`,
+      },
+    },
+    { surfaceOp: 'append' },
+  );
   session.append('step/end', { turn, step: 1 });
   session.append('turn/end', { turn, reason: { kind: 'completed' } });
 }
@@ -108,7 +130,14 @@ export interface StepRow extends MeasuredRow {
 /** A row of median, p95 and min–max from raw samples. */
 export function stepRow(name: string, samples: readonly number[]): StepRow {
   const sorted = [...samples].sort((a, b) => a - b);
-  return { name, medianMs: percentile(sorted, 0.5), p95Ms: percentile(sorted, 0.95), minMs: sorted[0]!, maxMs: sorted.at(-1)!, samples: sorted.length };
+  return {
+    name,
+    medianMs: percentile(sorted, 0.5),
+    p95Ms: percentile(sorted, 0.95),
+    minMs: sorted[0]!,
+    maxMs: sorted.at(-1)!,
+    samples: sorted.length,
+  };
 }
 
 /** How many steps {@link measureDcpSteps} runs. */
@@ -131,7 +160,13 @@ export const P6_STEP_PLAN: StepPlan = { rounds: 8, firstWarmUp: 100, warmSteps: 
  * of the nominal log and measures only a few dozen steps: the sizes stay within a few percent of their labels.
  * Sizes are interleaved round by round so that machine noise spreads over all of them alike.
  */
-export async function measureDcpSteps(sizes: readonly number[], loadedBySize: ReadonlyMap<number, DcpLoaded>, config: DcpConfig, plan: StepPlan = P6_STEP_PLAN, label = 'pre-step'): Promise<StepRow[]> {
+export async function measureDcpSteps(
+  sizes: readonly number[],
+  loadedBySize: ReadonlyMap<number, DcpLoaded>,
+  config: DcpConfig,
+  plan: StepPlan = P6_STEP_PLAN,
+  label = 'pre-step',
+): Promise<StepRow[]> {
   const samples = new Map<number, number[]>(sizes.map((size) => [size, []]));
   for (const size of sizes) {
     const warm = reopenDcpSession(loadedBySize.get(size)!, config);

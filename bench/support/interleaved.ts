@@ -15,7 +15,13 @@ function medianOfSorted(times: readonly number[]): number {
 export function rowOf(name: string, times: readonly number[]): MeasuredRow {
   if (times.length === 0) throw new Error(`contender "${name}" has no runs`);
   const sorted = [...times].sort((a, b) => a - b);
-  return { name, medianMs: medianOfSorted(sorted), minMs: sorted[0] as number, maxMs: sorted[sorted.length - 1] as number, samples: sorted.length };
+  return {
+    name,
+    medianMs: medianOfSorted(sorted),
+    minMs: sorted[0] as number,
+    maxMs: sorted[sorted.length - 1] as number,
+    samples: sorted.length,
+  };
 }
 
 /** Runs `rounds` rounds of every contender once, in the given order, and returns one row per contender. */

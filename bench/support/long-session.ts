@@ -67,7 +67,12 @@ export function longSession(options: LongSessionOptions): LongSession {
   const oneTurn = (): void => {
     turn += 1;
     push('turn/start', { turn });
-    const user = node('user/message', { content: [{ type: 'text', text: syntheticText(seed * 7919 + turn * 31, options.textBytes) }], source: { kind: 'user' }, role: 'user', id: `u-${turn}` });
+    const user = node('user/message', {
+      content: [{ type: 'text', text: syntheticText(seed * 7919 + turn * 31, options.textBytes) }],
+      source: { kind: 'user' },
+      role: 'user',
+      id: `u-${turn}`,
+    });
     if (turn === 1) push('session/title', { title: `Session ${options.id}`, messageSeqs: [user.seq], source: { kind: 'fallback' } });
     push('step/start', { turn, step: 1 });
     const answer = syntheticText(seed * 104729 + turn * 17 + 3, options.textBytes);
@@ -84,20 +89,36 @@ export function longSession(options: LongSessionOptions): LongSession {
     node('assistant/message', {
       turn,
       step: 1,
-      message: { role: 'assistant', content: [{ type: 'reasoning', text: `thinking about turn ${turn}` }, { type: 'text', text: answer }, ...calls], source, id: `a-${turn}` },
+      message: {
+        role: 'assistant',
+        content: [{ type: 'reasoning', text: `thinking about turn ${turn}` }, { type: 'text', text: answer }, ...calls],
+        source,
+        id: `a-${turn}`,
+      },
     });
     for (const call of calls) {
       const callEvent = push('tool/call', { turn, step: 1, callId: call.id, name: call.name, arguments: call.arguments });
-      node('tool/result', {
-        turn,
-        step: 1,
-        message: {
-          id: `r-${call.id}`,
-          role: 'user',
-          source: { kind: 'tool', callId: call.id },
-          content: [{ type: 'tool-result', toolCallId: call.id, isError: false, content: [{ type: 'text', text: syntheticText(seed + callEvent.seq, options.textBytes) }] }],
+      node(
+        'tool/result',
+        {
+          turn,
+          step: 1,
+          message: {
+            id: `r-${call.id}`,
+            role: 'user',
+            source: { kind: 'tool', callId: call.id },
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: call.id,
+                isError: false,
+                content: [{ type: 'text', text: syntheticText(seed + callEvent.seq, options.textBytes) }],
+              },
+            ],
+          },
         },
-      }, [callEvent.seq]);
+        [callEvent.seq],
+      );
     }
     push('step/end', { turn, step: 1 });
     push('turn/end', { turn, reason: { kind: 'completed' } });
@@ -112,12 +133,27 @@ export function longSession(options: LongSessionOptions): LongSession {
     const summaryText = `Native summary after turn ${turn}: ${syntheticText(seed * 31 + turn, 300)}`;
     const start = push('compaction/start', { compactionId, turn: null });
     const summary = push('compaction/summary', {
-      compactionId, summary: [{ type: 'text', text: summaryText }], shadowedRange: { start: first, end: last }, shadowedSeqs: shadowed, shadowedTokenCount: shadowed.length * 10, provider: 'bench', model: 'bench-1',
+      compactionId,
+      summary: [{ type: 'text', text: summaryText }],
+      shadowedRange: { start: first, end: last },
+      shadowedSeqs: shadowed,
+      shadowedTokenCount: shadowed.length * 10,
+      provider: 'bench',
+      model: 'bench-1',
     });
-    const checkpoint = push('user/message', { source: { kind: 'plugin', plugin: 'compact', compactionId }, content: [{ type: 'text', text: summaryText }], role: 'user', id: compactionId }, {
-      surfaceOp: { op: 'replace', start: first, end: last },
-      sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
-    });
+    const checkpoint = push(
+      'user/message',
+      {
+        source: { kind: 'plugin', plugin: 'compact', compactionId },
+        content: [{ type: 'text', text: summaryText }],
+        role: 'user',
+        id: compactionId,
+      },
+      {
+        surfaceOp: { op: 'replace', start: first, end: last },
+        sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
+      },
+    );
     surface.splice(0, surface.length, checkpoint.seq);
     push('compaction/end', { compactionId, turn: null });
   };
@@ -144,7 +180,10 @@ export function artifactPathOf(root: string, header: SessionHeader, compression:
 export function eventBytes(events: readonly SessionEvent[], compression: Compression, batch = 64): Uint8Array {
   const parts: Uint8Array[] = [];
   for (let from = 0; from < events.length; from += batch) {
-    const text = events.slice(from, from + batch).map((event) => `${JSON.stringify(event)}\n`).join('');
+    const text = events
+      .slice(from, from + batch)
+      .map((event) => `${JSON.stringify(event)}\n`)
+      .join('');
     const plain = encoder.encode(text);
     parts.push(compression === 'zstd' ? compressFrame(plain) : plain);
   }

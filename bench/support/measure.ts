@@ -34,7 +34,13 @@ export async function measure(contenders: Record<string, () => unknown>, options
   return bench.tasks.map((task) => {
     const result = task.result as unknown as CompletedResult;
     if (result.latency === undefined) throw new Error(`benchmark "${task.name}" did not complete: ${String(result.error ?? result.state)}`);
-    return { name: task.name, medianMs: result.latency.p50, minMs: result.latency.min, maxMs: result.latency.max, samples: result.latency.samplesCount };
+    return {
+      name: task.name,
+      medianMs: result.latency.p50,
+      minMs: result.latency.min,
+      maxMs: result.latency.max,
+      samples: result.latency.samplesCount,
+    };
   });
 }
 
@@ -50,7 +56,10 @@ export async function measureSlow(name: string, fn: () => unknown, runs: number)
     times.push(performance.now() - start);
   }
   times.sort((a, b) => a - b);
-  const median = times.length % 2 === 1 ? (times[(times.length - 1) / 2] as number) : ((times[times.length / 2 - 1] as number) + (times[times.length / 2] as number)) / 2;
+  const median =
+    times.length % 2 === 1
+      ? (times[(times.length - 1) / 2] as number)
+      : ((times[times.length / 2 - 1] as number) + (times[times.length / 2] as number)) / 2;
   return { name, medianMs: median, minMs: times[0] as number, maxMs: times[times.length - 1] as number, samples: times.length };
 }
 
@@ -60,7 +69,9 @@ export function markdownTable(rows: readonly MeasuredRow[], baseline: string): s
   const lines = ['| contender | median ms | min–max ms | runs | ratio to ' + baseline + ' |', '|---|---:|---:|---:|---:|'];
   for (const row of rows) {
     const ratio = base === undefined ? 'n/a' : (row.medianMs / base.medianMs).toFixed(2);
-    lines.push(`| ${row.name} | ${row.medianMs.toFixed(2)} | ${row.minMs.toFixed(2)}–${row.maxMs.toFixed(2)} | ${row.samples} | ${ratio} |`);
+    lines.push(
+      `| ${row.name} | ${row.medianMs.toFixed(2)} | ${row.minMs.toFixed(2)}–${row.maxMs.toFixed(2)} | ${row.samples} | ${ratio} |`,
+    );
   }
   return lines.join('\n');
 }

@@ -16,10 +16,22 @@ export interface WrittenSource {
 
 /** Builds a log of `messages` text messages of `bytes` bytes each, one turn per user/assistant pair. */
 export function textOnlySession(id: string, messages: number, bytes: number): { header: SessionHeader; events: SessionEvent[] } {
-  const header: SessionHeader = { version: 0, id: asSessionId(id), createdAt: 1_767_225_600_000, cwd: '/bench/sources', delegationDepth: 0 };
+  const header: SessionHeader = {
+    version: 0,
+    id: asSessionId(id),
+    createdAt: 1_767_225_600_000,
+    cwd: '/bench/sources',
+    delegationDepth: 0,
+  };
   const events: SessionEvent[] = [];
   const push = (type: string, data: unknown, surface: boolean): void => {
-    events.push({ type, seq: events.length, time: 1_767_225_600_000 + events.length, data, ...(surface ? { surfaceOp: 'append' as const } : {}) });
+    events.push({
+      type,
+      seq: events.length,
+      time: 1_767_225_600_000 + events.length,
+      data,
+      ...(surface ? { surfaceOp: 'append' as const } : {}),
+    });
   };
   let turn = 0;
   for (let index = 0; index < messages; index += 1) {
@@ -30,7 +42,20 @@ export function textOnlySession(id: string, messages: number, bytes: number): { 
       push('user/message', { content: [{ type: 'text', text }], source: { kind: 'user' }, role: 'user', id: `${id}-u${index}` }, true);
       push('step/start', { turn, step: 1 }, false);
     } else {
-      push('assistant/message', { turn, step: 1, message: { role: 'assistant', content: [{ type: 'text', text }], source: { kind: 'model', provider: 'bench', model: 'bench-1' }, id: `${id}-a${index}` } }, true);
+      push(
+        'assistant/message',
+        {
+          turn,
+          step: 1,
+          message: {
+            role: 'assistant',
+            content: [{ type: 'text', text }],
+            source: { kind: 'model', provider: 'bench', model: 'bench-1' },
+            id: `${id}-a${index}`,
+          },
+        },
+        true,
+      );
       push('step/end', { turn, step: 1 }, false);
       push('turn/end', { turn, reason: { kind: 'completed' } }, false);
     }
@@ -39,7 +64,13 @@ export function textOnlySession(id: string, messages: number, bytes: number): { 
 }
 
 /** Writes `count` sources of `messages` × `bytes` into a raw store under `root`. */
-export async function writeTextSources(root: string, prefix: string, count: number, messages: number, bytes: number): Promise<WrittenSource[]> {
+export async function writeTextSources(
+  root: string,
+  prefix: string,
+  count: number,
+  messages: number,
+  bytes: number,
+): Promise<WrittenSource[]> {
   const store = await JsonlSessionStore.open({ root, compression: 'none' });
   const out: WrittenSource[] = [];
   for (let index = 0; index < count; index += 1) {

@@ -22,7 +22,27 @@ export interface SyntheticSessionOptions {
 
 /** A deterministic pseudo-random text of about `bytes` bytes (ASCII words, some punctuation). */
 export function syntheticText(seed: number, bytes: number): string {
-  const words = ['session', 'context', 'retention', 'budget', 'checkout', 'migration', 'worker', 'surface', 'compaction', 'title', 'the', 'a', 'of', 'and', 'to', 'returns', '"quoted"', '<tag>', 'line\n'];
+  const words = [
+    'session',
+    'context',
+    'retention',
+    'budget',
+    'checkout',
+    'migration',
+    'worker',
+    'surface',
+    'compaction',
+    'title',
+    'the',
+    'a',
+    'of',
+    'and',
+    'to',
+    'returns',
+    '"quoted"',
+    '<tag>',
+    'line\n',
+  ];
   let state = seed >>> 0 || 1;
   let out = '';
   while (out.length < bytes) {
@@ -47,7 +67,14 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
   const push = (event: Omit<SessionEvent, 'seq' | 'time'>): number => {
     const seq = events.length;
     time += 7;
-    events.push({ type: event.type, seq, time, data: event.data, ...(event.sourceEventSeqs ? { sourceEventSeqs: event.sourceEventSeqs } : {}), ...(event.surfaceOp ? { surfaceOp: event.surfaceOp } : {}) });
+    events.push({
+      type: event.type,
+      seq,
+      time,
+      data: event.data,
+      ...(event.sourceEventSeqs ? { sourceEventSeqs: event.sourceEventSeqs } : {}),
+      ...(event.surfaceOp ? { surfaceOp: event.surfaceOp } : {}),
+    });
     return seq;
   };
   const source = { kind: 'model', provider: 'oracle', model: 'oracle-chat-128k' };
@@ -55,15 +82,27 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
     push({ type: 'turn/start', data: { turn } });
     const userSeq = push({
       type: 'user/message',
-      data: { content: [{ type: 'text', text: syntheticText(turn * 31, options.textBytes) }], source: { kind: 'user' }, role: 'user', id: `u-${turn}` },
+      data: {
+        content: [{ type: 'text', text: syntheticText(turn * 31, options.textBytes) }],
+        source: { kind: 'user' },
+        role: 'user',
+        id: `u-${turn}`,
+      },
       surfaceOp: 'append',
     });
-    if (turn === 1) push({ type: 'session/title', data: { title: `Synthetic session ${options.id}`, messageSeqs: [userSeq], source: { kind: 'fallback' } } });
+    if (turn === 1)
+      push({
+        type: 'session/title',
+        data: { title: `Synthetic session ${options.id}`, messageSeqs: [userSeq], source: { kind: 'fallback' } },
+      });
     push({ type: 'step/start', data: { turn, step: 1 } });
     const answer = syntheticText(turn * 17 + 3, options.textBytes);
     const piece = Math.max(1, Math.ceil(answer.length / Math.max(1, options.chunksPerAnswer)));
     for (let offset = 0, index = 0; offset < answer.length && index < options.chunksPerAnswer; offset += piece, index += 1) {
-      push({ type: 'assistant/chunk', data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: answer.slice(offset, offset + piece) } } });
+      push({
+        type: 'assistant/chunk',
+        data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: answer.slice(offset, offset + piece) } },
+      });
     }
     const calls = Array.from({ length: options.toolCallsPerTurn }, (_, index) => ({
       type: 'tool-call',
@@ -73,7 +112,16 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
     }));
     push({
       type: 'assistant/message',
-      data: { turn, step: 1, message: { role: 'assistant', content: [{ type: 'reasoning', text: 'thinking about it' }, { type: 'text', text: answer }, ...calls], source, id: `a-${turn}` } },
+      data: {
+        turn,
+        step: 1,
+        message: {
+          role: 'assistant',
+          content: [{ type: 'reasoning', text: 'thinking about it' }, { type: 'text', text: answer }, ...calls],
+          source,
+          id: `a-${turn}`,
+        },
+      },
       surfaceOp: 'append',
     });
     for (const call of calls) {
@@ -87,7 +135,14 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
             id: `r-${call.id}`,
             role: 'user',
             source: { kind: 'tool', callId: call.id },
-            content: [{ type: 'tool-result', toolCallId: call.id, isError: false, content: [{ type: 'text', text: syntheticText(callSeq, options.textBytes) }] }],
+            content: [
+              {
+                type: 'tool-result',
+                toolCallId: call.id,
+                isError: false,
+                content: [{ type: 'text', text: syntheticText(callSeq, options.textBytes) }],
+              },
+            ],
           },
         },
         sourceEventSeqs: [callSeq],

@@ -34,7 +34,11 @@ export interface IdentityViolation {
  * @param header - the artifact's header record (its `id` and `cwd` are read).
  * @throws a typed store I/O error when resolving a path fails for another reason than "missing".
  */
-export async function identityViolation(layout: StoreLayout, path: string, header: Readonly<Record<string, unknown>>): Promise<IdentityViolation | undefined> {
+export async function identityViolation(
+  layout: StoreLayout,
+  path: string,
+  header: Readonly<Record<string, unknown>>,
+): Promise<IdentityViolation | undefined> {
   const { id, cwd } = header;
   let expected: string;
   try {
@@ -72,7 +76,12 @@ export async function assertArtifactIdentity(layout: StoreLayout, path: string, 
  * @throws SessionLogError `SESSION_LOG_CORRUPT` (requested id mismatch, unnameable or misplaced header); a typed
  *   store I/O error.
  */
-export async function assertRequestedArtifact(layout: StoreLayout, requestedId: string, path: string, header: Readonly<Record<string, unknown>>): Promise<void> {
+export async function assertRequestedArtifact(
+  layout: StoreLayout,
+  requestedId: string,
+  path: string,
+  header: Readonly<Record<string, unknown>>,
+): Promise<void> {
   const headerId = header['id'];
   if (headerId !== requestedId) throw requestedIdMismatchError(path, requestedId, String(headerId));
   await assertArtifactIdentity(layout, path, header);

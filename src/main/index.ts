@@ -32,7 +32,12 @@ export type { SessionStorage, SessionInspection } from './corpus/session-storage
 export { SessionReferenceService } from './reference/session-reference-service.js';
 export type { SessionReferenceServiceOptions } from './reference/session-reference-service.js';
 export { sessionReferencePlugin } from './reference/session-reference-plugin.js';
-export { resolveReferenceConfig, MAX_REFERENCES, DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from './reference/reference-config.js';
+export {
+  resolveReferenceConfig,
+  MAX_REFERENCES,
+  DEFAULT_CANDIDATE_LIMIT,
+  DEFAULT_MAX_REFERENCE_BYTES,
+} from './reference/reference-config.js';
 export type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference/reference-config.js';
 export type * from './reference/reference-types.js';
 export { SessionReferenceError } from '../protocol/reference-errors.js';

@@ -8,7 +8,8 @@ import { deepFreeze } from './deep-freeze.js';
 import { checkMessageShape } from './message-shape.js';
 
 /** Text of a result for a call whose `tool/call` was recorded: it may have run. */
-const OUTCOME_UNKNOWN_TEXT = 'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.';
+const OUTCOME_UNKNOWN_TEXT =
+  'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.';
 
 /** Text of a result for a call that never reached its `tool/call`. */
 const NOT_STARTED_TEXT = 'The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.';
@@ -88,12 +89,14 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): Session
       id: `interrupted-tool-result-${String(callId)}-${seq}`,
       role: 'user',
       source: { kind: 'tool', callId },
-      content: [{
-        type: 'tool-result',
-        toolCallId: callId,
-        isError: true,
-        content: [{ type: 'text', text: started ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT }],
-      }],
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId: callId,
+          isError: true,
+          content: [{ type: 'text', text: started ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT }],
+        },
+      ],
     };
     closers.push({
       type: 'tool/result',

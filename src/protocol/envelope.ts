@@ -30,7 +30,10 @@ export function validateSeedEvent(event: unknown, index: number, fold: Pick<Surf
   const record = event as Readonly<Record<string, unknown>>;
   const type = record['type'];
   if (type === 'request/header-delta') {
-    throw new SessionLogError('SESSION_LOG_LEGACY_FORMAT', `seed event at index ${index} uses unsupported legacy request/header-delta format`);
+    throw new SessionLogError(
+      'SESSION_LOG_LEGACY_FORMAT',
+      `seed event at index ${index} uses unsupported legacy request/header-delta format`,
+    );
   }
   for (const key in record) {
     if (!ENVELOPE_KEY_SET.has(key)) {
@@ -41,20 +44,31 @@ export function validateSeedEvent(event: unknown, index: number, fold: Pick<Surf
   const time = record['time'];
   const data = record['data'];
   const ignorable = record['ignorable'];
-  if (typeof type !== 'string'
-    || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0
-    || typeof time !== 'number' || !Number.isSafeInteger(time)
-    || data === undefined
-    || (ignorable !== undefined && ignorable !== true)) {
+  if (
+    typeof type !== 'string' ||
+    typeof seq !== 'number' ||
+    !Number.isSafeInteger(seq) ||
+    seq < 0 ||
+    typeof time !== 'number' ||
+    !Number.isSafeInteger(time) ||
+    data === undefined ||
+    (ignorable !== undefined && ignorable !== true)
+  ) {
     throw new SessionLogError('SESSION_LOG_INVALID_ENVELOPE', `seed event at index ${index} has an invalid event envelope`);
   }
   if (type === 'request/header') checkRequestHeader(data, index);
   if (isSurfaceType(type)) checkMessageShape(type, data, `seed ${type} at index ${index}`);
   if (isFallbackRequestHeader(type, data)) {
-    throw new SessionLogError('SESSION_LOG_LEGACY_FORMAT', `seed event at index ${index} uses unsupported legacy request/header reason "fallback"`);
+    throw new SessionLogError(
+      'SESSION_LOG_LEGACY_FORMAT',
+      `seed event at index ${index} uses unsupported legacy request/header reason "fallback"`,
+    );
   }
   if (seq !== index) {
-    throw new SessionLogError('SESSION_LOG_INVALID_ENVELOPE', `seed event at index ${index} has seq ${seq} (expected ${index}); seed must be contiguous from 0`);
+    throw new SessionLogError(
+      'SESSION_LOG_INVALID_ENVELOPE',
+      `seed event at index ${index} has seq ${seq} (expected ${index}); seed must be contiguous from 0`,
+    );
   }
   try {
     fold.apply(event as SessionEvent);
@@ -94,7 +108,10 @@ export function checkAppendCandidate(type: string, data: unknown, meta: AppendSu
     throw new SessionLogError('SESSION_LOG_LEGACY_FORMAT', `session event "${type}" uses unsupported legacy request/header-delta format`);
   }
   if (isFallbackRequestHeader(type, data)) {
-    throw new SessionLogError('SESSION_LOG_LEGACY_FORMAT', `session event "${type}" uses unsupported legacy request/header reason "fallback"`);
+    throw new SessionLogError(
+      'SESSION_LOG_LEGACY_FORMAT',
+      `session event "${type}" uses unsupported legacy request/header reason "fallback"`,
+    );
   }
   // Only metadata actually given takes part, exactly as the event would be built (§2.2 omits absent keys).
   const metadata: { sourceEventSeqs?: unknown; surfaceOp?: unknown } = {};

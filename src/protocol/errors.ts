@@ -96,7 +96,12 @@ export class SessionPersistenceCorruptionError extends Error {
 
   constructor(sessionId: string, cause: unknown) {
     super(`stored session "${sessionId}" failed validation: ${String(cause)}`, { cause });
-    Object.defineProperty(this, 'name', { value: 'SessionPersistenceCorruptionError', enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(this, 'name', {
+      value: 'SessionPersistenceCorruptionError',
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
   }
 }
 

@@ -58,17 +58,29 @@ function isStoredCount(value: unknown): boolean {
  */
 export function isHeaderLine(value: unknown): value is HeaderLine {
   if (!isRecord(value)) return false;
-  return value['type'] === 'session'
-    && typeof value['version'] === 'number'
-    && typeof value['id'] === 'string'
-    && isStoredCount(value['createdAt'])
-    && isStoredCount(value['delegationDepth'])
-    && (value['origin'] === undefined || value['origin'] === 'subagent')
-    && (value['agentPreset'] === undefined || typeof value['agentPreset'] === 'string');
+  return (
+    value['type'] === 'session' &&
+    typeof value['version'] === 'number' &&
+    typeof value['id'] === 'string' &&
+    isStoredCount(value['createdAt']) &&
+    isStoredCount(value['delegationDepth']) &&
+    (value['origin'] === undefined || value['origin'] === 'subagent') &&
+    (value['agentPreset'] === undefined || typeof value['agentPreset'] === 'string')
+  );
 }
 
 /** Header fields copied from a header line, in header order. `delegationDepth` is always copied. */
-const HEADER_FIELDS = ['version', 'id', 'createdAt', 'cwd', 'parentSession', 'seedLength', 'origin', 'delegationDepth', 'agentPreset'] as const;
+const HEADER_FIELDS = [
+  'version',
+  'id',
+  'createdAt',
+  'cwd',
+  'parentSession',
+  'seedLength',
+  'origin',
+  'delegationDepth',
+  'agentPreset',
+] as const;
 
 /**
  * Converts a header line into a header record (SESSION-LOG.md §9.6): the header fields in header order,

@@ -131,11 +131,14 @@ export function siteOf(record: unknown): { type?: string; seq?: number } {
  * each part present when known (`nests without end (a cycle)` for a cyclic value).
  */
 export function tooDeepError(depth: number, site: DepthSite = {}, limit: number = MAX_EVENT_DEPTH): SessionLogError {
-  const subject = site.subject ?? `session event${site.type === undefined ? '' : ` ${JSON.stringify(site.type)}`}${site.seq === undefined ? '' : ` at seq ${site.seq}`}`;
+  const subject =
+    site.subject ??
+    `session event${site.type === undefined ? '' : ` ${JSON.stringify(site.type)}`}${site.seq === undefined ? '' : ` at seq ${site.seq}`}`;
   const nesting = Number.isFinite(depth) ? `nests ${depth} levels of arrays and objects` : 'nests without end (a cycle)';
-  const where = site.line === undefined && site.path === undefined
-    ? ''
-    : ` (${site.line === undefined ? '' : `event line ${site.line}`}${site.line !== undefined && site.path !== undefined ? ' of ' : ''}${site.path === undefined ? '' : JSON.stringify(site.path)})`;
+  const where =
+    site.line === undefined && site.path === undefined
+      ? ''
+      : ` (${site.line === undefined ? '' : `event line ${site.line}`}${site.line !== undefined && site.path !== undefined ? ' of ' : ''}${site.path === undefined ? '' : JSON.stringify(site.path)})`;
   return new SessionLogError('SESSION_LOG_TOO_DEEP', `${subject} ${nesting}; the limit is ${limit}${where}`);
 }
 

@@ -50,15 +50,24 @@ export function misplacedArtifactError(path: string, id: string, expected: strin
 
 /** A read by id found a header naming another session (§9.5). */
 export function requestedIdMismatchError(path: string, requested: string, headerId: string): SessionLogError {
-  return new SessionLogError('SESSION_LOG_CORRUPT', `corrupt session log "${path}": requested id "${requested}" does not match header id "${headerId}"`);
+  return new SessionLogError(
+    'SESSION_LOG_CORRUPT',
+    `corrupt session log "${path}": requested id "${requested}" does not match header id "${headerId}"`,
+  );
 }
 
 /** The writer refuses to overwrite an existing log (§9.16 rule 1): dsh's text, code `SESSION_STORE_EXISTS`. */
 export function alreadyMaterializedError(id: string): SessionLogError {
-  return new SessionLogError('SESSION_STORE_EXISTS', `refusing to materialize "${id}": a log already exists on disk (load/resume it instead)`);
+  return new SessionLogError(
+    'SESSION_STORE_EXISTS',
+    `refusing to materialize "${id}": a log already exists on disk (load/resume it instead)`,
+  );
 }
 
 /** `create` of an id whose log exists under another project directory (§9.16 rule 1). */
 export function existsElsewhereError(id: string, path: string): SessionLogError {
-  return new SessionLogError('SESSION_STORE_EXISTS', `refusing to materialize "${id}": a log of this id already exists at ${JSON.stringify(path)} (ids are unique in a root; load/resume it instead)`);
+  return new SessionLogError(
+    'SESSION_STORE_EXISTS',
+    `refusing to materialize "${id}": a log of this id already exists at ${JSON.stringify(path)} (ids are unique in a root; load/resume it instead)`,
+  );
 }

@@ -69,7 +69,9 @@ export function findRejectedLegacy(events: readonly unknown[], sessionId: string
     if (headerDelta !== undefined) break;
   }
   if (headerDelta !== undefined) {
-    return legacyError(`session "${sessionId}" contains unsupported legacy request/header-delta event at seq ${String(headerDelta['seq'])}`);
+    return legacyError(
+      `session "${sessionId}" contains unsupported legacy request/header-delta event at seq ${String(headerDelta['seq'])}`,
+    );
   }
   if (modeSet !== undefined) {
     return legacyError(`session "${sessionId}" contains unsupported legacy mode/set event at seq ${String(modeSet['seq'])}`);
@@ -77,7 +79,9 @@ export function findRejectedLegacy(events: readonly unknown[], sessionId: string
   if (fallbackOrUnreadable === undefined) return undefined;
   // Reading `reason` of null/undefined data throws the TypeError dsh throws at this point of its search.
   void (fallbackOrUnreadable['data'] as JsonRecord)['reason'];
-  return legacyError(`session "${sessionId}" contains unsupported legacy request/header reason "fallback" at seq ${String(fallbackOrUnreadable['seq'])}`);
+  return legacyError(
+    `session "${sessionId}" contains unsupported legacy request/header reason "fallback" at seq ${String(fallbackOrUnreadable['seq'])}`,
+  );
 }
 
 /** `legacy-message:<id>:<S>`, the stable id of a message stored before messages had ids. */
@@ -91,8 +95,13 @@ function migrateTurnStart(event: StoredEvent, sessionId: string): StoredEvent {
   const data = asRecord(event['data']);
   if (data === undefined || !Object.hasOwn(data, 'trigger')) return event;
   const trigger = asRecord(data['trigger']);
-  if (!isSafeIntegerAtLeast(data['turn'], 1) || !hasOnlyKeys(data, ['turn', 'trigger'])
-    || trigger === undefined || typeof trigger['kind'] !== 'string' || trigger['kind'].length === 0) {
+  if (
+    !isSafeIntegerAtLeast(data['turn'], 1) ||
+    !hasOnlyKeys(data, ['turn', 'trigger']) ||
+    trigger === undefined ||
+    typeof trigger['kind'] !== 'string' ||
+    trigger['kind'].length === 0
+  ) {
     throw legacyError(`session "${sessionId}" contains malformed pre-react-loop turn/start at seq ${String(event['seq'])}`);
   }
   return { ...event, data: { turn: data['turn'] } };
@@ -102,12 +111,16 @@ function migrateTurnStart(event: StoredEvent, sessionId: string): StoredEvent {
 function migrateErrorReason(reason: JsonRecord): JsonRecord | undefined {
   if (!isSafeIntegerAtLeast(reason['step'], 0)) return undefined;
   const failure = asRecord(reason['failure']);
-  if (failure !== undefined && hasOnlyKeys(reason, ['kind', 'step', 'failure'])
-    && hasOnlyKeys(failure, ['message', 'code'], ['status', 'providerRetryAfterMs', 'requestId'])
-    && typeof failure['message'] === 'string' && typeof failure['code'] === 'string'
-    && (failure['status'] === undefined || typeof failure['status'] === 'number')
-    && (failure['providerRetryAfterMs'] === undefined || typeof failure['providerRetryAfterMs'] === 'number')
-    && (failure['requestId'] === undefined || typeof failure['requestId'] === 'string')) {
+  if (
+    failure !== undefined &&
+    hasOnlyKeys(reason, ['kind', 'step', 'failure']) &&
+    hasOnlyKeys(failure, ['message', 'code'], ['status', 'providerRetryAfterMs', 'requestId']) &&
+    typeof failure['message'] === 'string' &&
+    typeof failure['code'] === 'string' &&
+    (failure['status'] === undefined || typeof failure['status'] === 'number') &&
+    (failure['providerRetryAfterMs'] === undefined || typeof failure['providerRetryAfterMs'] === 'number') &&
+    (failure['requestId'] === undefined || typeof failure['requestId'] === 'string')
+  ) {
     return { kind: 'error', error: failure };
   }
   const code = reason['code'];
@@ -126,8 +139,12 @@ function migrateTurnEnd(event: StoredEvent, sessionId: string): StoredEvent {
   const malformed = (): SessionLogError =>
     legacyError(`session "${sessionId}" contains malformed pre-react-loop turn/end at seq ${String(event['seq'])}`);
   const reason = asRecord(data['reason']);
-  if (!isSafeIntegerAtLeast(data['turn'], 1) || !hasOnlyKeys(data, ['turn', 'reason'])
-    || reason === undefined || typeof reason['kind'] !== 'string') {
+  if (
+    !isSafeIntegerAtLeast(data['turn'], 1) ||
+    !hasOnlyKeys(data, ['turn', 'reason']) ||
+    reason === undefined ||
+    typeof reason['kind'] !== 'string'
+  ) {
     throw malformed();
   }
   let current: JsonRecord | undefined;
@@ -187,8 +204,14 @@ function migrateMessage(event: StoredEvent, sessionId: string, messageIds: Reado
   if (data === undefined) return event;
   switch (event['type']) {
     case 'user/message':
-      if (Object.hasOwn(data, 'id') || Object.hasOwn(data, 'role') || Object.hasOwn(data, 'message')
-        || !Object.hasOwn(data, 'content') || !Object.hasOwn(data, 'source')) return event;
+      if (
+        Object.hasOwn(data, 'id') ||
+        Object.hasOwn(data, 'role') ||
+        Object.hasOwn(data, 'message') ||
+        !Object.hasOwn(data, 'content') ||
+        !Object.hasOwn(data, 'source')
+      )
+        return event;
       return { ...event, data: { ...data, id: legacyMessageId(sessionId, event['seq']), role: 'user' } };
     case 'assistant/message': {
       if (Object.hasOwn(data, 'message') || !Object.hasOwn(data, 'content') || !Object.hasOwn(data, 'provenance')) return event;
@@ -207,8 +230,13 @@ function migrateMessage(event: StoredEvent, sessionId: string, messageIds: Reado
       };
     }
     case 'tool/result': {
-      if (Object.hasOwn(data, 'message') || !Object.hasOwn(data, 'callId')
-        || !Object.hasOwn(data, 'content') || !Object.hasOwn(data, 'isError')) return event;
+      if (
+        Object.hasOwn(data, 'message') ||
+        !Object.hasOwn(data, 'callId') ||
+        !Object.hasOwn(data, 'content') ||
+        !Object.hasOwn(data, 'isError')
+      )
+        return event;
       const { callId, content, isError, ...rest } = data;
       const start = replacementStart(event);
       return {

@@ -21,11 +21,11 @@ function isIntrinsicArrayPrototype(prototype: object): boolean {
 
 /** True when `prototype.constructor` is the built-in function called `name` whose prototype is `prototype`. */
 function hasNativeConstructor(prototype: object, name: string): boolean {
-  const constructor: unknown = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value;
-  if (typeof constructor !== 'function') return false;
-  return constructor.name === name
-    && constructor.prototype === prototype
-    && Function.prototype.toString.call(constructor) === `function ${name}() { [native code] }`;
+  const ctor: unknown = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value;
+  if (typeof ctor !== 'function') return false;
+  return (
+    ctor.name === name && ctor.prototype === prototype && Function.prototype.toString.call(ctor) === `function ${name}() { [native code] }`
+  );
 }
 
 /** A node still to visit, or the marker that its subtree is done (it stops being an ancestor). */

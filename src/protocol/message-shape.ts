@@ -96,11 +96,14 @@ export function checkRequestHeader(data: unknown, index: number): void {
   }
   const adapterDefaults = headerRecord?.['adapterDefaults'];
   if (adapterDefaults === undefined) return;
-  if (!isObjectLike(adapterDefaults) || Array.isArray(adapterDefaults)
-    || Object.keys(adapterDefaults).some((key) => !ADAPTER_DEFAULT_KEYS.has(key))
-    || Object.values(adapterDefaults).some((marker) => marker !== true)
-    || (adapterDefaults['reasoningEffort'] === true && configRecord['reasoningEffort'] === undefined)
-    || (adapterDefaults['maxTokens'] === true && configRecord['maxTokens'] === undefined)) {
+  if (
+    !isObjectLike(adapterDefaults) ||
+    Array.isArray(adapterDefaults) ||
+    Object.keys(adapterDefaults).some((key) => !ADAPTER_DEFAULT_KEYS.has(key)) ||
+    Object.values(adapterDefaults).some((marker) => marker !== true) ||
+    (adapterDefaults['reasoningEffort'] === true && configRecord['reasoningEffort'] === undefined) ||
+    (adapterDefaults['maxTokens'] === true && configRecord['maxTokens'] === undefined)
+  ) {
     throw invalidMessage(`seed request/header at index ${index} has invalid adapterDefaults`);
   }
 }

@@ -147,7 +147,11 @@ export function readFailedError(rejection: unknown): SessionReferenceError {
  * {@link SessionReferenceError.minimumBudgetBytes}.
  */
 export function budgetExceededError(details: BudgetExceededDetails): SessionReferenceError {
-  return new SessionReferenceError('SESSION_REFERENCE_BUDGET_EXCEEDED', 'referenced session snapshot cannot fit the configured byte budget', { budget: details });
+  return new SessionReferenceError(
+    'SESSION_REFERENCE_BUDGET_EXCEEDED',
+    'referenced session snapshot cannot fit the configured byte budget',
+    { budget: details },
+  );
 }
 
 /** `session reference preparation was cancelled`, cause `signal.reason` (§7.2, §14). */

@@ -78,13 +78,14 @@ export function validateSessionHeader(header: unknown, sessionId: string): Sessi
  * with code `SESSION_QUERY_SOURCE_CONFLICT`.
  */
 export function assertCompatibleHeaders(a: SessionHeader, b: SessionHeader): void {
-  const compatible = a.version === b.version
-    && a.id === b.id
-    && a.createdAt === b.createdAt
-    && a.cwd === b.cwd
-    && a.parentSession === b.parentSession
-    && a.seedLength === b.seedLength
-    && (a.delegationDepth ?? 0) === (b.delegationDepth ?? 0);
+  const compatible =
+    a.version === b.version &&
+    a.id === b.id &&
+    a.createdAt === b.createdAt &&
+    a.cwd === b.cwd &&
+    a.parentSession === b.parentSession &&
+    a.seedLength === b.seedLength &&
+    (a.delegationDepth ?? 0) === (b.delegationDepth ?? 0);
   if (!compatible) {
     throw new SessionQueryError('SESSION_QUERY_SOURCE_CONFLICT', `session source headers conflict for session "${a.id}"`);
   }
@@ -97,8 +98,9 @@ export function assertCompatibleHeaders(a: SessionHeader, b: SessionHeader): voi
  */
 export function formatVersionRefusal(id: unknown, version: number, path?: string): SessionFormatUnsupportedError {
   const shownId = typeof id === 'string' ? id : String(id);
-  const reason = version > SESSION_FORMAT_VERSION
-    ? `session "${shownId}" uses log format v${version}, but this harness reads only v${SESSION_FORMAT_VERSION}: the log was written by a newer harness — upgrade the harness to open it`
-    : `session "${shownId}" uses log format v${version}, older than the supported v${SESSION_FORMAT_VERSION}, and this build ships no upgrade path for it`;
+  const reason =
+    version > SESSION_FORMAT_VERSION
+      ? `session "${shownId}" uses log format v${version}, but this harness reads only v${SESSION_FORMAT_VERSION}: the log was written by a newer harness — upgrade the harness to open it`
+      : `session "${shownId}" uses log format v${version}, older than the supported v${SESSION_FORMAT_VERSION}, and this build ships no upgrade path for it`;
   return new SessionFormatUnsupportedError(path === undefined ? reason : `${reason} (raw log: ${path})`);
 }

@@ -76,7 +76,10 @@ function runValidationStages(input: StoredSessionInput): ValidatedSession {
   const poll = input.poll === undefined ? undefined : guardedPoll(input.poll);
   // S1: identity, then version.
   if (header['id'] !== requestedId) {
-    throw new SessionLogError('SESSION_LOG_INVALID_HEADER', `stored session identity mismatch: requested "${requestedId}", header contains "${String(header['id'])}"`);
+    throw new SessionLogError(
+      'SESSION_LOG_INVALID_HEADER',
+      `stored session identity mismatch: requested "${requestedId}", header contains "${String(header['id'])}"`,
+    );
   }
   if (header['version'] !== 0) throw formatVersionRefusal(header['id'], header['version'] as number, path);
   poll?.();

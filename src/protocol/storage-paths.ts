@@ -17,10 +17,14 @@ const MAX_SLUG_LENGTH = 251;
 
 /** True for a code unit in `[A-Za-z0-9._-]`, the units both encoders keep literally. */
 function isLiteralUnit(unit: number): boolean {
-  return (unit >= 0x61 && unit <= 0x7a) // a-z
-    || (unit >= 0x41 && unit <= 0x5a) // A-Z
-    || (unit >= 0x30 && unit <= 0x39) // 0-9
-    || unit === 0x2e || unit === 0x5f || unit === 0x2d; // . _ -
+  return (
+    (unit >= 0x61 && unit <= 0x7a) || // a-z
+    (unit >= 0x41 && unit <= 0x5a) || // A-Z
+    (unit >= 0x30 && unit <= 0x39) || // 0-9
+    unit === 0x2e ||
+    unit === 0x5f ||
+    unit === 0x2d
+  ); // . _ -
 }
 
 /** `~` followed by the unit as 4 uppercase hex digits. */
@@ -60,7 +64,8 @@ export function projectKey(cwd: string): string {
   let inSeparatorRun = false;
   for (let i = 0; i < cwd.length; i++) {
     const unit = cwd.charCodeAt(i);
-    if (unit === 0x2f || unit === 0x5c || unit === 0x3a) { // / \ :
+    if (unit === 0x2f || unit === 0x5c || unit === 0x3a) {
+      // / \ :
       if (!inSeparatorRun) readable += '-';
       inSeparatorRun = true;
       continue;

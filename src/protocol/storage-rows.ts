@@ -57,7 +57,11 @@ interface ValidatedRow {
 }
 
 /** Checks the shared fields and the member arrays of a row's data (the tail of §9.7 step 2). */
-function validateMembers(tag: ChunkRowTag, data: Record<string, unknown>, payloadKey: 'texts' | 'args'): { payload: string[]; dt: number[] } {
+function validateMembers(
+  tag: ChunkRowTag,
+  data: Record<string, unknown>,
+  payloadKey: 'texts' | 'args',
+): { payload: string[]; dt: number[] } {
   if (typeof data['turn'] !== 'number' || typeof data['step'] !== 'number' || typeof data['index'] !== 'number') {
     malformedRow(tag, 'turn/step/index must be numbers');
   }
@@ -198,8 +202,9 @@ function classifyDelta(event: unknown): DeltaKind | undefined {
     case 'reasoning-delta':
       return hasExactKeys(chunk, ['type', 'index', 'text']) && typeof chunk['text'] === 'string' ? chunk['type'] : undefined;
     case 'tool-call-delta': {
-      const shaped = hasExactKeys(chunk, ['type', 'index', 'id', 'argumentsDelta'])
-        || (hasExactKeys(chunk, ['type', 'index', 'id', 'name', 'argumentsDelta']) && typeof chunk['name'] === 'string');
+      const shaped =
+        hasExactKeys(chunk, ['type', 'index', 'id', 'argumentsDelta']) ||
+        (hasExactKeys(chunk, ['type', 'index', 'id', 'name', 'argumentsDelta']) && typeof chunk['name'] === 'string');
       return shaped && typeof chunk['id'] === 'string' && typeof chunk['argumentsDelta'] === 'string' ? 'tool-call-delta' : undefined;
     }
     default:
@@ -225,14 +230,15 @@ function buildRow(kind: DeltaKind, run: readonly DeltaEvent[]): Record<string, u
   const first = run[0] as DeltaEvent;
   const dt = run.slice(1).map((event, i) => event.time - (run[i] as DeltaEvent).time);
   const head = { turn: first.data.turn, step: first.data.step, index: first.data.chunk.index, dt };
-  const data = kind === 'tool-call-delta'
-    ? {
-      ...head,
-      id: first.data.chunk.id,
-      ...(Object.hasOwn(first.data.chunk, 'name') ? { name: first.data.chunk.name } : {}),
-      args: run.map((event) => event.data.chunk.argumentsDelta),
-    }
-    : { ...head, texts: run.map((event) => event.data.chunk.text) };
+  const data =
+    kind === 'tool-call-delta'
+      ? {
+          ...head,
+          id: first.data.chunk.id,
+          ...(Object.hasOwn(first.data.chunk, 'name') ? { name: first.data.chunk.name } : {}),
+          args: run.map((event) => event.data.chunk.argumentsDelta),
+        }
+      : { ...head, texts: run.map((event) => event.data.chunk.text) };
   return { type: ROW_TAG_OF[kind], seq0: first.seq, time0: first.time, data };
 }
 

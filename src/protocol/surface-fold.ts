@@ -26,7 +26,6 @@ type SurfacePlan =
 const LOG_ONLY_PLAN: SurfacePlan = { kind: 'log-only' };
 const APPEND_PLAN: SurfacePlan = { kind: 'append' };
 
-
 /**
  * A `tool/result` payload with `message.content[0].content` set to `null` (rule 6.3). The reads are plain
  * JavaScript reads on purpose: malformed data — possible only on paths that skip the §4.4 shape check, such as
@@ -38,7 +37,6 @@ export function withBlankResultContent(data: unknown): Record<string, unknown> {
   const first: unknown = (message['content'] as readonly unknown[])[0];
   return { ...record, message: { ...message, content: [{ ...(first as object), content: null }] } };
 }
-
 
 /**
  * The validating surface fold (SESSION-LOG.md §5.2) over one log, fed event by event in seq order.

@@ -26,9 +26,15 @@ export function isEventSeq(value: unknown): value is number {
 /** Rule 2.6: exactly the own keys `op`, `start`, `end`, with `op: 'replace'` and seq-valued bounds. */
 export function isReplaceOp(value: object): value is CheckedReplaceOp {
   const op = value as Readonly<Record<string, unknown>>;
-  return Object.keys(op).length === 3
-    && Object.hasOwn(op, 'op') && Object.hasOwn(op, 'start') && Object.hasOwn(op, 'end')
-    && op['op'] === 'replace' && isEventSeq(op['start']) && isEventSeq(op['end']);
+  return (
+    Object.keys(op).length === 3 &&
+    Object.hasOwn(op, 'op') &&
+    Object.hasOwn(op, 'start') &&
+    Object.hasOwn(op, 'end') &&
+    op['op'] === 'replace' &&
+    isEventSeq(op['start']) &&
+    isEventSeq(op['end'])
+  );
 }
 
 /** What rules 1–2 of §5.2 make of an event's marker: no surface change, an append, or a shaped replace. */

@@ -78,7 +78,8 @@ export class SurfaceView implements SurfaceReader {
    * @throws RangeError when `chunkNodes` is not a safe integer ≥ 2.
    */
   constructor(chunkNodes = DEFAULT_SURFACE_CHUNK_NODES) {
-    if (!Number.isSafeInteger(chunkNodes) || chunkNodes < 2) throw new RangeError(`surface view: chunkNodes must be a safe integer >= 2, got ${chunkNodes}`);
+    if (!Number.isSafeInteger(chunkNodes) || chunkNodes < 2)
+      throw new RangeError(`surface view: chunkNodes must be a safe integer >= 2, got ${chunkNodes}`);
     this.#chunkNodes = chunkNodes;
   }
 
@@ -188,7 +189,10 @@ export class SurfaceView implements SurfaceReader {
     const limit = this.#chunkNodes;
     if (chunk.nodes.length > limit) {
       const half = Math.ceil(chunk.nodes.length / 2);
-      return [{ nodes: chunk.nodes.slice(0, half), start: 0 }, { nodes: chunk.nodes.slice(half), start: 0 }];
+      return [
+        { nodes: chunk.nodes.slice(0, half), start: 0 },
+        { nodes: chunk.nodes.slice(half), start: 0 },
+      ];
     }
     return [chunk];
   }

@@ -52,7 +52,7 @@ export function estimateBlock(block: unknown): number {
       const args = block['arguments'];
       if (typeof name !== 'string') return opaqueBlockTokens(block);
       // `arguments` is the raw JSON text; a parsed value is priced by its serialisation.
-      const argsText = typeof args === 'string' ? args : JSON.stringify(args) ?? '';
+      const argsText = typeof args === 'string' ? args : (JSON.stringify(args) ?? '');
       return quarterLength(name) + quarterLength(argsText) + 4;
     }
     case 'tool-result': {

@@ -23,7 +23,10 @@ function reply<V>(answer: TaskReply<V>): TaskOutcome<V> {
  * @param task - the task function (it never throws: failures are outcome data).
  * @returns the outcome for piscina to post back.
  */
-export async function serveTask<P, V>(request: TaskRequest<P>, task: (request: TaskRequest<P>) => Promise<TaskReply<V>>): Promise<TaskOutcome<V>> {
+export async function serveTask<P, V>(
+  request: TaskRequest<P>,
+  task: (request: TaskRequest<P>) => Promise<TaskReply<V>>,
+): Promise<TaskOutcome<V>> {
   request.control?.postMessage(TASK_STARTED_MESSAGE);
   return reply(await task(request));
 }

@@ -39,9 +39,19 @@ function fencedBlocks(markdown: string): Block[] {
     const indent = (open[1] as string).length;
     const start = index;
     const body: string[] = [];
-    for (index++; index < lines.length && !/^ *```\s*$/.test(lines[index] as string); index++) body.push((lines[index] as string).slice(indent));
-    const before = lines.slice(0, start).reverse().find((line) => line.trim() !== '') ?? '';
-    blocks.push({ language: open[2] as string, body: body.join('\n'), line: start + 1, skipped: /^<!-- readme-test: not run/.test(before.trim()) });
+    for (index++; index < lines.length && !/^ *```\s*$/.test(lines[index] as string); index++)
+      body.push((lines[index] as string).slice(indent));
+    const before =
+      lines
+        .slice(0, start)
+        .reverse()
+        .find((line) => line.trim() !== '') ?? '';
+    blocks.push({
+      language: open[2] as string,
+      body: body.join('\n'),
+      line: start + 1,
+      skipped: /^<!-- readme-test: not run/.test(before.trim()),
+    });
   }
   return blocks;
 }
@@ -58,7 +68,10 @@ function shellSteps(body: string): Array<{ command: string; shown: string[] }> {
 
 /** A shown line as a pattern over one output line: `…` is any text. */
 function shownPattern(shown: string): RegExp {
-  const parts = shown.trim().split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const parts = shown
+    .trim()
+    .split('…')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(parts.join('.*'));
 }
 
@@ -78,7 +91,13 @@ beforeAll(() => {
   mkdirSync(join(scratch, 'node_modules'));
   symlinkSync(REPO_ROOT, join(scratch, 'node_modules', 'sessionctx'), 'dir');
   mkdirSync(join(scratch, 'home'));
-  env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, HOME: join(scratch, 'home'), XDG_CACHE_HOME: join(scratch, 'cache'), NO_COLOR: '1' };
+  env = {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    HOME: join(scratch, 'home'),
+    XDG_CACHE_HOME: join(scratch, 'cache'),
+    NO_COLOR: '1',
+  };
   delete env.SESSIONCTX_ROOT;
   delete env.DSH_HOME;
   rmSync('/tmp/sessionctx-readme', { recursive: true, force: true });
@@ -111,7 +130,10 @@ describe('README.md', () => {
           if (shown.trim() === '…') continue;
           const pattern = shownPattern(shown);
           const at = outputLines.findIndex((line, index) => index >= from && pattern.test(line));
-          expect(at, `README line ${block.line}: \`${step.command}\` should print a line like ${JSON.stringify(shown)}; it printed:\n${stdout}`).toBeGreaterThanOrEqual(0);
+          expect(
+            at,
+            `README line ${block.line}: \`${step.command}\` should print a line like ${JSON.stringify(shown)}; it printed:\n${stdout}`,
+          ).toBeGreaterThanOrEqual(0);
           from = at + 1;
         }
       }
@@ -141,7 +163,10 @@ describe('README.md', () => {
         const dir = mkdtempSync(join(scratch, 'json-'));
         if ('steps' in value) {
           writeFileSync(join(dir, 'scenario.json'), block.body);
-          await run(process.execPath, [BIN, 'script', 'run', join(dir, 'scenario.json'), '--root', join(dir, 'sessions'), '--json'], { cwd: dir, env });
+          await run(process.execPath, [BIN, 'script', 'run', join(dir, 'scenario.json'), '--root', join(dir, 'sessions'), '--json'], {
+            cwd: dir,
+            env,
+          });
         } else {
           writeFileSync(join(dir, 'sessionctx.config.json'), block.body);
           const { stdout } = await run(process.execPath, [BIN, 'config', '--json'], { cwd: dir, env });

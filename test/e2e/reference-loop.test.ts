@@ -21,13 +21,33 @@ import { RAW_ROOT } from '../support/fixtures.js';
 const PERSISTED_SOURCE = 'session-9d029d81-e515-48ac-b168-fef7011f3491';
 
 function liveSource(): Session {
-  const session = Session.create('live-source', { header: { version: 0, id: asSessionId('live-source'), createdAt: 1, cwd: '/work/live', delegationDepth: 0 } });
+  const session = Session.create('live-source', {
+    header: { version: 0, id: asSessionId('live-source'), createdAt: 1, cwd: '/work/live', delegationDepth: 0 },
+  });
   session.append('turn/start', { turn: 1 });
-  session.append('user/message', { content: [{ type: 'text', text: 'Why does the cache miss on every deploy?' }], source: { kind: 'user' }, role: 'user', id: 'live-u1' }, { surfaceOp: 'append' });
+  session.append(
+    'user/message',
+    {
+      content: [{ type: 'text', text: 'Why does the cache miss on every deploy?' }],
+      source: { kind: 'user' },
+      role: 'user',
+      id: 'live-u1',
+    },
+    { surfaceOp: 'append' },
+  );
   session.append('step/start', { turn: 1, step: 1 });
   session.append(
     'assistant/message',
-    { turn: 1, step: 1, message: { role: 'assistant', content: [{ type: 'text', text: 'The deploy script rotates the cache key salt.' }], source: { kind: 'model', provider: 'p', model: 'm' }, id: 'live-a1' } },
+    {
+      turn: 1,
+      step: 1,
+      message: {
+        role: 'assistant',
+        content: [{ type: 'text', text: 'The deploy script rotates the cache key salt.' }],
+        source: { kind: 'model', provider: 'p', model: 'm' },
+        id: 'live-a1',
+      },
+    },
     { surfaceOp: 'append' },
   );
   session.append('step/end', { turn: 1, step: 1 });
@@ -50,7 +70,10 @@ function typesOf(events: readonly SessionEvent[]): string[] {
 describe('host loop with the session-reference service', () => {
   it('a message citing two sessions enters its step with the snapshot right after it, and the log replays to what the model saw', async () => {
     const { service, source } = await referenceService();
-    const harness = createTestHarness({ plugins: [sessionReferencePlugin(service)], script: [{ text: 'Both issues come from the salt.' }] });
+    const harness = createTestHarness({
+      plugins: [sessionReferencePlugin(service)],
+      script: [{ text: 'Both issues come from the salt.' }],
+    });
     const text = `Compare ${formatSessionReferenceMention({ sessionId: 'live-source', label: 'cache bug' })} with ${formatSessionReferenceMention({ sessionId: PERSISTED_SOURCE, label: 'tests' })} please`;
     const prompt = harness.prompt(text);
     await harness.runUntilIdle();
@@ -59,7 +82,13 @@ describe('host loop with the session-reference service', () => {
     expect(harness.model.dispatchCount).toBe(1);
     const seen = harness.model.requests[0]?.messages ?? [];
     expect(seen).toHaveLength(2);
-    const [direct, context] = seen as unknown as [{ id: string; content: Array<{ text: string }>; source: { kind: string } }, { content: Array<{ text: string }>; source: { kind: string; references: Array<{ sessionId: string; label: string; inputIndex: number }> } }];
+    const [direct, context] = seen as unknown as [
+      { id: string; content: Array<{ text: string }>; source: { kind: string } },
+      {
+        content: Array<{ text: string }>;
+        source: { kind: string; references: Array<{ sessionId: string; label: string; inputIndex: number }> };
+      },
+    ];
     expect(direct.id).toBe(prompt.id);
     expect(direct.content[0]?.text).toBe('Compare @cache bug with @tests please');
     expect(context.source.kind).toBe('session-reference');
@@ -78,7 +107,11 @@ describe('host loop with the session-reference service', () => {
     expect(JSON.stringify(harness.session.deriveMessages().slice(0, 2))).toBe(JSON.stringify(seen));
     // Replay never consults the source: a reload derives the same messages after the source moves on.
     source.append('turn/start', { turn: 2 });
-    source.append('user/message', { content: [{ type: 'text', text: 'a later secret' }], source: { kind: 'user' }, role: 'user', id: 'live-u2' }, { surfaceOp: 'append' });
+    source.append(
+      'user/message',
+      { content: [{ type: 'text', text: 'a later secret' }], source: { kind: 'user' }, role: 'user', id: 'live-u2' },
+      { surfaceOp: 'append' },
+    );
     const reloaded = harness.reload();
     expect(JSON.stringify(reloaded.deriveMessages())).toBe(JSON.stringify(harness.session.deriveMessages()));
     expect(JSON.stringify(reloaded.deriveMessages())).not.toContain('a later secret');
@@ -87,7 +120,9 @@ describe('host loop with the session-reference service', () => {
   it('a failing source logs no message of that step and ends the turn with the typed code', async () => {
     const { service } = await referenceService();
     const harness = createTestHarness({ plugins: [sessionReferencePlugin(service)], script: [] });
-    const prompt = harness.prompt(`see ${formatSessionReferenceMention({ sessionId: 'live-source' })} and ${formatSessionReferenceMention({ sessionId: 'session-missing' })}`);
+    const prompt = harness.prompt(
+      `see ${formatSessionReferenceMention({ sessionId: 'live-source' })} and ${formatSessionReferenceMention({ sessionId: 'session-missing' })}`,
+    );
     await harness.runUntilIdle();
 
     expect(harness.model.dispatchCount).toBe(0);
@@ -128,12 +163,21 @@ describe('host loop with the session-reference service', () => {
     const failing = createTestHarness({
       plugins: [
         sessionReferencePlugin(new SessionReferenceService({ sessionQuery: new SessionQuery({ registry }) })),
-        { name: 'broken', apply: (context) => void context.on('agent/pre-step', () => { throw new Error('downstream broke'); }) },
+        {
+          name: 'broken',
+          apply: (context) =>
+            void context.on('agent/pre-step', () => {
+              throw new Error('downstream broke');
+            }),
+        },
       ],
       script: [],
     });
     failing.prompt('no references here');
     await failing.runUntilIdle();
-    expect((failing.session.events[1]?.data as { reason: unknown }).reason).toEqual({ kind: 'error', error: { message: 'downstream broke', code: 'UNKNOWN' } });
+    expect((failing.session.events[1]?.data as { reason: unknown }).reason).toEqual({
+      kind: 'error',
+      error: { message: 'downstream broke', code: 'UNKNOWN' },
+    });
   });
 });

@@ -28,12 +28,20 @@ describe('the packed tarball', () => {
     env = { ...process.env, HOME: join(scratch, 'home'), npm_config_cache: cache.trim(), XDG_CACHE_HOME: join(scratch, 'cache') };
     delete env.SESSIONCTX_ROOT;
     delete env.DSH_HOME;
-    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], { cwd: REPO_ROOT, env, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], {
+      cwd: REPO_ROOT,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
     mkdirSync(project);
     mkdirSync(join(scratch, 'home'));
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'empty-project', version: '1.0.0', private: true }));
-    await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, packed!.filename)], { cwd: project, env, maxBuffer: 16 * 1024 * 1024 });
+    await run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, packed!.filename)], {
+      cwd: project,
+      env,
+      maxBuffer: 16 * 1024 * 1024,
+    });
   }, 300_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -45,7 +53,8 @@ describe('the packed tarball', () => {
 
   it('npx sessionctx --help lists the commands', async () => {
     const { stdout } = await run(npx, ['--no-install', 'sessionctx', '--help'], { cwd: project, env });
-    for (const command of ['sessions', 'show', 'mention', 'prepare', 'index', 'script', 'dcp', 'config', 'demo']) expect(stdout).toContain(`  ${command} `);
+    for (const command of ['sessions', 'show', 'mention', 'prepare', 'index', 'script', 'dcp', 'config', 'demo'])
+      expect(stdout).toContain(`  ${command} `);
   });
 
   it('npx sessionctx sessions --root DIR lists the fixture sessions', async () => {

@@ -3,7 +3,8 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { interruptedTurnClosers } from '../../src/protocol/closers.js';
 import { assistantMessage, expectError, logOnly, toolCall, toolResult } from './event-builders.js';
 
-const OUTCOME_UNKNOWN = 'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.';
+const OUTCOME_UNKNOWN =
+  'The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly.';
 const NOT_STARTED = 'The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed.';
 
 const at = (type: string, seq: number, data: unknown, time = 1000 + seq): SessionEvent => ({ type, seq, time, data });
@@ -35,13 +36,21 @@ describe('§9.12 interrupted-turn closers', () => {
 
   it('no closers for an empty log, a closed turn, or a log without turns', () => {
     expect(interruptedTurnClosers([])).toEqual([]);
-    expect(interruptedTurnClosers([at('turn/start', 0, { turn: 1 }), at('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })])).toEqual([]);
+    expect(
+      interruptedTurnClosers([at('turn/start', 0, { turn: 1 }), at('turn/end', 1, { turn: 1, reason: { kind: 'completed' } })]),
+    ).toEqual([]);
     expect(interruptedTurnClosers([logOnly(0), assistantMessage(1, [toolCall('c')])])).toEqual([]);
   });
 
   it('an open turn without an open step closes with turn/end only', () => {
-    const closers = interruptedTurnClosers([at('turn/start', 0, { turn: 1 }), at('step/start', 1, { turn: 1, step: 1 }), at('step/end', 2, { turn: 1, step: 1 })]);
-    expect(closers.map((closer) => JSON.stringify(closer))).toEqual(['{"type":"turn/end","seq":3,"time":1002,"data":{"turn":1,"reason":{"kind":"interrupted"}}}']);
+    const closers = interruptedTurnClosers([
+      at('turn/start', 0, { turn: 1 }),
+      at('step/start', 1, { turn: 1, step: 1 }),
+      at('step/end', 2, { turn: 1, step: 1 }),
+    ]);
+    expect(closers.map((closer) => JSON.stringify(closer))).toEqual([
+      '{"type":"turn/end","seq":3,"time":1002,"data":{"turn":1,"reason":{"kind":"interrupted"}}}',
+    ]);
   });
 
   it('answered calls and calls before step/end or turn/start are forgotten', () => {
@@ -71,6 +80,9 @@ describe('§9.12 interrupted-turn closers', () => {
 
   it('closers are adopted: a call id that is not a string fails the tool-source rule', () => {
     const events = [at('turn/start', 0, { turn: 1 }), assistantMessage(1, [{ type: 'tool-call', id: 7, name: 'x', arguments: '{}' }])];
-    expectError(() => interruptedTurnClosers(events), { message: 'session event at seq 2 message must have tool source', code: 'SESSION_LOG_INVALID_MESSAGE' });
+    expectError(() => interruptedTurnClosers(events), {
+      message: 'session event at seq 2 message must have tool source',
+      code: 'SESSION_LOG_INVALID_MESSAGE',
+    });
   });
 });

@@ -23,7 +23,12 @@ function withMeta(type: string, seq: number, data: unknown, meta: SurfaceMeta, t
 }
 
 /** A `user/message` appended with plain text (override `surfaceOp`/provenance through `meta`). */
-export function userMessage(seq: number, text: string, meta: SurfaceMeta = { surfaceOp: 'append' }, source: unknown = { kind: 'user' }): SessionEvent {
+export function userMessage(
+  seq: number,
+  text: string,
+  meta: SurfaceMeta = { surfaceOp: 'append' },
+  source: unknown = { kind: 'user' },
+): SessionEvent {
   const data = { id: `user-${seq}`, role: 'user', content: [{ type: 'text', text }], source };
   return withMeta('user/message', seq, data, meta);
 }
@@ -34,7 +39,13 @@ export function checkpoint(seq: number, text: string, meta: SurfaceMeta): Sessio
 }
 
 /** An `assistant/message`; `content` defaults to one text block, tool calls may be added. */
-export function assistantMessage(seq: number, content: unknown[] | string, meta: SurfaceMeta = { surfaceOp: 'append' }, turn = 1, step = 1): SessionEvent {
+export function assistantMessage(
+  seq: number,
+  content: unknown[] | string,
+  meta: SurfaceMeta = { surfaceOp: 'append' },
+  turn = 1,
+  step = 1,
+): SessionEvent {
   const blocks = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   const data = {
     turn,
@@ -50,7 +61,14 @@ export function toolCall(id: string, name = 'read_file'): Record<string, unknown
 }
 
 /** A `tool/result` answering `callId` with one text block. */
-export function toolResult(seq: number, callId: string, text: string, meta: SurfaceMeta = { surfaceOp: 'append' }, turn = 1, step = 1): SessionEvent {
+export function toolResult(
+  seq: number,
+  callId: string,
+  text: string,
+  meta: SurfaceMeta = { surfaceOp: 'append' },
+  turn = 1,
+  step = 1,
+): SessionEvent {
   const data = {
     turn,
     step,
@@ -65,7 +83,11 @@ export function toolResult(seq: number, callId: string, text: string, meta: Surf
 }
 
 /** A log-only event (default: an `assistant/chunk`). */
-export function logOnly(seq: number, type = 'assistant/chunk', data: unknown = { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } }): SessionEvent {
+export function logOnly(
+  seq: number,
+  type = 'assistant/chunk',
+  data: unknown = { turn: 1, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } },
+): SessionEvent {
   return { type, seq, time: 1000 + seq, data };
 }
 
@@ -77,7 +99,12 @@ export function replace(start: number, end: number): SurfaceOp {
 /** Asserts that `run` throws an error with exactly this message (and, when given, this name / code / class). */
 export function expectError(
   run: () => unknown,
-  expected: { readonly message: string; readonly name?: string; readonly code?: string; readonly type?: abstract new (...args: never[]) => Error },
+  expected: {
+    readonly message: string;
+    readonly name?: string;
+    readonly code?: string;
+    readonly type?: abstract new (...args: never[]) => Error;
+  },
 ): Error {
   let thrown: unknown;
   try {

@@ -39,7 +39,9 @@ function headerRecord(line: Record<string, unknown>): Record<string, unknown> {
 
 /** Reads a raw fixture log: the header record and its events, chunk rows as placeholder chunk events. */
 function readRawLog(path: string): { header: Record<string, unknown>; events: unknown[] } {
-  const lines = readFileSync(path, 'utf8').split('\n').filter((line) => line.length > 0);
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line.length > 0);
   const header = headerRecord(JSON.parse(lines[0]!) as Record<string, unknown>);
   const events: unknown[] = [];
   for (const line of lines.slice(1)) {
@@ -98,8 +100,11 @@ describe('dsh-small fixtures through the pure model', () => {
       const current = fold.surfaceSeqs().map((seq) => events[seq]!);
       expect(current.length).toBe(row.surface);
       expect(current.map((event) => JSON.stringify(event))).toEqual(expectedSurface.events.map((event) => JSON.stringify(event)));
-      expect(deriveModelMessages(events, fold)).toHaveLength(current.filter((event) =>
-        event.type !== 'assistant/message' || (event.data as { message: { content: unknown[] } }).message.content.length > 0).length);
+      expect(deriveModelMessages(events, fold)).toHaveLength(
+        current.filter(
+          (event) => event.type !== 'assistant/message' || (event.data as { message: { content: unknown[] } }).message.content.length > 0,
+        ).length,
+      );
       const classes = classifyEvents(events, fold);
       expect(classes.filter((label) => label === 'current')).toHaveLength(row.surface);
 

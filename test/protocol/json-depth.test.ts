@@ -46,9 +46,12 @@ describe('jsonDepth (SESSION-LOG.md §9.15a)', () => {
   });
 
   it('equals the bracket depth of the JSON text for random JSON values', () => {
-    fc.assert(fc.property(fc.jsonValue({ maxDepth: 12 }), (value) => {
-      expect(jsonDepth(value)).toBe(textDepth(JSON.stringify(value)));
-    }), { numRuns: 300, seed: 9150 });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 12 }), (value) => {
+        expect(jsonDepth(value)).toBe(textDepth(JSON.stringify(value)));
+      }),
+      { numRuns: 300, seed: 9150 },
+    );
   });
 
   it('measures 1,000,000 levels without overflowing the stack (explicit stack)', () => {
@@ -107,19 +110,25 @@ describe('assertEventDepth / assertJsonDepth', () => {
     expect(error).toBeInstanceOf(SessionLogError);
     expect(error.name).toBe('Error');
     expect(error.code).toBe('SESSION_LOG_TOO_DEEP');
-    expect(error.message).toBe('session event "tool/call" at seq 41 nests 3000 levels of arrays and objects; the limit is 512 (event line 42 of "/r/p/s/session.jsonl")');
+    expect(error.message).toBe(
+      'session event "tool/call" at seq 41 nests 3000 levels of arrays and objects; the limit is 512 (event line 42 of "/r/p/s/session.jsonl")',
+    );
   });
 
   it('names a packed row by its seq0 and leaves out what is not known', () => {
     const error = thrown(() => assertEventDepth({ type: 'text-chunks', seq0: 5, data: nested(600) })) as SessionLogError;
     expect(error.message).toBe('session event "text-chunks" at seq 5 nests 600 levels of arrays and objects; the limit is 512');
-    expect(thrown(() => assertEventDepth([nested(600)])) as SessionLogError).toMatchObject({ message: 'session event nests 600 levels of arrays and objects; the limit is 512' });
+    expect(thrown(() => assertEventDepth([nested(600)])) as SessionLogError).toMatchObject({
+      message: 'session event nests 600 levels of arrays and objects; the limit is 512',
+    });
   });
 
   it('describes a cyclic event as nesting without end', () => {
     const data: unknown[] = [];
     data.push(data);
-    expect((thrown(() => assertEventDepth({ type: 't', seq: 1, data })) as Error).message).toBe('session event "t" at seq 1 nests without end (a cycle); the limit is 512');
+    expect((thrown(() => assertEventDepth({ type: 't', seq: 1, data })) as Error).message).toBe(
+      'session event "t" at seq 1 nests without end (a cycle); the limit is 512',
+    );
   });
 
   it('assertJsonDepth checks the value itself against any limit', () => {
@@ -127,6 +136,8 @@ describe('assertEventDepth / assertJsonDepth', () => {
     const error = thrown(() => assertJsonDepth(nested(11), 10, { subject: 'session event "x" data' })) as SessionLogError;
     expect(error.code).toBe('SESSION_LOG_TOO_DEEP');
     expect(error.message).toBe('session event "x" data nests 11 levels of arrays and objects; the limit is 10');
-    expect(tooDeepError(700, { subject: 'session header', path: '/a' }).message).toBe('session header nests 700 levels of arrays and objects; the limit is 512 ("/a")');
+    expect(tooDeepError(700, { subject: 'session header', path: '/a' }).message).toBe(
+      'session header nests 700 levels of arrays and objects; the limit is 512 ("/a")',
+    );
   });
 });

@@ -5,7 +5,21 @@ import { isLosslessJson } from '../../src/protocol/lossless-json.js';
 
 describe('isLosslessJson (§2.4 rule 2)', () => {
   it('accepts JSON values', () => {
-    for (const value of [null, true, false, 0, -1.5, 1e300, '', 'text', [], [1, 'a', null], {}, { a: { b: [{ c: 1 }] } }, Object.create(null)]) {
+    for (const value of [
+      null,
+      true,
+      false,
+      0,
+      -1.5,
+      1e300,
+      '',
+      'text',
+      [],
+      [1, 'a', null],
+      {},
+      { a: { b: [{ c: 1 }] } },
+      Object.create(null),
+    ]) {
       expect(isLosslessJson(value), JSON.stringify(value)).toBe(true);
     }
   });
@@ -50,10 +64,24 @@ describe('isLosslessJson (§2.4 rule 2)', () => {
   });
 
   it('rejects exotic objects, symbol keys and non-enumerable keys', () => {
-    class Point { x = 1; }
+    class Point {
+      x = 1;
+    }
     class List extends Array<number> {}
     const hidden = Object.defineProperty({}, 'h', { value: 1, enumerable: false });
-    for (const value of [new Map(), new Set(), new Date(0), new Point(), List.from([1]), new Uint8Array(2), new String('s'), /x/, { [Symbol('k')]: 1 }, hidden, Object.create({ inherited: 1 })]) {
+    for (const value of [
+      new Map(),
+      new Set(),
+      new Date(0),
+      new Point(),
+      List.from([1]),
+      new Uint8Array(2),
+      new String('s'),
+      /x/,
+      { [Symbol('k')]: 1 },
+      hidden,
+      Object.create({ inherited: 1 }),
+    ]) {
       expect(isLosslessJson(value)).toBe(false);
     }
   });
@@ -72,7 +100,9 @@ describe('deepFreeze / freezeClone', () => {
     expect(Object.isFrozen(value)).toBe(true);
     expect(Object.isFrozen(value.a)).toBe(true);
     expect(Object.isFrozen(value.a[0]!.b)).toBe(true);
-    expect(() => { (value.a[0]!.b as { c: number }).c = 2; }).toThrow(TypeError);
+    expect(() => {
+      (value.a[0]!.b as { c: number }).c = 2;
+    }).toThrow(TypeError);
   });
 
   it('deepFreeze descends into already-frozen parents and survives cycles', () => {

@@ -8,7 +8,12 @@ import { expectError } from './event-builders.js';
 const valid = (): Record<string, unknown> => ({ version: 0, id: 's1', createdAt: 1767225600000, cwd: '/w', delegationDepth: 0 });
 
 function expectHeaderError(header: unknown, message: string): void {
-  expectError(() => validateSessionHeader(header, 's1'), { message, code: 'SESSION_LOG_INVALID_HEADER', type: SessionLogError, name: 'Error' });
+  expectError(() => validateSessionHeader(header, 's1'), {
+    message,
+    code: 'SESSION_LOG_INVALID_HEADER',
+    type: SessionLogError,
+    name: 'Error',
+  });
 }
 
 describe('§7.2 restored header validation', () => {
@@ -21,7 +26,11 @@ describe('§7.2 restored header validation', () => {
   });
 
   it('1. not a plain record', () => {
-    class Header { version = 0; id = 's1'; createdAt = 0; }
+    class Header {
+      version = 0;
+      id = 's1';
+      createdAt = 0;
+    }
     for (const header of [null, [], 'x', 5, new Header(), new Map()]) {
       expectHeaderError(header, 'session header is not a plain JSON record');
     }
@@ -76,12 +85,20 @@ describe('§7.3 header compatibility', () => {
 
   it('rejects any difference in the compared fields', () => {
     const variants: SessionHeader[] = [
-      { ...base, createdAt: 2 }, { ...base, cwd: '/x' }, { version: 0, id: asSessionId('s1'), createdAt: 1 }, { ...base, parentSession: 'p' },
-      { ...base, seedLength: 0 }, { ...base, delegationDepth: 1 }, { ...base, id: asSessionId('s2') },
+      { ...base, createdAt: 2 },
+      { ...base, cwd: '/x' },
+      { version: 0, id: asSessionId('s1'), createdAt: 1 },
+      { ...base, parentSession: 'p' },
+      { ...base, seedLength: 0 },
+      { ...base, delegationDepth: 1 },
+      { ...base, id: asSessionId('s2') },
     ];
     for (const other of variants) {
       expectError(() => assertCompatibleHeaders(base, other), {
-        message: 'session source headers conflict for session "s1"', code: 'SESSION_QUERY_SOURCE_CONFLICT', name: 'SessionQueryError', type: SessionQueryError,
+        message: 'session source headers conflict for session "s1"',
+        code: 'SESSION_QUERY_SOURCE_CONFLICT',
+        name: 'SessionQueryError',
+        type: SessionQueryError,
       });
     }
   });
@@ -92,8 +109,14 @@ describe('§7.4 format version refusal', () => {
     const newer = formatVersionRefusal('abc', 1, '/root/--w--/abc/session.jsonl');
     expect(newer).toBeInstanceOf(SessionFormatUnsupportedError);
     expect(newer.name).toBe('SessionFormatUnsupportedError');
-    expect(newer.message).toBe('session "abc" uses log format v1, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it (raw log: /root/--w--/abc/session.jsonl)');
-    expect(formatVersionRefusal('abc', -2).message).toBe('session "abc" uses log format v-2, older than the supported v0, and this build ships no upgrade path for it');
-    expect(formatVersionRefusal(42, 3).message).toBe('session "42" uses log format v3, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it');
+    expect(newer.message).toBe(
+      'session "abc" uses log format v1, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it (raw log: /root/--w--/abc/session.jsonl)',
+    );
+    expect(formatVersionRefusal('abc', -2).message).toBe(
+      'session "abc" uses log format v-2, older than the supported v0, and this build ships no upgrade path for it',
+    );
+    expect(formatVersionRefusal(42, 3).message).toBe(
+      'session "42" uses log format v3, but this harness reads only v0: the log was written by a newer harness — upgrade the harness to open it',
+    );
   });
 });

@@ -15,13 +15,35 @@ import { assistantMessage, logOnly, replace, toolResult, userMessage } from './e
 type Command =
   | { readonly kind: 'log' }
   | { readonly kind: 'append'; readonly type: 'user' | 'assistant' | 'tool'; readonly cite: boolean }
-  | { readonly kind: 'replace'; readonly from: number; readonly span: number; readonly type: 'user' | 'assistant'; readonly extraCite: boolean }
+  | {
+      readonly kind: 'replace';
+      readonly from: number;
+      readonly span: number;
+      readonly type: 'user' | 'assistant';
+      readonly extraCite: boolean;
+    }
   | { readonly kind: 'rewrite'; readonly pick: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
   { arbitrary: fc.constant({ kind: 'log' } as const), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('append' as const), type: fc.constantFrom('user' as const, 'assistant' as const, 'tool' as const), cite: fc.boolean() }), weight: 3 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), from: fc.nat(), span: fc.nat(), type: fc.constantFrom('user' as const, 'assistant' as const), extraCite: fc.boolean() }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('append' as const),
+      type: fc.constantFrom('user' as const, 'assistant' as const, 'tool' as const),
+      cite: fc.boolean(),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('replace' as const),
+      from: fc.nat(),
+      span: fc.nat(),
+      type: fc.constantFrom('user' as const, 'assistant' as const),
+      extraCite: fc.boolean(),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ kind: fc.constant('rewrite' as const), pick: fc.nat() }), weight: 2 },
 );
 
@@ -65,9 +87,13 @@ function buildLog(commands: readonly Command[]): GeneratedLog {
     }
     if (cmd.kind === 'append') {
       const meta = cmd.cite && seq > 0 ? { sourceEventSeqs: [seq - 1], surfaceOp: 'append' as const } : { surfaceOp: 'append' as const };
-      events.push(cmd.type === 'user' ? userMessage(seq, `u${seq}`, meta)
-        : cmd.type === 'assistant' ? assistantMessage(seq, `a${seq}`, meta)
-          : toolResult(seq, `call-${seq}`, `out ${seq}`, meta));
+      events.push(
+        cmd.type === 'user'
+          ? userMessage(seq, `u${seq}`, meta)
+          : cmd.type === 'assistant'
+            ? assistantMessage(seq, `a${seq}`, meta)
+            : toolResult(seq, `call-${seq}`, `out ${seq}`, meta),
+      );
       surface.push(seq);
       classes.push('current');
       continue;
@@ -112,24 +138,27 @@ function mutations(event: SessionEvent, prefix: readonly SessionEvent[], surface
 describe('surface fold properties', () => {
   it('incremental application equals the whole-log fold and the reference model', () => {
     const seen = { replaces: 0, rewrites: 0 };
-    fc.assert(fc.property(validLog, ({ events, surface, classes }) => {
-      for (const event of events) {
-        if (event.surfaceOp === undefined || event.surfaceOp === 'append') continue;
-        if (event.type === 'tool/result') seen.rewrites++;
-        else seen.replaces++;
-      }
-      const incremental = new SurfaceFold();
-      for (const event of events) {
-        incremental.check(event);
-        incremental.apply(event);
-        expect(incremental.nextSeq).toBe(event.seq + 1);
-      }
-      const whole = foldSurface(events);
-      expect(incremental.surfaceSeqs()).toEqual(whole.surfaceSeqs());
-      expect(classifyEvents(events, incremental)).toEqual(classifyEvents(events, whole));
-      expect(whole.surfaceSeqs()).toEqual(surface);
-      expect(classifyEvents(events, whole)).toEqual(classes);
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(validLog, ({ events, surface, classes }) => {
+        for (const event of events) {
+          if (event.surfaceOp === undefined || event.surfaceOp === 'append') continue;
+          if (event.type === 'tool/result') seen.rewrites++;
+          else seen.replaces++;
+        }
+        const incremental = new SurfaceFold();
+        for (const event of events) {
+          incremental.check(event);
+          incremental.apply(event);
+          expect(incremental.nextSeq).toBe(event.seq + 1);
+        }
+        const whole = foldSurface(events);
+        expect(incremental.surfaceSeqs()).toEqual(whole.surfaceSeqs());
+        expect(classifyEvents(events, incremental)).toEqual(classifyEvents(events, whole));
+        expect(whole.surfaceSeqs()).toEqual(surface);
+        expect(classifyEvents(events, whole)).toEqual(classes);
+      }),
+      { numRuns: 300 },
+    );
     // The generator really exercises both replacement paths.
     expect(seen.replaces).toBeGreaterThan(300);
     expect(seen.rewrites).toBeGreaterThan(300);
@@ -139,27 +168,30 @@ describe('surface fold properties', () => {
     const logWithTarget = validLog
       .filter(({ events }) => events.length > 0)
       .chain((log) => fc.record({ log: fc.constant(log), at: fc.nat({ max: log.events.length - 1 }), pick: fc.nat() }));
-    fc.assert(fc.property(logWithTarget, ({ log, at, pick }) => {
-      const prefix = log.events.slice(0, at);
-      const fold = foldSurface(prefix);
-      const surfaceBefore = fold.surfaceSeqs();
-      const classesBefore = classifyEvents(prefix, fold);
-      const candidates = mutations(log.events[at]!, prefix, surfaceBefore);
-      const mutated = candidates[pick % candidates.length]!;
-      let thrown: unknown;
-      try {
-        fold.apply(mutated);
-      } catch (error) {
-        thrown = error;
-      }
-      expect(thrown).toBeInstanceOf(SessionLogError);
-      expect((thrown as SessionLogError).code).toBe('SESSION_LOG_INVALID_SURFACE');
-      expect(fold.nextSeq).toBe(at);
-      expect(fold.surfaceSeqs()).toEqual(surfaceBefore);
-      expect(classifyEvents(prefix, fold)).toEqual(classesBefore);
-      // The untouched fold still accepts the rest of the original log.
-      for (const event of log.events.slice(at)) fold.apply(event);
-      expect(fold.surfaceSeqs()).toEqual(log.surface);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(logWithTarget, ({ log, at, pick }) => {
+        const prefix = log.events.slice(0, at);
+        const fold = foldSurface(prefix);
+        const surfaceBefore = fold.surfaceSeqs();
+        const classesBefore = classifyEvents(prefix, fold);
+        const candidates = mutations(log.events[at]!, prefix, surfaceBefore);
+        const mutated = candidates[pick % candidates.length]!;
+        let thrown: unknown;
+        try {
+          fold.apply(mutated);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(SessionLogError);
+        expect((thrown as SessionLogError).code).toBe('SESSION_LOG_INVALID_SURFACE');
+        expect(fold.nextSeq).toBe(at);
+        expect(fold.surfaceSeqs()).toEqual(surfaceBefore);
+        expect(classifyEvents(prefix, fold)).toEqual(classesBefore);
+        // The untouched fold still accepts the rest of the original log.
+        for (const event of log.events.slice(at)) fold.apply(event);
+        expect(fold.surfaceSeqs()).toEqual(log.surface);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

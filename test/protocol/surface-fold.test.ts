@@ -2,9 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SessionLogError } from '../../src/protocol/errors.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { SurfaceFold, classifyEvents, deriveModelMessages, foldSurface } from '../../src/protocol/surface-fold.js';
-import {
-  assistantMessage, checkpoint, expectError, logOnly, replace, toolCall, toolResult, userMessage,
-} from './event-builders.js';
+import { assistantMessage, checkpoint, expectError, logOnly, replace, toolCall, toolResult, userMessage } from './event-builders.js';
 
 /** Folds `prefix`, then asserts that applying `event` throws `message` and changes nothing. */
 function expectRejected(prefix: readonly SessionEvent[], event: SessionEvent, message: string): void {
@@ -31,14 +29,23 @@ describe('§5.2 rule 1: contiguity', () => {
 
 describe('§5.2 rule 2: eligibility and marker shape', () => {
   it('2.1 rejects surfaceOp on a log-only type', () => {
-    expectRejected([], { ...logOnly(0, 'turn/start', { turn: 1 }), surfaceOp: 'append' },
-      'session event "turn/start" is not surface-eligible and cannot carry surfaceOp');
+    expectRejected(
+      [],
+      { ...logOnly(0, 'turn/start', { turn: 1 }), surfaceOp: 'append' },
+      'session event "turn/start" is not surface-eligible and cannot carry surfaceOp',
+    );
   });
   it('2.2 rejects sourceEventSeqs on a log-only type (surfaceOp checked first)', () => {
-    expectRejected([u0], { ...logOnly(1, 'turn/end', {}), sourceEventSeqs: [0] },
-      'session event "turn/end" is not surface-eligible and cannot carry sourceEventSeqs');
-    expectRejected([u0], { ...logOnly(1, 'turn/end', {}), sourceEventSeqs: [0], surfaceOp: 'append' },
-      'session event "turn/end" is not surface-eligible and cannot carry surfaceOp');
+    expectRejected(
+      [u0],
+      { ...logOnly(1, 'turn/end', {}), sourceEventSeqs: [0] },
+      'session event "turn/end" is not surface-eligible and cannot carry sourceEventSeqs',
+    );
+    expectRejected(
+      [u0],
+      { ...logOnly(1, 'turn/end', {}), sourceEventSeqs: [0], surfaceOp: 'append' },
+      'session event "turn/end" is not surface-eligible and cannot carry surfaceOp',
+    );
   });
   it('2.3 a log-only event leaves the surface unchanged', () => {
     const fold = foldSurface([u0, logOnly(1)]);
@@ -53,19 +60,31 @@ describe('§5.2 rule 2: eligibility and marker shape', () => {
   });
   it('2.5 rejects a surfaceOp that is neither append nor a record', () => {
     for (const surfaceOp of [null, [], ['append'], 'prepend', 'Append', 5, true]) {
-      expectRejected([], { ...userMessage(0, 'x'), surfaceOp } as unknown as SessionEvent,
-        'session event "user/message" carries an invalid surfaceOp');
+      expectRejected(
+        [],
+        { ...userMessage(0, 'x'), surfaceOp } as unknown as SessionEvent,
+        'session event "user/message" carries an invalid surfaceOp',
+      );
     }
   });
   it('2.6 rejects a malformed replace record', () => {
     const bad: unknown[] = [
-      {}, { op: 'replace', start: 0 }, { op: 'replace', start: 0, end: 0, extra: 1 }, { op: 'splice', start: 0, end: 0 },
-      { op: 'replace', start: -1, end: 0 }, { op: 'replace', start: 0, end: 1.5 }, { op: 'replace', start: '0', end: 0 },
-      { op: 'replace', start: 0, end: 2 ** 53 }, { start: 0, end: 0, other: 'replace' },
+      {},
+      { op: 'replace', start: 0 },
+      { op: 'replace', start: 0, end: 0, extra: 1 },
+      { op: 'splice', start: 0, end: 0 },
+      { op: 'replace', start: -1, end: 0 },
+      { op: 'replace', start: 0, end: 1.5 },
+      { op: 'replace', start: '0', end: 0 },
+      { op: 'replace', start: 0, end: 2 ** 53 },
+      { start: 0, end: 0, other: 'replace' },
     ];
     for (const surfaceOp of bad) {
-      expectRejected([u0], { ...userMessage(1, 'x'), surfaceOp } as unknown as SessionEvent,
-        'session event "user/message" carries an invalid replace surfaceOp');
+      expectRejected(
+        [u0],
+        { ...userMessage(1, 'x'), surfaceOp } as unknown as SessionEvent,
+        'session event "user/message" carries an invalid replace surfaceOp',
+      );
     }
   });
 });
@@ -76,28 +95,43 @@ describe('§5.2 rule 3: append', () => {
     expect(fold.surfaceSeqs()).toEqual([0, 2]);
   });
   it('runs the provenance checks with an empty shadow set', () => {
-    expectRejected([u0], userMessage(1, 'x', { sourceEventSeqs: [1], surfaceOp: 'append' }),
-      'sourceEventSeqs must reference earlier events: 1 >= current seq 1');
+    expectRejected(
+      [u0],
+      userMessage(1, 'x', { sourceEventSeqs: [1], surfaceOp: 'append' }),
+      'sourceEventSeqs must reference earlier events: 1 >= current seq 1',
+    );
   });
 });
 
 describe('§5.2 rule 4: replace range', () => {
   it('4.1 start not in the surface', () => {
-    expectRejected([u0, logOnly(1)], userMessage(2, 'x', { sourceEventSeqs: [1], surfaceOp: replace(1, 0) }),
-      'surface replace: start seq 1 not found in surface');
+    expectRejected(
+      [u0, logOnly(1)],
+      userMessage(2, 'x', { sourceEventSeqs: [1], surfaceOp: replace(1, 0) }),
+      'surface replace: start seq 1 not found in surface',
+    );
   });
   it('4.2 end not in the surface', () => {
-    expectRejected([u0], userMessage(1, 'x', { sourceEventSeqs: [0], surfaceOp: replace(0, 7) }),
-      'surface replace: end seq 7 not found in surface');
+    expectRejected(
+      [u0],
+      userMessage(1, 'x', { sourceEventSeqs: [0], surfaceOp: replace(0, 7) }),
+      'surface replace: end seq 7 not found in surface',
+    );
   });
   it('4.3 start after end', () => {
-    expectRejected([u0, a1, t2], userMessage(3, 'x', { sourceEventSeqs: [0, 1, 2], surfaceOp: replace(2, 1) }),
-      'surface replace: start seq 2 (index 2) is after end seq 1 (index 1)');
+    expectRejected(
+      [u0, a1, t2],
+      userMessage(3, 'x', { sourceEventSeqs: [0, 1, 2], surfaceOp: replace(2, 1) }),
+      'surface replace: start seq 2 (index 2) is after end seq 1 (index 1)',
+    );
   });
   it('4.1 a shadowed node is no longer in the surface', () => {
     const prefix = [u0, userMessage(1, 'y', { sourceEventSeqs: [0], surfaceOp: replace(0, 0) })];
-    expectRejected(prefix, userMessage(2, 'z', { sourceEventSeqs: [0], surfaceOp: replace(0, 0) }),
-      'surface replace: start seq 0 not found in surface');
+    expectRejected(
+      prefix,
+      userMessage(2, 'z', { sourceEventSeqs: [0], surfaceOp: replace(0, 0) }),
+      'surface replace: start seq 0 not found in surface',
+    );
   });
   it('4.4 splices the slice out and inserts the replacement at the start index', () => {
     const events = [u0, a1, t2, userMessage(3, 'tail'), assistantMessage(4, 'sum', { sourceEventSeqs: [1, 2], surfaceOp: replace(1, 2) })];
@@ -117,45 +151,77 @@ describe('§5.2 rule 5: provenance', () => {
   const prefix = [u0, a1, t2];
   it('5.1 must be an array when present', () => {
     for (const sourceEventSeqs of [5, '0', { 0: 0 }, null]) {
-      expectRejected(prefix, { ...userMessage(3, 'x'), sourceEventSeqs } as unknown as SessionEvent,
-        'sourceEventSeqs on event at seq 3 must be an array when present');
+      expectRejected(
+        prefix,
+        { ...userMessage(3, 'x'), sourceEventSeqs } as unknown as SessionEvent,
+        'sourceEventSeqs on event at seq 3 must be an array when present',
+      );
     }
   });
   it('5.2 may be empty only on assistant/message', () => {
-    expectRejected(prefix, userMessage(3, 'x', { sourceEventSeqs: [], surfaceOp: 'append' }),
-      'sourceEventSeqs must not be empty except on assistant/message');
-    expectRejected(prefix, toolResult(3, 'c', 'x', { sourceEventSeqs: [], surfaceOp: 'append' }),
-      'sourceEventSeqs must not be empty except on assistant/message');
-    expect(foldSurface([...prefix, assistantMessage(3, 'x', { sourceEventSeqs: [], surfaceOp: 'append' })]).surfaceSeqs()).toEqual([0, 1, 2, 3]);
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { sourceEventSeqs: [], surfaceOp: 'append' }),
+      'sourceEventSeqs must not be empty except on assistant/message',
+    );
+    expectRejected(
+      prefix,
+      toolResult(3, 'c', 'x', { sourceEventSeqs: [], surfaceOp: 'append' }),
+      'sourceEventSeqs must not be empty except on assistant/message',
+    );
+    expect(foldSurface([...prefix, assistantMessage(3, 'x', { sourceEventSeqs: [], surfaceOp: 'append' })]).surfaceSeqs()).toEqual([
+      0, 1, 2, 3,
+    ]);
   });
   it('5.3 elements must be non-negative safe integers, holes included', () => {
     const sparse = [, 0] as unknown[];
     for (const sourceEventSeqs of [[-1], [1.5], ['0'], [0, null], sparse, [2 ** 53]]) {
-      expectRejected(prefix, { ...userMessage(3, 'x'), sourceEventSeqs } as unknown as SessionEvent,
-        'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers');
+      expectRejected(
+        prefix,
+        { ...userMessage(3, 'x'), sourceEventSeqs } as unknown as SessionEvent,
+        'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers',
+      );
     }
   });
   it('5.3 runs over the whole array before 5.4 duplicates', () => {
-    expectRejected(prefix, { ...userMessage(3, 'x'), sourceEventSeqs: [0, 0, 'x'] } as unknown as SessionEvent,
-      'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers');
+    expectRejected(
+      prefix,
+      { ...userMessage(3, 'x'), sourceEventSeqs: [0, 0, 'x'] } as unknown as SessionEvent,
+      'session event "user/message" sourceEventSeqs must densely contain non-negative safe integers',
+    );
   });
   it('5.4 rejects duplicates, before 5.5', () => {
-    expectRejected(prefix, userMessage(3, 'x', { sourceEventSeqs: [1, 1], surfaceOp: 'append' }),
-      'sourceEventSeqs must not contain duplicates');
-    expectRejected(prefix, userMessage(3, 'x', { sourceEventSeqs: [9, 9], surfaceOp: 'append' }),
-      'sourceEventSeqs must not contain duplicates');
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { sourceEventSeqs: [1, 1], surfaceOp: 'append' }),
+      'sourceEventSeqs must not contain duplicates',
+    );
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { sourceEventSeqs: [9, 9], surfaceOp: 'append' }),
+      'sourceEventSeqs must not contain duplicates',
+    );
   });
   it('5.5 names the first element not earlier than the event', () => {
-    expectRejected(prefix, userMessage(3, 'x', { sourceEventSeqs: [0, 5, 3], surfaceOp: 'append' }),
-      'sourceEventSeqs must reference earlier events: 5 >= current seq 3');
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { sourceEventSeqs: [0, 5, 3], surfaceOp: 'append' }),
+      'sourceEventSeqs must reference earlier events: 5 >= current seq 3',
+    );
   });
   it('5.6 every shadowed node must be cited; missing seqs in surface order', () => {
-    expectRejected(prefix, userMessage(3, 'x', { sourceEventSeqs: [1], surfaceOp: replace(0, 2) }),
-      'surface replace: sourceEventSeqs must include every shadowed surface node; missing 0, 2');
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { sourceEventSeqs: [1], surfaceOp: replace(0, 2) }),
+      'surface replace: sourceEventSeqs must include every shadowed surface node; missing 0, 2',
+    );
   });
   it('5.6 a replace without sourceEventSeqs always fails here', () => {
-    expectRejected(prefix, userMessage(3, 'x', { surfaceOp: replace(1, 1) }),
-      'surface replace: sourceEventSeqs must include every shadowed surface node; missing 1');
+    expectRejected(
+      prefix,
+      userMessage(3, 'x', { surfaceOp: replace(1, 1) }),
+      'surface replace: sourceEventSeqs must include every shadowed surface node; missing 1',
+    );
   });
 });
 
@@ -174,7 +240,11 @@ describe('§5.2 rule 6: tool-result rewrite', () => {
     const reordered = rewrite(t1, 2, (data) => {
       const { message, step, turn } = data;
       for (const key of Object.keys(data)) delete data[key];
-      Object.assign(data, { message: { source: message.source, content: message.content, role: message.role, id: message.id }, step, turn });
+      Object.assign(data, {
+        message: { source: message.source, content: message.content, role: message.role, id: message.id },
+        step,
+        turn,
+      });
     });
     const fold = foldSurface([u0, t1, reordered]);
     expect(fold.surfaceSeqs()).toEqual([0, 2]);
@@ -190,16 +260,36 @@ describe('§5.2 rule 6: tool-result rewrite', () => {
   });
   it('6.3 may change only content', () => {
     const edits: Array<(data: Record<string, any>) => void> = [
-      (d) => { d['turn'] = 2; },
-      (d) => { d['step'] = 9; },
-      (d) => { d['error'] = { name: 'E', code: 'X' }; },
-      (d) => { d['meta'] = { offloaded: true }; },
-      (d) => { d['message']['id'] = 'other'; },
-      (d) => { d['message']['role'] = 'assistant'; },
-      (d) => { d['message']['source'] = { kind: 'tool', callId: 'call-1', extra: 1 }; },
-      (d) => { d['message']['content'][0]['isError'] = true; },
-      (d) => { d['message']['content'][0]['toolCallId'] = 'call-9'; },
-      (d) => { d['message']['extra'] = null; },
+      (d) => {
+        d['turn'] = 2;
+      },
+      (d) => {
+        d['step'] = 9;
+      },
+      (d) => {
+        d['error'] = { name: 'E', code: 'X' };
+      },
+      (d) => {
+        d['meta'] = { offloaded: true };
+      },
+      (d) => {
+        d['message']['id'] = 'other';
+      },
+      (d) => {
+        d['message']['role'] = 'assistant';
+      },
+      (d) => {
+        d['message']['source'] = { kind: 'tool', callId: 'call-1', extra: 1 };
+      },
+      (d) => {
+        d['message']['content'][0]['isError'] = true;
+      },
+      (d) => {
+        d['message']['content'][0]['toolCallId'] = 'call-9';
+      },
+      (d) => {
+        d['message']['extra'] = null;
+      },
     ];
     for (const edit of edits) {
       expectRejected([u0, t1], rewrite(t1, 2, edit), 'tool/result surface replacement may change only content');
@@ -246,12 +336,16 @@ describe('§5.3 classification and §5.4 derived messages', () => {
       assistantMessage(5, 'latest answer'),
     ];
     const fold = foldSurface(events);
-    expect(fold.surfaceSeqs().map((seq) => [seq, events[seq]!.type])).toEqual([[4, 'user/message'], [5, 'assistant/message']]);
+    expect(fold.surfaceSeqs().map((seq) => [seq, events[seq]!.type])).toEqual([
+      [4, 'user/message'],
+      [5, 'assistant/message'],
+    ]);
     expect(classifyEvents(events, fold)).toEqual(['shadowed', 'log-only', 'shadowed', 'shadowed', 'current', 'current']);
   });
   it('item 78 (fold part): a user message without surfaceOp fails; an extra envelope key does not matter', () => {
     expectError(() => foldSurface([userMessage(0, 'x', {})]), {
-      message: 'session event "user/message" is surface-eligible and requires a surfaceOp marker', code: 'SESSION_LOG_INVALID_SURFACE',
+      message: 'session event "user/message" is surface-eligible and requires a surfaceOp marker',
+      code: 'SESSION_LOG_INVALID_SURFACE',
     });
     const withExtraKey = { ...userMessage(0, 'x'), extra: true } as SessionEvent;
     expect(foldSurface([withExtraKey]).surfaceSeqs()).toEqual([0]);

@@ -14,15 +14,25 @@ describe('§6.2 title fold', () => {
   it('item 63: persisted title at seq 0, time 20', () => {
     const snapshot = foldTitle([title(0, { title: 'Persisted title', messageSeqs: [], source: { kind: 'user' } }, 20)]);
     expect(snapshot).toMatchObject({ title: 'Persisted title', eventSeq: 0, updatedAt: 20 });
-    expect(JSON.stringify(snapshot)).toBe('{"title":"Persisted title","messageSeqs":[],"source":{"kind":"user"},"eventSeq":0,"updatedAt":20}');
+    expect(JSON.stringify(snapshot)).toBe(
+      '{"title":"Persisted title","messageSeqs":[],"source":{"kind":"user"},"eventSeq":0,"updatedAt":20}',
+    );
   });
 
   it('the last title in log order wins; the snapshot is deep-frozen and detached', () => {
     const model = { provider: 'oracle', model: 'm1' };
     const seqs = [4, 5];
     const last = title(3, { title: 'Second', messageSeqs: seqs, source: { kind: 'provider', provider: 'first-prompt', model } }, 77);
-    const snapshot = foldTitle([title(0, { title: 'First', messageSeqs: [1], source: { kind: 'fallback' } }), logOnly(1), userMessage(2, 'x'), last, logOnly(4)]);
-    expect(JSON.stringify(snapshot)).toBe('{"title":"Second","messageSeqs":[4,5],"source":{"kind":"provider","provider":"first-prompt","model":{"provider":"oracle","model":"m1"}},"eventSeq":3,"updatedAt":77}');
+    const snapshot = foldTitle([
+      title(0, { title: 'First', messageSeqs: [1], source: { kind: 'fallback' } }),
+      logOnly(1),
+      userMessage(2, 'x'),
+      last,
+      logOnly(4),
+    ]);
+    expect(JSON.stringify(snapshot)).toBe(
+      '{"title":"Second","messageSeqs":[4,5],"source":{"kind":"provider","provider":"first-prompt","model":{"provider":"oracle","model":"m1"}},"eventSeq":3,"updatedAt":77}',
+    );
     expect(Object.isFrozen(snapshot)).toBe(true);
     expect(Object.isFrozen(snapshot!.messageSeqs)).toBe(true);
     expect(Object.isFrozen((snapshot!.source as { model: object }).model)).toBe(true);
@@ -38,12 +48,20 @@ describe('§6.2 title fold', () => {
     expect(JSON.stringify(fold({ kind: 'provider', provider: 'p', extra: 1 }))).toBe('{"kind":"provider","provider":"p"}');
     expect(Object.keys(fold({ kind: 'provider', provider: 'p' }) as object)).toEqual(['kind', 'provider']);
     expect(fold({ kind: 'provider', provider: 'p', model: null })).toEqual({ kind: 'provider', provider: 'p', model: {} });
-    expect(fold({ kind: 'provider', provider: 'p', model: { model: 'm', provider: 'q', x: 1 } })).toEqual({ kind: 'provider', provider: 'p', model: { model: 'm', provider: 'q', x: 1 } });
+    expect(fold({ kind: 'provider', provider: 'p', model: { model: 'm', provider: 'q', x: 1 } })).toEqual({
+      kind: 'provider',
+      provider: 'p',
+      model: { model: 'm', provider: 'q', x: 1 },
+    });
   });
 
   it('copies the title as is and spreads messageSeqs as an iterable (a string spreads into characters)', () => {
     expect(foldTitle([title(0, { title: 42, messageSeqs: 'ab', source: { kind: 'user' } })])).toEqual({
-      title: 42, messageSeqs: ['a', 'b'], source: { kind: 'user' }, eventSeq: 0, updatedAt: 1000,
+      title: 42,
+      messageSeqs: ['a', 'b'],
+      source: { kind: 'user' },
+      eventSeq: 0,
+      updatedAt: 1000,
     });
   });
 

@@ -24,7 +24,7 @@ import type { SessionSurfaceSnapshot } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { DSH_SMALL, fixtureSessions, readExpected } from '../support/fixtures.js';
 import type { FixtureSession } from '../support/fixtures.js';
-import { makeTempDir, removeTempDir, writeArtifactFile } from '../store/store-test-builders.js';
+import { makeTempDir, removeTempDir, writeArtifactFile } from '../main/store/store-test-builders.js';
 import { seededUnit } from '../support/seeded-random.js';
 import { assertNever } from '../../src/protocol/assert-never.js';
 
@@ -47,7 +47,10 @@ const STABLE_CODES = new Set([
 /** The same mutations on every run. */
 const prng = seededUnit;
 
-type Mutation = { readonly kind: 'flip'; readonly offset: number; readonly bit: number } | { readonly kind: 'set'; readonly offset: number; readonly value: number } | { readonly kind: 'delete'; readonly offset: number };
+type Mutation =
+  | { readonly kind: 'flip'; readonly offset: number; readonly bit: number }
+  | { readonly kind: 'set'; readonly offset: number; readonly value: number }
+  | { readonly kind: 'delete'; readonly offset: number };
 
 function mutate(bytes: Uint8Array, mutation: Mutation): Uint8Array {
   switch (mutation.kind) {
@@ -90,9 +93,12 @@ type Outcome =
 async function bounded<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`read did not settle within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
-    })]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`read did not settle within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -104,7 +110,10 @@ class PrefixSurfaces {
   /** Per session: the number of stored events up to and including each event line (§9.7: a packed row holds several). */
   readonly #eventCounts = new Map<string, number[]>();
 
-  constructor(private readonly scratch: string, private readonly query: SessionQuery) {}
+  constructor(
+    private readonly scratch: string,
+    private readonly query: SessionQuery,
+  ) {}
 
   #lines(session: FixtureSession): string[] {
     const text = readFileSync(session.rawPath, 'utf8');
@@ -147,7 +156,7 @@ class PrefixSurfaces {
       const stored = lines === 0 ? 0 : (counts[lines - 1] as number);
       // Crash closers add at most the pending calls + 2 events (§9.12); a handful covers every fixture.
       if (observed < stored || observed > stored + 16) continue;
-      if (await this.digest(session, lines) === digest) return lines;
+      if ((await this.digest(session, lines)) === digest) return lines;
     }
     return undefined;
   }
@@ -162,7 +171,7 @@ function describeError(error: unknown): { code: unknown; inner: string; raw: boo
   let raw = false;
   let inner = '';
   for (let current = error; current instanceof Error; current = (current as { cause?: unknown }).cause) {
-    if (current instanceof RangeError || (current.name === 'RangeError')) raw = true;
+    if (current instanceof RangeError || current.name === 'RangeError') raw = true;
     // The deepest link with a code names what the reader found (a decoder's own error below it has none).
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string') inner = code;
@@ -173,7 +182,9 @@ function describeError(error: unknown): { code: unknown; inner: string; raw: boo
 describe.each<[Compression]>([['none'], ['zstd']])('seeded byte mutations of the fixture logs (%s)', (compression) => {
   const encodingDir = compression === 'none' ? 'raw' : 'zstd';
   const sessions = fixtureSessions();
-  const expected = new Map(readExpected<SessionSurfaceSnapshot[]>('surfaces.json').map((snapshot) => [snapshot.session.id as string, snapshot]));
+  const expected = new Map(
+    readExpected<SessionSurfaceSnapshot[]>('surfaces.json').map((snapshot) => [snapshot.session.id as string, snapshot]),
+  );
   let dir: string;
   let root: string;
   let query: SessionQuery;
@@ -194,7 +205,13 @@ describe.each<[Compression]>([['none'], ['zstd']])('seeded byte mutations of the
     pool = await createEngine({ root, compression, store: { titleIndex: false } });
     const scratch = join(dir, 'prefix-raw');
     cpSync(join(DSH_SMALL, 'raw'), scratch, { recursive: true });
-    prefixes = new PrefixSurfaces(scratch, new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: await JsonlSessionStore.open({ root: scratch, compression: 'none', titleIndex: false }) }));
+    prefixes = new PrefixSurfaces(
+      scratch,
+      new SessionQuery({
+        registry: new InMemoryLiveRegistry(),
+        storage: await JsonlSessionStore.open({ root: scratch, compression: 'none', titleIndex: false }),
+      }),
+    );
     process.on('unhandledRejection', onUnhandled);
   });
 
@@ -246,8 +263,16 @@ describe.each<[Compression]>([['none'], ['zstd']])('seeded byte mutations of the
 
       if (trial % POOL_EVERY === 0) {
         // The pool reads the same bytes in a worker: the same outcome, the same code and message.
-        const viaPool = await bounded(pool.readSurface(id).then((snapshot) => ({ ok: true as const, snapshot }), (error: unknown) => ({ ok: false as const, error })));
-        const local = await query.readSurface(id).then((snapshot) => ({ ok: true as const, snapshot }), (error: unknown) => ({ ok: false as const, error }));
+        const viaPool = await bounded(
+          pool.readSurface(id).then(
+            (snapshot) => ({ ok: true as const, snapshot }),
+            (error: unknown) => ({ ok: false as const, error }),
+          ),
+        );
+        const local = await query.readSurface(id).then(
+          (snapshot) => ({ ok: true as const, snapshot }),
+          (error: unknown) => ({ ok: false as const, error }),
+        );
         expect(viaPool.ok, where).toBe(local.ok);
         if (viaPool.ok && local.ok) expect(surfaceDigest(viaPool.snapshot), where).toBe(surfaceDigest(local.snapshot));
         if (!viaPool.ok && !local.ok) {
@@ -259,7 +284,9 @@ describe.each<[Compression]>([['none'], ['zstd']])('seeded byte mutations of the
     }
     const elapsedMs = Math.round(performance.now() - started);
     // The figures RELIABILITY.md records.
-    console.log(`[byte-mutations ${compression}] ${JSON.stringify({ mutations: MUTATIONS, ...tally, elapsedMs, codes: Object.fromEntries([...codes].sort()) })}`);
+    console.log(
+      `[byte-mutations ${compression}] ${JSON.stringify({ mutations: MUTATIONS, ...tally, elapsedMs, codes: Object.fromEntries([...codes].sort()) })}`,
+    );
     if (altered.length > 0) console.log(`[byte-mutations ${compression}] silently altered:\n  ${altered.join('\n  ')}`);
     expect(tally.identical + tally.prefix + tally.altered + tally.typed).toBe(MUTATIONS);
     if (compression === 'zstd') expect(altered).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * The events a child writer appends, without importing vitest (a child process starts in a fraction of the time):
- * closed turns shaped like `test/store/store-test-builders.ts`'s `EventSequence.closedTurn`, and its `noiseText`.
+ * closed turns shaped like `test/main/store/store-test-builders.ts`'s `EventSequence.closedTurn`, and its `noiseText`.
  */
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { noiseText } from '../support/seeded-random.js';
@@ -22,10 +22,29 @@ export function closedTurn(seq: number, turn: number, prompt: string): SessionEv
   return [
     { type: 'turn/start', ...at(0), data: { turn } },
     { type: 'step/start', ...at(1), data: { turn, step: 1 } },
-    { type: 'user/message', ...at(2), data: { id: `user-${seq + 2}`, role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'user' } }, surfaceOp: 'append' },
+    {
+      type: 'user/message',
+      ...at(2),
+      data: { id: `user-${seq + 2}`, role: 'user', content: [{ type: 'text', text: prompt }], source: { kind: 'user' } },
+      surfaceOp: 'append',
+    },
     { type: 'assistant/chunk', ...at(3), data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'x' } } },
     { type: 'assistant/chunk', ...at(4), data: { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: 'y' } } },
-    { type: 'assistant/message', ...at(5), data: { turn, step: 1, message: { id: `assistant-${seq + 5}`, role: 'assistant', content: [{ type: 'text', text: 'xy' }], source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' } } }, surfaceOp: 'append' },
+    {
+      type: 'assistant/message',
+      ...at(5),
+      data: {
+        turn,
+        step: 1,
+        message: {
+          id: `assistant-${seq + 5}`,
+          role: 'assistant',
+          content: [{ type: 'text', text: 'xy' }],
+          source: { kind: 'model', provider: 'deepseek', model: 'deepseek-chat' },
+        },
+      },
+      surfaceOp: 'append',
+    },
     { type: 'step/end', ...at(6), data: { turn, step: 1 } },
     { type: 'turn/end', ...at(7), data: { turn, reason: { kind: 'completed' } } },
   ] as SessionEvent[];

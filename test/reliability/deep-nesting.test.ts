@@ -29,7 +29,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
 import { REPO_ROOT } from '../support/fixtures.js';
-import { EventSequence, makeTempDir, removeTempDir, sessionHeader, writeArtifactFile } from '../store/store-test-builders.js';
+import { EventSequence, makeTempDir, removeTempDir, sessionHeader, writeArtifactFile } from '../main/store/store-test-builders.js';
 import { jsonTextDepth } from '../support/json-text-depth.js';
 
 const run = promisify(execFile);
@@ -68,7 +68,12 @@ function deepLogLines(id: string, depth: number): string[] {
   s.advance(1);
   const after = [s.stepEnd(1, 1), s.turnEnd(1)];
   const header = JSON.stringify({ type: 'session', version: 0, id, createdAt: 1_767_225_599_000, cwd: CWD, delegationDepth: 0 });
-  return [header, ...before.map((event) => JSON.stringify(event)), deepAssistantLine(3, depth), ...after.map((event) => JSON.stringify(event))];
+  return [
+    header,
+    ...before.map((event) => JSON.stringify(event)),
+    deepAssistantLine(3, depth),
+    ...after.map((event) => JSON.stringify(event)),
+  ];
 }
 
 /** Writes a log as another tool would: raw lines, or one zstd frame for the header and one for the events. */
@@ -180,7 +185,12 @@ describe.each<[Compression]>([['none'], ['zstd']])('deep nesting, %s logs', (com
     const viaPool = await pool.prepare(target, message.content, message.references);
     const viaThread = await inThread.prepare(target, message.content, message.references);
     expect(withoutMessageId(viaThread)).toEqual(withoutMessageId(viaPool));
-    const rendered = await new InThreadSourceRenderer(new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store })).render(id, 'deep', 65536, new AbortController().signal);
+    const rendered = await new InThreadSourceRenderer(new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store })).render(
+      id,
+      'deep',
+      65536,
+      new AbortController().signal,
+    );
     expect(rendered.fits).toBe(true);
     const [title] = await pool.readTitleSnapshots([id]);
     expect(title?.status).toBe('fulfilled');
@@ -197,14 +207,24 @@ describe.each<[Compression]>([['none'], ['zstd']])('deep nesting, %s logs', (com
 
     for (const engine of [pool, inThread]) {
       const read = await rejection(engine.readSurface(id));
-      expect(chain(read)).toEqual([{ code: 'SESSION_QUERY_CORRUPT_SESSION', message: corrupt }, { code: 'SESSION_LOG_TOO_DEEP', message: inner }]);
+      expect(chain(read)).toEqual([
+        { code: 'SESSION_QUERY_CORRUPT_SESSION', message: corrupt },
+        { code: 'SESSION_LOG_TOO_DEEP', message: inner },
+      ]);
       const message = citing(id);
       const prepared = await rejection(engine.prepare(target, message.content, message.references));
-      expect(chain(prepared).map((link) => link.code)).toEqual(['SESSION_REFERENCE_READ_FAILED', 'SESSION_QUERY_CORRUPT_SESSION', 'SESSION_LOG_TOO_DEEP']);
+      expect(chain(prepared).map((link) => link.code)).toEqual([
+        'SESSION_REFERENCE_READ_FAILED',
+        'SESSION_QUERY_CORRUPT_SESSION',
+        'SESSION_LOG_TOO_DEEP',
+      ]);
       expect(chain(prepared)[2]?.message).toBe(inner);
       const [title] = await engine.readTitleSnapshots([id]);
       expect(title?.status).toBe('rejected');
-      expect(chain((title as { reason: unknown }).reason)).toEqual([{ code: 'SESSION_QUERY_CORRUPT_SESSION', message: corrupt }, { code: 'SESSION_LOG_TOO_DEEP', message: inner }]);
+      expect(chain((title as { reason: unknown }).reason)).toEqual([
+        { code: 'SESSION_QUERY_CORRUPT_SESSION', message: corrupt },
+        { code: 'SESSION_LOG_TOO_DEEP', message: inner },
+      ]);
     }
     const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
     const direct = await rejection(query.readSurface(id));
@@ -230,7 +250,10 @@ describe.each<[Compression]>([['none'], ['zstd']])('deep nesting, %s logs', (com
     }
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
-      error: { code: 'SESSION_QUERY_CORRUPT_SESSION', message: `stored session "${id}" is corrupt: ${tooDeepMessage(depth, paths.get(depth) as string)}` },
+      error: {
+        code: 'SESSION_QUERY_CORRUPT_SESSION',
+        message: `stored session "${id}" is corrupt: ${tooDeepMessage(depth, paths.get(depth) as string)}`,
+      },
     });
   });
 });
@@ -248,58 +271,71 @@ describe('the store write path refuses before writing', () => {
     await removeTempDir(root);
   });
 
-  it.each([LIMIT + 1, 3000, 10_000])('create and append of an event nesting %i levels: SESSION_LOG_TOO_DEEP, no log written or changed', async (depth) => {
-    const s = new EventSequence();
-    const events = [s.turnStart(1), s.stepStart(1, 1), s.userMessage('how deep?')];
-    s.advance(1);
-    const deep = deepAssistantEvent(3, depth);
-    const message = `session event "assistant/message" at seq 3 nests ${depth} levels of arrays and objects; the limit is ${LIMIT}`;
-    const header = sessionHeader(`write-${depth}`, CWD);
-    const created = await rejection(store.create(header, [...events, deep]));
-    expect({ code: created.code, message: created.message }).toEqual({ code: 'SESSION_LOG_TOO_DEEP', message });
-    const path = artifactPathFor(store.config, header.id, CWD);
-    expect(existsSync(path)).toBe(false);
-    // The same session written without the deep event, then the deep event appended: refused, the log unchanged.
-    await store.create(header, events);
-    const before = readFileSync(path);
-    const appended = await rejection(store.append(header, [deep]));
-    expect({ code: appended.code, message: appended.message }).toEqual({ code: 'SESSION_LOG_TOO_DEEP', message });
-    expect(readFileSync(path).equals(before)).toBe(true);
-    await store.append(header, [deepAssistantEvent(3, LIMIT - 1)]);
-    expect((await store.inspect(header.id)).events.length).toBe(4 + 2);
-  });
+  it.each([LIMIT + 1, 3000, 10_000])(
+    'create and append of an event nesting %i levels: SESSION_LOG_TOO_DEEP, no log written or changed',
+    async (depth) => {
+      const s = new EventSequence();
+      const events = [s.turnStart(1), s.stepStart(1, 1), s.userMessage('how deep?')];
+      s.advance(1);
+      const deep = deepAssistantEvent(3, depth);
+      const message = `session event "assistant/message" at seq 3 nests ${depth} levels of arrays and objects; the limit is ${LIMIT}`;
+      const header = sessionHeader(`write-${depth}`, CWD);
+      const created = await rejection(store.create(header, [...events, deep]));
+      expect({ code: created.code, message: created.message }).toEqual({ code: 'SESSION_LOG_TOO_DEEP', message });
+      const path = artifactPathFor(store.config, header.id, CWD);
+      expect(existsSync(path)).toBe(false);
+      // The same session written without the deep event, then the deep event appended: refused, the log unchanged.
+      await store.create(header, events);
+      const before = readFileSync(path);
+      const appended = await rejection(store.append(header, [deep]));
+      expect({ code: appended.code, message: appended.message }).toEqual({ code: 'SESSION_LOG_TOO_DEEP', message });
+      expect(readFileSync(path).equals(before)).toBe(true);
+      await store.append(header, [deepAssistantEvent(3, LIMIT - 1)]);
+      expect((await store.inspect(header.id)).events.length).toBe(4 + 2);
+    },
+  );
 });
 
 describe('live sessions', () => {
-  it.each([[LIMIT + 1], [3000], [10_000]])('attach refuses a log nesting %i levels; a live log that gains one fails every read alike', async (depth) => {
-    const message = `session event "assistant/message" at seq 3 nests ${depth} levels of arrays and objects; the limit is ${LIMIT}`;
-    for (const workers of [true, false]) {
-      const engine = await createEngine({ workers });
-      try {
-        const s = new EventSequence();
-        const events: SessionEvent[] = [s.turnStart(1), s.stepStart(1, 1), s.userMessage('how deep?')];
-        const refused = { id: asSessionId('live-refused'), header: sessionHeader('live-refused', CWD), events: [...events, deepAssistantEvent(3, depth)] };
-        let attachError: unknown;
+  it.each([[LIMIT + 1], [3000], [10_000]])(
+    'attach refuses a log nesting %i levels; a live log that gains one fails every read alike',
+    async (depth) => {
+      const message = `session event "assistant/message" at seq 3 nests ${depth} levels of arrays and objects; the limit is ${LIMIT}`;
+      for (const workers of [true, false]) {
+        const engine = await createEngine({ workers });
         try {
-          engine.attachLive(refused);
-        } catch (error) {
-          attachError = error;
-        }
-        expect(chain(attachError)).toEqual([{ code: 'SESSION_LOG_TOO_DEEP', message }]);
+          const s = new EventSequence();
+          const events: SessionEvent[] = [s.turnStart(1), s.stepStart(1, 1), s.userMessage('how deep?')];
+          const refused = {
+            id: asSessionId('live-refused'),
+            header: sessionHeader('live-refused', CWD),
+            events: [...events, deepAssistantEvent(3, depth)],
+          };
+          let attachError: unknown;
+          try {
+            engine.attachLive(refused);
+          } catch (error) {
+            attachError = error;
+          }
+          expect(chain(attachError)).toEqual([{ code: 'SESSION_LOG_TOO_DEEP', message }]);
 
-        const live = { id: asSessionId('live-deep'), header: sessionHeader('live-deep', CWD), events: [...events] };
-        engine.attachLive(live);
-        live.events.push(deepAssistantEvent(3, depth));
-        const read = await rejection(engine.readSurface(live.id));
-        expect(chain(read)).toEqual([{ code: 'SESSION_QUERY_INVALID_SURFACE', message: `invalid session surface: ${message}` }, { code: 'SESSION_LOG_TOO_DEEP', message }]);
-        const cite = citing(live.id);
-        const prepared = await rejection(engine.prepare(target, cite.content, cite.references));
-        expect(chain(prepared).slice(1)).toEqual(chain(read));
-      } finally {
-        await engine.close();
+          const live = { id: asSessionId('live-deep'), header: sessionHeader('live-deep', CWD), events: [...events] };
+          engine.attachLive(live);
+          live.events.push(deepAssistantEvent(3, depth));
+          const read = await rejection(engine.readSurface(live.id));
+          expect(chain(read)).toEqual([
+            { code: 'SESSION_QUERY_INVALID_SURFACE', message: `invalid session surface: ${message}` },
+            { code: 'SESSION_LOG_TOO_DEEP', message },
+          ]);
+          const cite = citing(live.id);
+          const prepared = await rejection(engine.prepare(target, cite.content, cite.references));
+          expect(chain(prepared).slice(1)).toEqual(chain(read));
+        } finally {
+          await engine.close();
+        }
       }
-    }
-  });
+    },
+  );
 
   it(`a live log at depth ${LIMIT - 1} attaches, reads and renders on both paths`, async () => {
     const results: unknown[] = [];
@@ -308,7 +344,11 @@ describe('live sessions', () => {
       try {
         const s = new EventSequence();
         const events: SessionEvent[] = [s.turnStart(1), s.stepStart(1, 1), s.userMessage('how deep?')];
-        const live = { id: asSessionId('live-ok'), header: sessionHeader('live-ok', CWD), events: [...events, deepAssistantEvent(3, LIMIT - 1)] };
+        const live = {
+          id: asSessionId('live-ok'),
+          header: sessionHeader('live-ok', CWD),
+          events: [...events, deepAssistantEvent(3, LIMIT - 1)],
+        };
         engine.attachLive(live);
         const read = await engine.readSurface(live.id);
         expect(lineDepth(JSON.stringify(read.events[1]))).toBe(LIMIT - 1);
@@ -330,17 +370,29 @@ describe('a header with a deep field', () => {
       await store.create(sessionHeader('healthy', CWD), new EventSequence().closedTurn(1, 'hello', ['a', 'b', 'c']));
       const path = artifactPathFor(store.config, asSessionId('deep-header'), CWD);
       const parent = `${'['.repeat(3000)}${']'.repeat(3000)}`;
-      await writeArtifactFile(path, `{"type":"session","version":0,"id":"deep-header","createdAt":1,"cwd":${JSON.stringify(CWD)},"parentSession":${parent},"delegationDepth":0}\n`);
+      await writeArtifactFile(
+        path,
+        `{"type":"session","version":0,"id":"deep-header","createdAt":1,"cwd":${JSON.stringify(CWD)},"parentSession":${parent},"delegationDepth":0}\n`,
+      );
       const engine = await createEngine({ root, compression: 'none' });
       try {
         const report = await engine.listSessionsReport();
         expect(report.records.map((record) => record.header.id)).toEqual(['healthy']);
-        expect(report.problems).toEqual([{ path, code: 'SESSION_STORE_CORRUPT_HEADER', message: 'session header nests 3000 levels of arrays and objects; the limit is 512' }]);
+        expect(report.problems).toEqual([
+          {
+            path,
+            code: 'SESSION_STORE_CORRUPT_HEADER',
+            message: 'session header nests 3000 levels of arrays and objects; the limit is 512',
+          },
+        ]);
         expect((await engine.readSurface(asSessionId('healthy'))).events.length).toBe(2);
         const read = await rejection(engine.readSurface(asSessionId('deep-header')));
         expect(read.code).toBe('SESSION_QUERY_SESSION_NOT_FOUND');
         const inspected = await rejection(store.inspect(asSessionId('deep-header')));
-        expect({ code: inspected.code, message: inspected.message }).toEqual({ code: 'SESSION_LOG_TOO_DEEP', message: `session header nests 3000 levels of arrays and objects; the limit is 512 (${JSON.stringify(path)})` });
+        expect({ code: inspected.code, message: inspected.message }).toEqual({
+          code: 'SESSION_LOG_TOO_DEEP',
+          message: `session header nests 3000 levels of arrays and objects; the limit is 512 (${JSON.stringify(path)})`,
+        });
       } finally {
         await engine.close();
       }

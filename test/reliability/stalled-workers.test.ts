@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerPool } from '../../src/main/pool/worker-pool.js';
 import type { ContentBlock } from '../../src/protocol/events.js';
-import { openStore, serviceWith } from '../pool/pool-builders.js';
-import { settle, within } from '../reference-service/reference-builders.js';
-import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
+import { openStore, serviceWith } from '../main/pool/pool-builders.js';
+import { settle, within } from '../main/reference/reference-builders.js';
+import { makeTempDir, removeTempDir } from '../main/store/store-test-builders.js';
 import { BlockingFifo } from '../support/blocking-fifo.js';
 import { FAULT_ENTRY } from '../support/fault-task.js';
 import type { TestFaultPayload } from '../support/fault-task.js';
@@ -93,7 +93,13 @@ describe('stalled workers (pool of 2, default grace period)', () => {
         lastAbort = performance.now();
         for (const controller of controllers) controller.abort(new Error(`wave ${wave} cancelled`));
         for (const [slot, task] of running.entries()) {
-          const outcome = await within(task.then(() => undefined, (error: unknown) => error), 50);
+          const outcome = await within(
+            task.then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+            50,
+          );
           cancelLatencies.push(performance.now() - lastAbort);
           expect(outcome).toBe(controllers[slot]?.signal.reason);
         }
@@ -147,7 +153,10 @@ describe('stalled workers (pool of 2, default grace period)', () => {
       const task = pool.run('testFault', { mode: 'spin' }, { signal: controller.signal });
       if (cycle % 2 === 1) await settle(1);
       controller.abort(new Error('cancelled'));
-      await task.then(() => undefined, () => undefined);
+      await task.then(
+        () => undefined,
+        () => undefined,
+      );
     }
     await settle(DEFAULT_GRACE_MS + 200);
     await Promise.all(Array.from({ length: POOL_SIZE }, () => pool.run('testFault', { mode: 'echo', delayMs: 20 })));

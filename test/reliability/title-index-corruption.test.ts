@@ -21,7 +21,14 @@ import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { RAW_ROOT, ZSTD_ROOT, readExpected } from '../support/fixtures.js';
-import { batchFileBytes, cacheEnv, comparable, copyRoot, indexPathOf, removeTempDirs } from '../title-index/title-index-harness.js';
+import {
+  batchFileBytes,
+  cacheEnv,
+  comparable,
+  copyRoot,
+  indexPathOf,
+  removeTempDirs,
+} from '../main/corpus/title-index/title-index-harness.js';
 import { assertNever } from '../../src/protocol/assert-never.js';
 
 afterAll(removeTempDirs);
@@ -67,7 +74,12 @@ function damageOf(length: number): fc.Arbitrary<Damage> {
     { weight: 5, arbitrary: fc.array(flip, { minLength: 1, maxLength: 1 }).map((bits) => ({ kind: 'flip' as const, bits })) },
     { weight: 1, arbitrary: fc.array(flip, { minLength: 2, maxLength: 4 }).map((bits) => ({ kind: 'flip' as const, bits })) },
     { weight: 2, arbitrary: at.map((cut) => ({ kind: 'truncate' as const, at: cut })) },
-    { weight: 2, arbitrary: fc.array(fc.record({ at, value: fc.nat({ max: 255 }) }), { minLength: 1, maxLength: 4 }).map((bytes) => ({ kind: 'overwrite' as const, bytes })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .array(fc.record({ at, value: fc.nat({ max: 255 }) }), { minLength: 1, maxLength: 4 })
+        .map((bytes) => ({ kind: 'overwrite' as const, bytes })),
+    },
   );
 }
 
@@ -91,8 +103,14 @@ function damaged(pristine: Uint8Array, damage: Damage): Uint8Array {
 }
 
 /** A store over `root` behind a query layer; `indexed: false` is the independent full inspection. */
-async function queryOver(root: string, compression: Compression, indexed: boolean): Promise<{ store: JsonlSessionStore; query: SessionQuery }> {
-  const store = await JsonlSessionStore.open(indexed ? { root, compression, env: await cacheEnv() } : { root, compression, titleIndex: false });
+async function queryOver(
+  root: string,
+  compression: Compression,
+  indexed: boolean,
+): Promise<{ store: JsonlSessionStore; query: SessionQuery }> {
+  const store = await JsonlSessionStore.open(
+    indexed ? { root, compression, env: await cacheEnv() } : { root, compression, titleIndex: false },
+  );
   return { store, query: new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store }) };
 }
 
@@ -123,49 +141,57 @@ afterAll(() => {
 });
 
 describe.each(roots)('title index file damage never changes an answer ($name)', ({ source, compression }) => {
-  it.each(['unchanged', 'grown'] as const)('%s logs: every answer equals the full inspection, and the index is rebuilt', async (scenario) => {
-    const started = performance.now();
-    const root = await smallCopy(source);
-    const builder = await queryOver(root, compression, true);
-    // The fixture's own expectation, so the baseline itself is independent of both stores.
-    const expected = readExpected<Array<{ sessionId: string }>>('titles.json').filter((observation) => !LARGE_SESSIONS.has(observation.sessionId));
-    expect(await titles(builder.query)).toBe(JSON.stringify(expected));
-    await builder.store.flushTitleIndex();
-    const indexPath = await indexPathOf(root);
-    const pristine = await readFile(indexPath);
-    const records = await builder.query.listSessions();
-    if (scenario === 'grown') {
-      // A blank line (a whitespace-only record every reader skips): each revision changes, each prefix stays.
-      for (const { header } of records) await appendFile(artifactPathFor(builder.store.config, header.id, header.cwd), await batchFileBytes('\n', compression));
-    }
-    const independent = await titles((await queryOver(root, compression, false)).query);
-    const tally: Tally = { runs: 0, wrong: 0, discardedFiles: 0, discardedEntries: 0, harmless: 0 };
+  it.each(['unchanged', 'grown'] as const)(
+    '%s logs: every answer equals the full inspection, and the index is rebuilt',
+    async (scenario) => {
+      const started = performance.now();
+      const root = await smallCopy(source);
+      const builder = await queryOver(root, compression, true);
+      // The fixture's own expectation, so the baseline itself is independent of both stores.
+      const expected = readExpected<Array<{ sessionId: string }>>('titles.json').filter(
+        (observation) => !LARGE_SESSIONS.has(observation.sessionId),
+      );
+      expect(await titles(builder.query)).toBe(JSON.stringify(expected));
+      await builder.store.flushTitleIndex();
+      const indexPath = await indexPathOf(root);
+      const pristine = await readFile(indexPath);
+      const records = await builder.query.listSessions();
+      if (scenario === 'grown') {
+        // A blank line (a whitespace-only record every reader skips): each revision changes, each prefix stays.
+        for (const { header } of records)
+          await appendFile(artifactPathFor(builder.store.config, header.id, header.cwd), await batchFileBytes('\n', compression));
+      }
+      const independent = await titles((await queryOver(root, compression, false)).query);
+      const tally: Tally = { runs: 0, wrong: 0, discardedFiles: 0, discardedEntries: 0, harmless: 0 };
 
-    await fc.assert(
-      fc.asyncProperty(damageOf(pristine.length), async (damage) => {
-        await writeFile(indexPath, damaged(pristine, damage));
-        const { store, query } = await queryOver(root, compression, true);
-        const answer = await titles(query);
-        // Written back before the next run damages the file again (and checked: the index was rebuilt).
-        await store.flushTitleIndex();
-        const stats = store.titleIndexStats;
-        tally.runs += 1;
-        if (answer !== independent) tally.wrong += 1;
-        tally.discardedFiles += stats?.discardedFiles ?? 0;
-        tally.discardedEntries += stats?.discarded ?? 0;
-        if (stats?.discarded === 0 && stats.discardedFiles === 0) tally.harmless += 1;
-        expect(answer).toBe(independent);
-        // Nothing ever falls back to the unindexed path: damage costs a rescan, not an index failure.
-        expect(stats?.unavailable).toBe(0);
-        const rebuilt = decodeTitleIndex(await readFile(indexPath));
-        expect(rebuilt?.discarded).toBe(0);
-        expect(rebuilt?.entries.size).toBe(records.length);
-      }),
-      { numRuns: RUNS_PER_SCENARIO },
-    );
-    const seconds = (performance.now() - started) / 1000;
-    tallies.push(`  ${compression} ${scenario}: ${tally.runs} runs, ${tally.wrong} wrong answers, ${tally.discardedFiles} files and ${tally.discardedEntries} entries discarded, ${tally.harmless} runs without a discard (root renamed or an unused checkpoint damaged), ${seconds.toFixed(1)} s`);
-    expect(tally.wrong).toBe(0);
-    expect(tally.runs).toBe(RUNS_PER_SCENARIO);
-  });
+      await fc.assert(
+        fc.asyncProperty(damageOf(pristine.length), async (damage) => {
+          await writeFile(indexPath, damaged(pristine, damage));
+          const { store, query } = await queryOver(root, compression, true);
+          const answer = await titles(query);
+          // Written back before the next run damages the file again (and checked: the index was rebuilt).
+          await store.flushTitleIndex();
+          const stats = store.titleIndexStats;
+          tally.runs += 1;
+          if (answer !== independent) tally.wrong += 1;
+          tally.discardedFiles += stats?.discardedFiles ?? 0;
+          tally.discardedEntries += stats?.discarded ?? 0;
+          if (stats?.discarded === 0 && stats.discardedFiles === 0) tally.harmless += 1;
+          expect(answer).toBe(independent);
+          // Nothing ever falls back to the unindexed path: damage costs a rescan, not an index failure.
+          expect(stats?.unavailable).toBe(0);
+          const rebuilt = decodeTitleIndex(await readFile(indexPath));
+          expect(rebuilt?.discarded).toBe(0);
+          expect(rebuilt?.entries.size).toBe(records.length);
+        }),
+        { numRuns: RUNS_PER_SCENARIO },
+      );
+      const seconds = (performance.now() - started) / 1000;
+      tallies.push(
+        `  ${compression} ${scenario}: ${tally.runs} runs, ${tally.wrong} wrong answers, ${tally.discardedFiles} files and ${tally.discardedEntries} entries discarded, ${tally.harmless} runs without a discard (root renamed or an unused checkpoint damaged), ${seconds.toFixed(1)} s`,
+      );
+      expect(tally.wrong).toBe(0);
+      expect(tally.runs).toBe(RUNS_PER_SCENARIO);
+    },
+  );
 });

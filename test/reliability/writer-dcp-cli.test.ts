@@ -7,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
 import { REPO_ROOT } from '../support/fixtures.js';
-import { dcpActiveSession } from '../dcp/dcp-active-session.js';
-import { makeTempDir, removeTempDir } from '../store/store-test-builders.js';
+import { dcpActiveSession } from '../main/dcp/dcp-active-session.js';
+import { makeTempDir, removeTempDir } from '../main/store/store-test-builders.js';
 
 const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 const ROUNDS = 20;
@@ -37,7 +37,9 @@ afterEach(async () => {
 });
 
 describe('two concurrent `sessionctx dcp manual on|off` runs', () => {
-  it(`${ROUNDS} rounds: the session stays readable; each run succeeds or fails with a typed lock/conflict code`, { timeout: 240_000 }, async () => {
+  it(`${ROUNDS} rounds: the session stays readable; each run succeeds or fails with a typed lock/conflict code`, {
+    timeout: 240_000,
+  }, async () => {
     const { session } = await dcpActiveSession();
     const store = await JsonlSessionStore.open({ root, compression: 'none', titleIndex: false });
     await store.create(session.header, session.events);
@@ -48,7 +50,9 @@ describe('two concurrent `sessionctx dcp manual on|off` runs', () => {
     const started = Date.now();
     for (let round = 0; round < ROUNDS; round += 1) {
       const before = (await store.inspect(id)).events.length;
-      const runs = await Promise.all(['on', 'off'].map((state) => runCli(['dcp', 'manual', state, '--session', session.id, '--root', root, '--json'])));
+      const runs = await Promise.all(
+        ['on', 'off'].map((state) => runCli(['dcp', 'manual', state, '--session', session.id, '--root', root, '--json'])),
+      );
       for (const run of runs) {
         if (run.code === 0) {
           succeeded += 1;
@@ -64,6 +68,8 @@ describe('two concurrent `sessionctx dcp manual on|off` runs', () => {
       expect(after > before).toBe(runs.some((run) => run.code === 0));
     }
     expect(succeeded).toBeGreaterThanOrEqual(ROUNDS);
-    console.log(`[reliability] dcp manual on|off x2: ${ROUNDS} rounds, ${succeeded} succeeded, ${refused} refused (${[...codes].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'}), 0 unreadable, ${Date.now() - started} ms`);
+    console.log(
+      `[reliability] dcp manual on|off x2: ${ROUNDS} rounds, ${succeeded} succeeded, ${refused} refused (${[...codes].map(([code, count]) => `${code} ${count}`).join(', ') || 'none'}), 0 unreadable, ${Date.now() - started} ms`,
+    );
   });
 });

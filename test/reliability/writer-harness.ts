@@ -33,8 +33,18 @@ export interface ChildWriter {
 }
 
 /** Starts a child writer (see `writer-child.ts` for the arguments). */
-export function startWriter(root: string, compression: 'none' | 'zstd', id: string, mode: 'create' | 'resume' | 'percall', tag: string, promptBytes: number, maxBatches: number): ChildWriter {
-  const child = spawn(process.execPath, [WRITER_CHILD, root, compression, id, mode, tag, String(promptBytes), String(maxBatches)], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startWriter(
+  root: string,
+  compression: 'none' | 'zstd',
+  id: string,
+  mode: 'create' | 'resume' | 'percall',
+  tag: string,
+  promptBytes: number,
+  maxBatches: number,
+): ChildWriter {
+  const child = spawn(process.execPath, [WRITER_CHILD, root, compression, id, mode, tag, String(promptBytes), String(maxBatches)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const acks: Ack[] = [];
   const errors: string[] = [];
   let pending = '';
@@ -48,10 +58,12 @@ export function startWriter(root: string, compression: 'none' | 'zstd', id: stri
     errors,
     ready: false,
     done: false,
-    exited: new Promise((resolve) => child.on('exit', (code, signal) => {
-      resolveFirst();
-      resolve({ code, signal });
-    })),
+    exited: new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        resolveFirst();
+        resolve({ code, signal });
+      }),
+    ),
     firstAck,
   };
   let stderr = '';
@@ -97,7 +109,9 @@ export function expectAllAcknowledged(events: readonly SessionEvent[], acks: rea
   for (const ack of acks) {
     expect(events.length, `batch ${ack.first}-${ack.last} of ${ack.tag} present`).toBeGreaterThan(ack.last);
     expect(events[ack.first]?.type).toBe('turn/start');
-    expect(userText(events[ack.first + 2]), `content of batch ${ack.first} of ${ack.tag}`).toBe(expectedPrompt(ack.tag, ack.first, promptBytes(ack)));
+    expect(userText(events[ack.first + 2]), `content of batch ${ack.first} of ${ack.tag}`).toBe(
+      expectedPrompt(ack.tag, ack.first, promptBytes(ack)),
+    );
   }
   return acks.length;
 }

@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../store/store-test-builders.js';
+import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
 import { expectAllAcknowledged, startWriter } from './writer-harness.js';
 import { seededUnit } from '../support/seeded-random.js';
 
@@ -74,6 +74,8 @@ describe.each(['none', 'zstd'] as const)('kill -9 during appends (%s)', (compres
     // Every trial acknowledged at least its first batch; all of them were found.
     expect(acknowledged).toBeGreaterThanOrEqual(TRIALS);
     expect(staleLocks).toBe(TRIALS);
-    console.log(`[reliability] kill -9 ${compression}: ${TRIALS} trials, ${acknowledged} acknowledged batches, 0 lost, ${tornTails} torn tails repaired, ${staleLocks} stale locks broken, ${Date.now() - started} ms`);
+    console.log(
+      `[reliability] kill -9 ${compression}: ${TRIALS} trials, ${acknowledged} acknowledged batches, 0 lost, ${tornTails} torn tails repaired, ${staleLocks} stale locks broken, ${Date.now() - started} ms`,
+    );
   });
 });

@@ -8,7 +8,7 @@ import type { SessionEvent } from '../../src/protocol/events.js';
 import { SessionLogError } from '../../src/protocol/errors.js';
 import { batchBytes } from '../../src/main/store/artifact-writer.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, json, makeTempDir, noiseText, removeTempDir, sessionHeader } from '../store/store-test-builders.js';
+import { EventSequence, json, makeTempDir, noiseText, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
 
 const CUTS = 12;
 
@@ -40,7 +40,9 @@ describe.each(['none', 'zstd'] as const)('append after a torn tail (%s)', (compr
       // A crash mid-write: the first 1…n-1 bytes of a batch that was never acknowledged (an open turn).
       const lost = new EventSequence();
       lost.advance(log.length);
-      const bytes = Buffer.from(await batchBytes([lost.turnStart(3), lost.stepStart(3, 1), lost.userMessage(noiseText(20_000, cut + 7))], compression, false));
+      const bytes = Buffer.from(
+        await batchBytes([lost.turnStart(3), lost.stepStart(3, 1), lost.userMessage(noiseText(20_000, cut + 7))], compression, false),
+      );
       const tornLength = 1 + Math.floor(next() * (bytes.length - 1));
       await appendFile(path, bytes.subarray(0, tornLength));
       const tornSize = (await stat(path)).size;

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../store/store-test-builders.js';
+import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
 import { expectAllAcknowledged, startWriter } from './writer-harness.js';
 import type { ChildWriter } from './writer-harness.js';
 
@@ -28,14 +28,19 @@ async function seeded(trialRoot: string, compression: 'none' | 'zstd', id: strin
 }
 
 describe.each(['none', 'zstd'] as const)('two writer processes on one session (%s)', (compression) => {
-  it(`holding writers, ${TRIALS} trials: one wins, the other gets SESSION_STORE_LOCKED; every acknowledged batch is kept`, { timeout: 60_000 }, async () => {
+  it(`holding writers, ${TRIALS} trials: one wins, the other gets SESSION_STORE_LOCKED; every acknowledged batch is kept`, {
+    timeout: 60_000,
+  }, async () => {
     let locked = 0;
     let acknowledged = 0;
     for (let trial = 0; trial < TRIALS; trial += 1) {
       const trialRoot = `${root}/held${trial}`;
       const id = `two-${trial}`;
       const store = await seeded(trialRoot, compression, id);
-      const children: ChildWriter[] = [startWriter(trialRoot, compression, id, 'resume', 'A', PROMPT, 120), startWriter(trialRoot, compression, id, 'resume', 'B', PROMPT, 120)];
+      const children: ChildWriter[] = [
+        startWriter(trialRoot, compression, id, 'resume', 'A', PROMPT, 120),
+        startWriter(trialRoot, compression, id, 'resume', 'B', PROMPT, 120),
+      ];
       await Promise.all(children.map((child) => child.exited));
       for (const child of children) {
         // Each process either wrote all its batches or was refused, typed, before writing any.
@@ -48,19 +53,30 @@ describe.each(['none', 'zstd'] as const)('two writer processes on one session (%
       }
       expect(children.some((child) => child.done)).toBe(true);
       const events = (await store.inspect(asSessionId(id))).events;
-      acknowledged += expectAllAcknowledged(events, children.flatMap((child) => child.acks), () => PROMPT);
+      acknowledged += expectAllAcknowledged(
+        events,
+        children.flatMap((child) => child.acks),
+        () => PROMPT,
+      );
     }
-    console.log(`[reliability] two held writers ${compression}: ${TRIALS} trials, ${locked} refused LOCKED, ${acknowledged} acknowledged batches, 0 lost`);
+    console.log(
+      `[reliability] two held writers ${compression}: ${TRIALS} trials, ${locked} refused LOCKED, ${acknowledged} acknowledged batches, 0 lost`,
+    );
   });
 
-  it(`per-call writers, ${TRIALS} trials: appends land or fail with SESSION_STORE_CONFLICT; the log stays readable with every acknowledged batch`, { timeout: 60_000 }, async () => {
+  it(`per-call writers, ${TRIALS} trials: appends land or fail with SESSION_STORE_CONFLICT; the log stays readable with every acknowledged batch`, {
+    timeout: 60_000,
+  }, async () => {
     let conflicts = 0;
     let acknowledged = 0;
     for (let trial = 0; trial < TRIALS; trial += 1) {
       const trialRoot = `${root}/percall${trial}`;
       const id = `race-${trial}`;
       const store = await seeded(trialRoot, compression, id);
-      const children = [startWriter(trialRoot, compression, id, 'percall', 'A', PROMPT, 40), startWriter(trialRoot, compression, id, 'percall', 'B', PROMPT, 40)];
+      const children = [
+        startWriter(trialRoot, compression, id, 'percall', 'A', PROMPT, 40),
+        startWriter(trialRoot, compression, id, 'percall', 'B', PROMPT, 40),
+      ];
       await Promise.all(children.map((child) => child.exited));
       for (const child of children) {
         if (!child.done) {
@@ -69,13 +85,19 @@ describe.each(['none', 'zstd'] as const)('two writer processes on one session (%
         }
       }
       const events = (await store.inspect(asSessionId(id))).events;
-      acknowledged += expectAllAcknowledged(events, children.flatMap((child) => child.acks), () => PROMPT);
+      acknowledged += expectAllAcknowledged(
+        events,
+        children.flatMap((child) => child.acks),
+        () => PROMPT,
+      );
       // Still appendable by a third writer that learns the log first.
       const log = new EventSequence();
       log.advance(events.length);
       await store.append(sessionHeader(id, '/reliability'), log.closedTurn(1000, 'third', ['t']));
       expect((await store.inspect(asSessionId(id))).events).toHaveLength(log.length);
     }
-    console.log(`[reliability] two per-call writers ${compression}: ${TRIALS} trials, ${conflicts} refused CONFLICT, ${acknowledged} acknowledged batches, 0 lost`);
+    console.log(
+      `[reliability] two per-call writers ${compression}: ${TRIALS} trials, ${conflicts} refused CONFLICT, ${acknowledged} acknowledged batches, 0 lost`,
+    );
   });
 });

@@ -39,7 +39,10 @@ export interface FixtureSession {
  * root may leave its title index file (`.sessionctx-title-index.v1`) beside the project directories.
  */
 function directoriesOf(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /** Every session of the fixture corpus, found by walking the raw root. */

@@ -210,7 +210,11 @@ export function retainLikeDsh(input: RetentionInput, maxBytes: number): DshOutco
     const total = raw(item.originalText);
     const target = Math.max(0, raw(item.text) - over);
     if (total <= target) return { text: item.originalText, omitted: 0 };
-    const best = searchLargest(target, (r) => dshCandidate(item.originalText, r), (c) => raw(c.text) <= target);
+    const best = searchLargest(
+      target,
+      (r) => dshCandidate(item.originalText, r),
+      (c) => raw(c.text) <= target,
+    );
     if (best !== undefined) return best;
     reachedSilentDrop = true;
     return { text: '', omitted: total };

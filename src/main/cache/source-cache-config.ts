@@ -30,11 +30,11 @@ export class SourceCacheError extends Error {
 export type SourceCacheConfigInput =
   | false
   | {
-    /** Estimated bytes the in-memory entries may hold (a non-negative safe integer; 0 keeps none in memory). */
-    readonly maxBytes?: unknown;
-    /** Directory of the cache files; `null` keeps the cache in memory only. Default: `<user cache dir>/source-cache`. */
-    readonly directory?: unknown;
-  };
+      /** Estimated bytes the in-memory entries may hold (a non-negative safe integer; 0 keeps none in memory). */
+      readonly maxBytes?: unknown;
+      /** Directory of the cache files; `null` keeps the cache in memory only. Default: `<user cache dir>/source-cache`. */
+      readonly directory?: unknown;
+    };
 
 /** The resolved configuration. */
 export interface SourceCacheConfig {
@@ -51,7 +51,10 @@ export interface SourceCacheConfig {
  * @param env - the environment of the default directory (XDG_CACHE_HOME, HOME, LOCALAPPDATA).
  * @throws SourceCacheError `SESSION_SOURCE_CACHE_INVALID_CONFIG` naming the key.
  */
-export function resolveSourceCacheConfig(input: SourceCacheConfigInput | undefined, env: NodeJS.ProcessEnv = process.env): SourceCacheConfig {
+export function resolveSourceCacheConfig(
+  input: SourceCacheConfigInput | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): SourceCacheConfig {
   if (input === false) return Object.freeze({ enabled: false, maxBytes: 0, directory: null });
   if (input !== undefined && (typeof input !== 'object' || input === null)) {
     throw new SourceCacheError('SESSION_SOURCE_CACHE_INVALID_CONFIG', 'sourceCache must be false or an object');

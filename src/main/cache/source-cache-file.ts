@@ -40,7 +40,9 @@ export interface SourceCacheRecord {
 const BYTES_TAG = '\u0000bytes';
 
 function replacer(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? { [BYTES_TAG]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') } : value;
+  return value instanceof Uint8Array
+    ? { [BYTES_TAG]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
+    : value;
 }
 
 function reviver(_key: string, value: unknown): unknown {
@@ -73,15 +75,29 @@ function hasShape(value: unknown, key: string): value is SourceCacheRecord {
   const revision = record['revision'] as Record<string, unknown> | null | undefined;
   const resume = record['resume'] as Record<string, unknown> | null | undefined;
   const header = record['header'] as Record<string, unknown> | null | undefined;
-  return record['key'] === key
-    && typeof revision === 'object' && revision !== null
-    && isDecimal(revision['dev']) && isDecimal(revision['ino']) && isDecimal(revision['size']) && isDecimal(revision['mtimeNs'])
-    && typeof record['tailDigest'] === 'string'
-    && typeof header === 'object' && header !== null && typeof header['id'] === 'string'
-    && typeof resume === 'object' && resume !== null && typeof resume['headerDigest'] === 'string' && typeof resume['guard'] === 'string'
-    && typeof resume['checkpoint'] === 'object' && resume['checkpoint'] !== null
-    && isCount(record['committedEvents']) && isCount(record['balancedEvents'])
-    && Array.isArray(record['nodes']) && Array.isArray(record['provisional']);
+  return (
+    record['key'] === key &&
+    typeof revision === 'object' &&
+    revision !== null &&
+    isDecimal(revision['dev']) &&
+    isDecimal(revision['ino']) &&
+    isDecimal(revision['size']) &&
+    isDecimal(revision['mtimeNs']) &&
+    typeof record['tailDigest'] === 'string' &&
+    typeof header === 'object' &&
+    header !== null &&
+    typeof header['id'] === 'string' &&
+    typeof resume === 'object' &&
+    resume !== null &&
+    typeof resume['headerDigest'] === 'string' &&
+    typeof resume['guard'] === 'string' &&
+    typeof resume['checkpoint'] === 'object' &&
+    resume['checkpoint'] !== null &&
+    isCount(record['committedEvents']) &&
+    isCount(record['balancedEvents']) &&
+    Array.isArray(record['nodes']) &&
+    Array.isArray(record['provisional'])
+  );
 }
 
 /**

@@ -18,6 +18,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../protocol/events.js';
 import type { ArtifactRef, CapturedRevision, ReadSourceValue, ScannedSource } from '../../protocol/wire/task-shapes.js';
@@ -140,7 +141,12 @@ export class SourceCache {
    * @param artifact - the captured artifact (lookup and `stat` done by the caller).
    * @param mtimeNs - the capture's modification time (decimal nanoseconds).
    */
-  async observe(artifact: ArtifactRef & { readonly capture: CapturedRevision }, mtimeNs: string, runner: ScanRunner, signal: AbortSignal): Promise<CachedSource | undefined> {
+  async observe(
+    artifact: ArtifactRef & { readonly capture: CapturedRevision },
+    mtimeNs: string,
+    runner: ScanRunner,
+    signal: AbortSignal,
+  ): Promise<CachedSource | undefined> {
     const key = keyOf(artifact);
     const building = this.#building.get(key);
     if (building !== undefined) await building;
@@ -150,7 +156,12 @@ export class SourceCache {
     if (held !== undefined) {
       const { revision } = held.record;
       const sameFile = revision.dev === artifact.capture.dev && revision.ino === artifact.capture.ino;
-      if (sameFile && revision.size === artifact.capture.size && revision.mtimeNs === mtimeNs && (await this.#tailMatches(artifact.path, held.record))) {
+      if (
+        sameFile &&
+        revision.size === artifact.capture.size &&
+        revision.mtimeNs === mtimeNs &&
+        (await this.#tailMatches(artifact.path, held.record))
+      ) {
         this.#touch(key, held);
         this.#counts.warm += 1;
         return this.#answer('warm', held);
@@ -176,14 +187,17 @@ export class SourceCache {
   build(artifact: ArtifactRef & { readonly capture: CapturedRevision }, mtimeNs: string, runner: ScanRunner): void {
     const key = keyOf(artifact);
     if (this.#building.has(key)) return;
-    const work = runner.run('readSource', { source: 'scan', artifact, mtimeNs, resume: null }).then(
-      (value) => {
-        this.#accept(key, value, undefined);
-      },
-      () => {
-        // The pool closed or the file vanished: no entry, and the next preparation reads the source again.
-      },
-    ).finally(() => this.#building.delete(key));
+    const work = runner
+      .run('readSource', { source: 'scan', artifact, mtimeNs, resume: null })
+      .then(
+        (value) => {
+          this.#accept(key, value, undefined);
+        },
+        () => {
+          // The pool closed or the file vanished: no entry, and the next preparation reads the source again.
+        },
+      )
+      .finally(() => this.#building.delete(key));
     this.#building.set(key, work);
     this.#track(work);
   }
@@ -259,7 +273,7 @@ export class SourceCache {
   async #tailMatches(path: string, record: SourceCacheRecord): Promise<boolean> {
     const size = Number(record.revision.size);
     const from = Math.max(0, size - TAIL_BYTES);
-    let handle;
+    let handle: FileHandle;
     try {
       handle = await open(path, 'r');
     } catch {
@@ -324,9 +338,11 @@ export class SourceCache {
     }
     const file = this.#fileOf(key);
     if (file !== undefined) {
-      this.#track(unlink(file).catch(() => {
-        // No file, or not removable: a stale file is verified before use anyway.
-      }));
+      this.#track(
+        unlink(file).catch(() => {
+          // No file, or not removable: a stale file is verified before use anyway.
+        }),
+      );
     }
   }
 
@@ -387,4 +403,3 @@ export class SourceCache {
     this.#writes.add(tracked);
   }
 }
-

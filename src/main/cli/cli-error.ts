@@ -6,7 +6,12 @@
  */
 
 /** The codes of {@link CliError}. */
-export type CliErrorCode = 'CLI_ROOT_NOT_FOUND' | 'CLI_SESSION_ID_AMBIGUOUS' | 'CLI_INPUT_UNREADABLE' | 'CLI_IO_FAILED' | 'CLI_INDEX_NOT_WRITTEN';
+export type CliErrorCode =
+  | 'CLI_ROOT_NOT_FOUND'
+  | 'CLI_SESSION_ID_AMBIGUOUS'
+  | 'CLI_INPUT_UNREADABLE'
+  | 'CLI_IO_FAILED'
+  | 'CLI_INDEX_NOT_WRITTEN';
 
 /** A typed CLI failure (exit status 1). */
 export class CliError extends Error {
@@ -37,7 +42,11 @@ interface SystemError {
 }
 
 function isSystemError(error: unknown): error is SystemError {
-  return error instanceof Error && typeof (error as { syscall?: unknown }).syscall === 'string' && typeof (error as { code?: unknown }).code === 'string';
+  return (
+    error instanceof Error &&
+    typeof (error as { syscall?: unknown }).syscall === 'string' &&
+    typeof (error as { code?: unknown }).code === 'string'
+  );
 }
 
 /**

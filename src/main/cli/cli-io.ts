@@ -4,7 +4,6 @@
  */
 import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
 
-
 /** Where a command writes and what it may read of its environment. */
 export interface CliIo {
   readonly stdout: { write(text: string): unknown; readonly isTTY?: boolean };

@@ -23,7 +23,9 @@ function extrasOf(error: unknown): { readonly details?: Readonly<Record<string, 
     const { sourceSessionId, minimumBudgetBytes } = error;
     return {
       details: { sourceSessionId, minimumBudgetBytes },
-      hints: [`hint: session ${JSON.stringify(sourceSessionId)} fits with maxReferenceBytes ${minimumBudgetBytes} or more (--max-bytes ${minimumBudgetBytes})`],
+      hints: [
+        `hint: session ${JSON.stringify(sourceSessionId)} fits with maxReferenceBytes ${minimumBudgetBytes} or more (--max-bytes ${minimumBudgetBytes})`,
+      ],
     };
   }
   const details = (error as { details?: unknown } | null | undefined)?.details;
@@ -42,7 +44,9 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
   if (json) io.stdout.write(`${JSON.stringify({ error: { code, message, ...(details === undefined ? {} : { details }) } })}\n`);
   else {
     const suffix = code !== 'UNKNOWN' && code !== 'CLI_USAGE' ? ` (${code})` : '';
-    io.stderr.write(`${diagnosticPrefix(io, 'error')}${escapeTerminalText(message)}${suffix}\n${hints.map((hint) => `  ${escapeTerminalText(hint)}\n`).join('')}`);
+    io.stderr.write(
+      `${diagnosticPrefix(io, 'error')}${escapeTerminalText(message)}${suffix}\n${hints.map((hint) => `  ${escapeTerminalText(hint)}\n`).join('')}`,
+    );
   }
   return error instanceof UsageError ? 2 : 1;
 }

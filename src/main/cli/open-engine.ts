@@ -26,7 +26,11 @@ export async function assertRootExists(root: string): Promise<void> {
       return true;
     },
   );
-  if (!found) throw new CliError('CLI_ROOT_NOT_FOUND', `session root "${root}" does not exist (set it with --root, SESSIONCTX_ROOT or the config file)`);
+  if (!found)
+    throw new CliError(
+      'CLI_ROOT_NOT_FOUND',
+      `session root "${root}" does not exist (set it with --root, SESSIONCTX_ROOT or the config file)`,
+    );
 }
 
 /**
@@ -56,7 +60,9 @@ export async function withEngine<T>(
     corpus: { watch: longLived },
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onListingProblem: (problem) => {
-      io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`);
+      io.stderr.write(
+        `${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`,
+      );
     },
     onTitleFailure: (sessionId, reason) => {
       const message = reason instanceof Error ? reason.message : String(reason);

@@ -13,8 +13,8 @@ import { packageVersion } from './package-version.js';
 
 export { packageVersion };
 
-
-const ROOT_HELP = 'the session root (default: $SESSIONCTX_ROOT, else "root" in the config file, else $DSH_HOME/sessions, else ~/.dsh/sessions)';
+const ROOT_HELP =
+  'the session root (default: $SESSIONCTX_ROOT, else "root" in the config file, else $DSH_HOME/sessions, else ~/.dsh/sessions)';
 
 /** Adds the common options after the command's own; `root: false` for commands that read no root. */
 function withCommonOptions(command: Command, { root = true, workers = true }: Pick<CliUsage, 'root' | 'workers'>): Command {
@@ -47,8 +47,8 @@ function commandFor(program: Command, name: readonly string[]): Command {
   const [first, verb] = name;
   if (first === undefined) throw new TypeError('a command definition needs a name');
   if (verb === undefined) return program.command(first);
-  const group = program.commands.find((command) => command.name() === first)
-    ?? program.command(first).description(COMMAND_GROUPS[first] ?? '');
+  const group =
+    program.commands.find((command) => command.name() === first) ?? program.command(first).description(COMMAND_GROUPS[first] ?? '');
   return group.command(verb);
 }
 
@@ -83,7 +83,7 @@ export function buildProgram(run: ProgramRun): Command {
   const { io } = run;
   const program = new Command('sessionctx');
   program
-    .description('Read DeepSeek Harness session logs, reference other sessions in a message, and prune a long session\'s context (DCP).')
+    .description("Read DeepSeek Harness session logs, reference other sessions in a message, and prune a long session's context (DCP).")
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .configureOutput({
@@ -94,7 +94,10 @@ export function buildProgram(run: ProgramRun): Command {
     })
     .exitOverride()
     .showSuggestionAfterError(true)
-    .addHelpText('after', '\nExit status: 0 ok, 1 failed, 2 usage error. Run "sessionctx <command> --help" for a command\'s options and examples.\n');
+    .addHelpText(
+      'after',
+      '\nExit status: 0 ok, 1 failed, 2 usage error. Run "sessionctx <command> --help" for a command\'s options and examples.\n',
+    );
   for (const definition of ALL_COMMANDS) declare(program, run, definition);
   return program;
 }

@@ -46,11 +46,17 @@ export async function resolveSessionId(engine: SessionEngine, typed: string, sig
  */
 export async function resolveSessionRecord(engine: SessionEngine, typed: string, signal?: AbortSignal): Promise<SessionRecord | undefined> {
   const records = await engine.listSessions(signal);
-  const matches = matchSessionIds(typed, records.map((record) => record.header.id as string));
+  const matches = matchSessionIds(
+    typed,
+    records.map((record) => record.header.id as string),
+  );
   if (matches.length > 1) {
     const listed = matches.slice(0, LISTED_MATCHES).join(', ');
     const more = matches.length > LISTED_MATCHES ? ` and ${matches.length - LISTED_MATCHES} more` : '';
-    throw new CliError('CLI_SESSION_ID_AMBIGUOUS', `session id prefix ${JSON.stringify(typed)} matches ${matches.length} sessions: ${listed}${more}; type more of the id`);
+    throw new CliError(
+      'CLI_SESSION_ID_AMBIGUOUS',
+      `session id prefix ${JSON.stringify(typed)} matches ${matches.length} sessions: ${listed}${more}; type more of the id`,
+    );
   }
   return matches[0] === undefined ? undefined : records.find((record) => record.header.id === matches[0]);
 }

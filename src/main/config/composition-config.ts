@@ -13,7 +13,11 @@ import { assertNever } from '../../protocol/assert-never.js';
 import { isRecord } from '../../protocol/record-guard.js';
 import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
 import {
-  DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES, MAX_REFERENCES, MAX_REFERENCES_CEILING_REASON, referenceKeyRules,
+  DEFAULT_CANDIDATE_LIMIT,
+  DEFAULT_MAX_REFERENCE_BYTES,
+  MAX_REFERENCES,
+  MAX_REFERENCES_CEILING_REASON,
+  referenceKeyRules,
 } from '../reference/reference-config.js';
 import { defaultSessionRoot } from '../store/store-config.js';
 import { readConfigFile } from './config-file.js';
@@ -94,9 +98,11 @@ const compositionKeys = {
   }),
   /** Worker threads of the stage pool, bounded by the machine. */
   poolSize: compositionKey({
-    schema: count(positiveSafeInteger(POSITIVE_SAFE_INTEGER_REASON).refine((size) => size <= maxPoolSize(), {
-      error: () => `must not exceed ${maxPoolSize()} (4 per core on this machine)`,
-    })),
+    schema: count(
+      positiveSafeInteger(POSITIVE_SAFE_INTEGER_REASON).refine((size) => size <= maxPoolSize(), {
+        error: () => `must not exceed ${maxPoolSize()} (4 per core on this machine)`,
+      }),
+    ),
     default: () => defaultPoolSize(),
     env: 'SESSIONCTX_POOL_SIZE',
     quotesValue: true,

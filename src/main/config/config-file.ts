@@ -34,21 +34,26 @@ export async function readConfigFile(where: {
   readonly knownKeys: readonly string[];
 }): Promise<ConfigFile | undefined> {
   const explicit = where.configFile !== undefined;
-  const path = where.configFile !== undefined
-    ? resolve(where.cwd, expandHome(where.configFile, where.env))
-    : join(where.cwd, CONFIG_FILE_NAME);
+  const path =
+    where.configFile !== undefined ? resolve(where.cwd, expandHome(where.configFile, where.env)) : join(where.cwd, CONFIG_FILE_NAME);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if (!explicit && (error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw new SessionctxConfigError(`cannot read config file ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new SessionctxConfigError(
+      `cannot read config file ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   let values: unknown;
   try {
     values = JSON.parse(text);
   } catch (error) {
-    throw new SessionctxConfigError(`config file ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new SessionctxConfigError(
+      `config file ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   if (!isRecord(values)) throw new SessionctxConfigError(`config file ${JSON.stringify(path)} must hold a JSON object`);
   const known = new Set(where.knownKeys);

@@ -229,7 +229,8 @@ export class CorpusView {
       let served: DiscoveryServed = 'warm';
       if (this.#rootStamp === undefined) {
         // A missing root cannot be watched: look for it on every call (one stat).
-        if ((await stampOf(this.#config.root)) !== undefined) return { snapshot: await this.#build(), served: 'cold' as const, rechecked: 0 };
+        if ((await stampOf(this.#config.root)) !== undefined)
+          return { snapshot: await this.#build(), served: 'cold' as const, rechecked: 0 };
       }
       if (this.#revalidateMs === 0 || performance.now() - this.#validatedAt > this.#revalidateMs) {
         await this.#sweep();
@@ -369,12 +370,17 @@ export class CorpusView {
     if (stamp !== undefined) this.#watcher.watch([project, session], stamp.ino);
     let artifactRead = false;
     let artifactRevision: FileRevision | undefined;
-    const outcome = await listSessionDirectory(this.#config, dir, async (artifact) => {
-      artifactRead = true;
-      const listed = await this.#headers.read(artifact, this.#config.compression);
-      artifactRevision = this.#headers.listedRevision(artifact);
-      return listed;
-    }, undefined);
+    const outcome = await listSessionDirectory(
+      this.#config,
+      dir,
+      async (artifact) => {
+        artifactRead = true;
+        const listed = await this.#headers.read(artifact, this.#config.compression);
+        artifactRevision = this.#headers.listedRevision(artifact);
+        return listed;
+      },
+      undefined,
+    );
     return { dir, stamp, outcome, artifactRevision, artifactRead };
   }
 
@@ -476,14 +482,19 @@ export class CorpusView {
   /** Starts the background sweep (once), every `revalidateMs / 2`; never keeps the process alive. */
   #startSweeps(): void {
     if (this.#sweepTimer !== undefined || this.#revalidateMs === 0 || this.#closed) return;
-    this.#sweepTimer = setInterval(() => {
-      if (this.#sweepRun !== undefined || this.#closed) return;
-      this.#sweepRun = this.#backgroundSweep().catch(() => {
-        // A sweep that fails leaves the validation time unchanged, so the next call sweeps (or builds) itself.
-      }).finally(() => {
-        this.#sweepRun = undefined;
-      });
-    }, Math.max(1, Math.floor(this.#revalidateMs / 2)));
+    this.#sweepTimer = setInterval(
+      () => {
+        if (this.#sweepRun !== undefined || this.#closed) return;
+        this.#sweepRun = this.#backgroundSweep()
+          .catch(() => {
+            // A sweep that fails leaves the validation time unchanged, so the next call sweeps (or builds) itself.
+          })
+          .finally(() => {
+            this.#sweepRun = undefined;
+          });
+      },
+      Math.max(1, Math.floor(this.#revalidateMs / 2)),
+    );
     this.#sweepTimer.unref();
   }
 
@@ -516,7 +527,15 @@ export class CorpusView {
       items.push({ kind: 'project', name, project, path: project.path, recorded: project.stamp });
       for (const [session, entry] of project.sessions) {
         items.push({ kind: 'session', name, session, entry, path: entry.dir.sessionPath, recorded: entry.stamp });
-        if (entry.artifactRead) items.push({ kind: 'session', name, session, entry, path: join(entry.dir.sessionPath, this.#artifactName), recorded: entry.artifactRevision });
+        if (entry.artifactRead)
+          items.push({
+            kind: 'session',
+            name,
+            session,
+            entry,
+            path: join(entry.dir.sessionPath, this.#artifactName),
+            recorded: entry.artifactRevision,
+          });
       }
     }
     return { started, items };
@@ -540,7 +559,8 @@ export class CorpusView {
       switch (item.kind) {
         case 'root':
           if (this.#rootStamp !== item.recorded) return;
-          if (now === undefined || item.recorded === undefined || now.ino !== item.recorded.ino || now.dev !== item.recorded.dev) this.#full = true;
+          if (now === undefined || item.recorded === undefined || now.ino !== item.recorded.ino || now.dev !== item.recorded.dev)
+            this.#full = true;
           else this.#rootDirty = true;
           return;
         case 'project':
@@ -564,15 +584,21 @@ export class CorpusView {
 /** One recorded revision a sweep compares, with the view object that holds it. */
 type SweepItem =
   | { readonly kind: 'root'; readonly path: string; readonly recorded: FileRevision | undefined }
-  | { readonly kind: 'project'; readonly name: string; readonly project: ProjectEntry; readonly path: string; readonly recorded: FileRevision | undefined }
   | {
-    readonly kind: 'session';
-    readonly name: string;
-    readonly session: string;
-    readonly entry: ViewSessionEntry;
-    readonly path: string;
-    readonly recorded: FileRevision | undefined;
-  };
+      readonly kind: 'project';
+      readonly name: string;
+      readonly project: ProjectEntry;
+      readonly path: string;
+      readonly recorded: FileRevision | undefined;
+    }
+  | {
+      readonly kind: 'session';
+      readonly name: string;
+      readonly session: string;
+      readonly entry: ViewSessionEntry;
+      readonly path: string;
+      readonly recorded: FileRevision | undefined;
+    };
 
 interface SweepPlan {
   readonly started: number;

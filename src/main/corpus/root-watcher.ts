@@ -91,11 +91,15 @@ export class RootWatcher {
     }
     let watcher: FSWatcher;
     try {
-      watcher = watch(join(this.#root, ...parts), { persistent: this.#persistent, recursive: this.strategy === 'recursive' }, (_event, filename) => {
-        if (this.#closed) return;
-        const name = filename === null ? '' : String(filename);
-        this.#onChange(name === '' ? parts : [...parts, ...name.split(sep).filter((part) => part !== '')]);
-      });
+      watcher = watch(
+        join(this.#root, ...parts),
+        { persistent: this.#persistent, recursive: this.strategy === 'recursive' },
+        (_event, filename) => {
+          if (this.#closed) return;
+          const name = filename === null ? '' : String(filename);
+          this.#onChange(name === '' ? parts : [...parts, ...name.split(sep).filter((part) => part !== '')]);
+        },
+      );
     } catch {
       // ENOSPC (the inotify limit), EACCES, or the directory vanished meanwhile: the stat sweep covers it.
       this.#failures += 1;

@@ -6,7 +6,9 @@ import { SessionQueryError, errorMessage } from '../../protocol/errors.js';
 
 /** A failed listing: `session persistence listing failed: <msg>`, `SESSION_QUERY_PERSISTENCE_FAILED`, cause kept. */
 export function listingFailure(error: unknown): SessionQueryError {
-  return new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `session persistence listing failed: ${errorMessage(error)}`, { cause: error });
+  return new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `session persistence listing failed: ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
 
 /**
@@ -42,9 +44,13 @@ export function inspectionFailure(sessionId: string, error: unknown): SessionQue
     return new SessionQueryError('SESSION_QUERY_SESSION_NOT_FOUND', `session "${sessionId}" not found`, { cause: error });
   }
   if (isCorruption(error)) {
-    return new SessionQueryError('SESSION_QUERY_CORRUPT_SESSION', `stored session "${sessionId}" is corrupt: ${errorMessage(error)}`, { cause: error });
+    return new SessionQueryError('SESSION_QUERY_CORRUPT_SESSION', `stored session "${sessionId}" is corrupt: ${errorMessage(error)}`, {
+      cause: error,
+    });
   }
-  return new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `failed to inspect session "${sessionId}": ${errorMessage(error)}`, { cause: error });
+  return new SessionQueryError('SESSION_QUERY_PERSISTENCE_FAILED', `failed to inspect session "${sessionId}": ${errorMessage(error)}`, {
+    cause: error,
+  });
 }
 
 /** `session "<id>" not found`, `SESSION_QUERY_SESSION_NOT_FOUND` (§10.2). */

@@ -59,7 +59,11 @@ const calls = new AsyncLocalStorage<CallRecord>();
  * Runs one engine call and reports how its discovery was served. Without `report` the call runs as is. A call
  * that never reached the warm view (switched off, no root) is `cold`.
  */
-export async function recordDiscovery<T>(operation: DiscoveryOperation, work: () => Promise<T>, report: ((report: DiscoveryReport) => void) | undefined): Promise<T> {
+export async function recordDiscovery<T>(
+  operation: DiscoveryOperation,
+  work: () => Promise<T>,
+  report: ((report: DiscoveryReport) => void) | undefined,
+): Promise<T> {
   if (report === undefined) return work();
   const record: CallRecord = { served: undefined, rechecked: 0, titleMisses: 0 };
   const result = await calls.run(record, work);
@@ -153,7 +157,10 @@ export class WarmDiscovery {
   /** `SessionQuery.listSessionsReport` over the view: detached records, the listing's problems. */
   async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
     const shared = await this.discoveryReport(signal);
-    return { records: shared.records.map((record) => ({ header: structuredClone(record.header), live: record.live, persisted: record.persisted })), problems: [...shared.problems] };
+    return {
+      records: shared.records.map((record) => ({ header: structuredClone(record.header), live: record.live, persisted: record.persisted })),
+      problems: [...shared.problems],
+    };
   }
 
   /** `SessionQuery.listSessions` over the view. */
@@ -165,7 +172,9 @@ export class WarmDiscovery {
    * The records and problems of {@link listSessionsReport} without detaching them: persisted headers are the
    * view's own (frozen listing objects), for discovery, which only reads them. Callers must not mutate them.
    */
-  async discoveryReport(signal?: AbortSignal): Promise<{ readonly records: readonly SessionRecord[]; readonly problems: readonly ListingProblem[] }> {
+  async discoveryReport(
+    signal?: AbortSignal,
+  ): Promise<{ readonly records: readonly SessionRecord[]; readonly problems: readonly ListingProblem[] }> {
     signal?.throwIfAborted();
     const snapshot = await this.#snapshot();
     signal?.throwIfAborted();
@@ -190,7 +199,8 @@ export class WarmDiscovery {
     // Merge the two sorted runs. A tie (two ids that compare equal) would make the order depend on the input order
     // the query layer sorts from, so the rare tie falls back to exactly that sort.
     for (let index = 1; index < liveRecords.length; index += 1) {
-      if (compareRecords(liveRecords[index - 1] as SessionRecord, liveRecords[index] as SessionRecord) === 0) return this.#overlayBySort(snapshot, live);
+      if (compareRecords(liveRecords[index - 1] as SessionRecord, liveRecords[index] as SessionRecord) === 0)
+        return this.#overlayBySort(snapshot, live);
     }
     const merged: SessionRecord[] = [];
     let next = 0;
@@ -223,7 +233,9 @@ export class WarmDiscovery {
   /** The snapshot's persisted records, sorted once per snapshot (stable: ties keep walk order, as the query layer's sort). */
   #persistedRecords(snapshot: CorpusSnapshot): readonly SessionRecord[] {
     if (this.#sorted?.snapshot === snapshot) return this.#sorted.records;
-    const records = snapshot.headers.map((header) => Object.freeze({ header, live: false, persisted: true }) as SessionRecord).sort(compareRecords);
+    const records = snapshot.headers
+      .map((header) => Object.freeze({ header, live: false, persisted: true }) as SessionRecord)
+      .sort(compareRecords);
     this.#sorted = { snapshot, records: Object.freeze(records) };
     return records;
   }
@@ -267,7 +279,8 @@ export class WarmDiscovery {
       } else if (!snapshot.headerById.has(id)) {
         // Not listed: a session attached meanwhile is observed live (as the query layer does), else not found.
         const attached = this.#registry.get(id);
-        out[index] = attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal);
+        out[index] =
+          attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal);
       } else {
         misses.push(id);
         missAt.push(index);
@@ -305,11 +318,18 @@ export class WarmDiscovery {
       inspectTitle: (id, inner) => {
         const path = CorpusView.listedPath(snapshot, id, artifactName);
         const entry = snapshot.entryById.get(id);
-        const revision = path !== undefined && entry !== undefined && join(entry.dir.sessionPath, artifactName) === path ? entry.artifactRevision : undefined;
+        const revision =
+          path !== undefined && entry !== undefined && join(entry.dir.sessionPath, artifactName) === path
+            ? entry.artifactRevision
+            : undefined;
         return store.inspectTitleAt(id, path, inner, revision);
       },
     };
-    const query = new SessionQuery({ registry: NO_LIVE_SESSIONS, storage, ...(this.#queryConfig === undefined ? {} : { config: this.#queryConfig }) });
+    const query = new SessionQuery({
+      registry: NO_LIVE_SESSIONS,
+      storage,
+      ...(this.#queryConfig === undefined ? {} : { config: this.#queryConfig }),
+    });
     return query.readTitleSnapshots(ids, signal);
   }
 

@@ -8,7 +8,12 @@ import { extractCheckpointBody, buildExpansionText, buildRecompressionText } fro
 import { DCP_MESSAGE_SOURCE, expandCompactionId, recompressCompactionId } from '../../protocol/dcp/constants.js';
 import { expansionMeta, recompressMeta } from '../../protocol/dcp/dcp-meta.js';
 import {
-  EXPANSION_BUSY_REASON, expansionCapTokens, expansionTooLargeReason, noActiveExpansionReason, notActiveSummaryReason, OPEN_TURN_REQUIRED_REASON,
+  EXPANSION_BUSY_REASON,
+  expansionCapTokens,
+  expansionTooLargeReason,
+  noActiveExpansionReason,
+  notActiveSummaryReason,
+  OPEN_TURN_REQUIRED_REASON,
 } from '../../protocol/dcp/expansion-rules.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
@@ -33,7 +38,7 @@ export type CheckTime = 'command' | 'control';
  */
 export function checkpointTextOf(events: readonly SessionEvent[], block: BlockRecord): string {
   const checkpoint = events[block.seq];
-  const content = checkpoint === undefined ? [] : eventMessage(checkpoint)?.content ?? [];
+  const content = checkpoint === undefined ? [] : (eventMessage(checkpoint)?.content ?? []);
   return content.map((part): unknown => (part.type === 'text' ? part.text : '')).join('\n');
 }
 
@@ -45,9 +50,14 @@ function lockCheck(session: HostSession, time: CheckTime): string | undefined {
 }
 
 /** The planned expansion of `oldRef`, or the first failing pre-check's reason. */
-function planExpansion({ runtime, index, session }: DcpSessionContext, oldRef: string, time: CheckTime): { ok: true; block: BlockRecord; newRef: string; text: string } | { ok: false; reason: string } {
+function planExpansion(
+  { runtime, index, session }: DcpSessionContext,
+  oldRef: string,
+  time: CheckTime,
+): { ok: true; block: BlockRecord; newRef: string; text: string } | { ok: false; reason: string } {
   const block = index.block(oldRef);
-  if (block === undefined || block.membership !== 'active' || block.meta.kind !== 'summary') return { ok: false, reason: notActiveSummaryReason(oldRef) };
+  if (block === undefined || block.membership !== 'active' || block.meta.kind !== 'summary')
+    return { ok: false, reason: notActiveSummaryReason(oldRef) };
   const locked = lockCheck(session, time);
   if (locked !== undefined) return { ok: false, reason: locked };
   const newRef = formatBlockRef(index.maxBlockNumber + 1);
@@ -61,7 +71,9 @@ function planExpansion({ runtime, index, session }: DcpSessionContext, oldRef: s
 
 /** The active expansion that consumed `oldRef`, if any. O(blocks). */
 function activeExpansionOf(index: DcpIndex, oldRef: string): BlockRecord | undefined {
-  return index.blocks().find((block) => block.membership === 'active' && block.meta.kind === 'expansion' && block.meta.consumedBlockRefs.includes(oldRef));
+  return index
+    .blocks()
+    .find((block) => block.membership === 'active' && block.meta.kind === 'expansion' && block.meta.consumedBlockRefs.includes(oldRef));
 }
 
 /** §12.2 pre-checks at `time`; on success `newRef` is the ref the expansion would get now. */
@@ -80,10 +92,23 @@ export function checkRecompression({ index, session }: DcpSessionContext, oldRef
 }
 
 /** Writes the bracket of one node and reports the outcome as a reason on failure. */
-function commitOneNode(session: HostSession, seq: number, blockRef: string, text: string, meta: ReturnType<typeof expansionMeta>, compactionId: string, turn: number): ExpansionOutcome {
+function commitOneNode(
+  session: HostSession,
+  seq: number,
+  blockRef: string,
+  text: string,
+  meta: ReturnType<typeof expansionMeta>,
+  compactionId: string,
+  turn: number,
+): ExpansionOutcome {
   const tokensIn = session.meter.estimateOf(seq) ?? 0;
   const saved = tokensIn - estimateMessage({ source: DCP_MESSAGE_SOURCE, content: [{ type: 'text', text }] } as unknown as Message);
-  const outcome = commitRangeBracket(session, { blockRef, shadowed: [seq], tokensIn, saved, checkpointText: text, meta }, compactionId, turn);
+  const outcome = commitRangeBracket(
+    session,
+    { blockRef, shadowed: [seq], tokensIn, saved, checkpointText: text, meta },
+    compactionId,
+    turn,
+  );
   switch (outcome.kind) {
     case 'committed':
     case 'committed-open':
@@ -100,7 +125,15 @@ function commitOneNode(session: HostSession, seq: number, blockRef: string, text
 export function expandBlock(context: DcpSessionContext, oldRef: string, turn: number): ExpansionOutcome {
   const planned = planExpansion(context, oldRef, 'control');
   if (!planned.ok) return planned;
-  return commitOneNode(context.session, planned.block.seq, planned.newRef, planned.text, expansionMeta(oldRef, planned.newRef), expandCompactionId(oldRef, planned.newRef), turn);
+  return commitOneNode(
+    context.session,
+    planned.block.seq,
+    planned.newRef,
+    planned.text,
+    expansionMeta(oldRef, planned.newRef),
+    expandCompactionId(oldRef, planned.newRef),
+    turn,
+  );
 }
 
 /** Re-compresses `oldRef` in the control turn `turn` (§12.3). Synchronous; no savings check. */

@@ -68,7 +68,13 @@ export class BracketRecords {
   classifyLast(): CompactionClassification {
     const last = this.#last;
     if (last === undefined) {
-      return classifyBracketFacts({ compactionId: undefined, endAfterStart: false, checkpointAfterStart: false, summaryAfterStart: false, endSeedAfterStart: false });
+      return classifyBracketFacts({
+        compactionId: undefined,
+        endAfterStart: false,
+        checkpointAfterStart: false,
+        summaryAfterStart: false,
+        endSeedAfterStart: false,
+      });
     }
     return classifyBracketFacts({
       compactionId: last.compactionId,
@@ -111,7 +117,12 @@ export class BracketRecords {
       // A checkpoint replace naming the open bracket belongs to it.
       const source = event.data.source;
       const open = this.#open;
-      if (open !== undefined && isCheckpointSource(source) && source.compactionId === open.compactionId && open.checkpointSeq === undefined) {
+      if (
+        open !== undefined &&
+        isCheckpointSource(source) &&
+        source.compactionId === open.compactionId &&
+        open.checkpointSeq === undefined
+      ) {
         open.checkpointSeq = event.seq;
       }
     }

@@ -53,12 +53,19 @@ export class CallEntry implements CallRecord {
 
   /** Plain data for snapshots. */
   toJSON(): Record<string, unknown> {
-    return { callId: this.callId, name: this.name, arguments: this.arguments, key: this.key, callSeq: this.callSeq, assistantSeq: this.assistantSeq, filePaths: this.filePaths };
+    return {
+      callId: this.callId,
+      name: this.name,
+      arguments: this.arguments,
+      key: this.key,
+      callSeq: this.callSeq,
+      assistantSeq: this.assistantSeq,
+      filePaths: this.filePaths,
+    };
   }
 }
 
 /** The raw JSON text of tool-call arguments; a parsed value is serialised, as the estimator does. */
 export function rawArguments(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value) ?? '';
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
-

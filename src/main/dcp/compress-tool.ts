@@ -6,7 +6,11 @@
  */
 import type { Message } from '../../protocol/events.js';
 import {
-  MANUAL_GATE_ERROR, manualGateOpen, NO_AGENT_SESSION_ERROR, RUN_CODE_SUB_CALL_ERROR, validateCompressArguments,
+  MANUAL_GATE_ERROR,
+  manualGateOpen,
+  NO_AGENT_SESSION_ERROR,
+  RUN_CODE_SUB_CALL_ERROR,
+  validateCompressArguments,
 } from '../../protocol/dcp/compress-call-errors.js';
 import { compressToolParameters, COMPRESS_TOOL_DESCRIPTION } from '../../protocol/dcp/compress-schema.js';
 import { BATCH_STOPPED_REASON, BUSY_TEXT, COMPRESS_TOOL_NAME, UNKNOWN_AUTHOR_MESSAGE_ID } from '../../protocol/dcp/constants.js';
@@ -143,7 +147,14 @@ export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolEx
         return;
       case 'committed-open':
         committed.set(inputIndex, blockRef);
-        statuses.push({ kind: 'committed', label, blockRef, messageCount: plan.shadowed.length, savedTokens: plan.saved, bracketLeftOpen: outcome.hostMessage });
+        statuses.push({
+          kind: 'committed',
+          label,
+          blockRef,
+          messageCount: plan.shadowed.length,
+          savedTokens: plan.saved,
+          bracketLeftOpen: outcome.hostMessage,
+        });
         stopped = true;
         return;
       case 'failed':
@@ -175,4 +186,3 @@ export function createCompressTool(runtime: DcpRuntime): ToolDefinition {
     execute: (args, exec) => executeCompress(runtime, args, exec),
   };
 }
-

@@ -8,8 +8,16 @@ import { DCP_COMMAND_HINT } from '../../protocol/dcp/constants.js';
 import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
 import { parseDcpCommand, parseDcpCompressCommand } from '../../protocol/dcp/command-parser.js';
 import {
-  blockDoesNotExistText, COMPRESS_TRIGGERED_TEXT, COMPRESSION_DISABLED_TEXT, expansionScheduledText, HELP_TEXT, manualStatusText, manualSwitchedText,
-  manualUsageText, recompressionScheduledText, SWEEP_SCHEDULED_TEXT,
+  blockDoesNotExistText,
+  COMPRESS_TRIGGERED_TEXT,
+  COMPRESSION_DISABLED_TEXT,
+  expansionScheduledText,
+  HELP_TEXT,
+  manualStatusText,
+  manualSwitchedText,
+  manualUsageText,
+  recompressionScheduledText,
+  SWEEP_SCHEDULED_TEXT,
 } from '../../protocol/dcp/command-texts.js';
 import { formatContextBlock } from '../../protocol/dcp/context-block.js';
 import type { ControlBody } from '../../protocol/dcp/control-message.js';
@@ -40,7 +48,10 @@ function contextText({ index, session }: DcpSessionContext): string {
   const { surface } = session;
   const activeBlocks = index.blocks().filter((block) => block.membership === 'active' && surface.has(block.seq));
   const activeMarkers = index.markerRecords().filter((marker) => surface.has(marker.seq));
-  const boundaries = [...activeMarkers.map((marker) => ({ ref: marker.ref, seq: marker.seq })), ...activeBlocks.map((block) => ({ ref: block.ref, seq: block.seq }))]
+  const boundaries = [
+    ...activeMarkers.map((marker) => ({ ref: marker.ref, seq: marker.seq })),
+    ...activeBlocks.map((block) => ({ ref: block.ref, seq: block.seq })),
+  ]
     .sort((a, b) => surface.positionOf(a.seq) - surface.positionOf(b.seq))
     .map((entry) => entry.ref);
   const open = session.openBrackets()[0];
@@ -78,7 +89,12 @@ async function statsText({ runtime, index, session }: DcpSessionContext): Promis
     ledger,
     activeBlockCount,
     invalidationCounts: counts,
-    recentInvalidations: recent.map((record, at) => ({ firstSeq: record.firstSeq, position: record.position, reReadTokens: reReadTokens[at]!, cause: record.cause })),
+    recentInvalidations: recent.map((record, at) => ({
+      firstSeq: record.firstSeq,
+      position: record.position,
+      reReadTokens: reReadTokens[at]!,
+      cause: record.cause,
+    })),
     surfaceTokens,
   };
   const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount, ledger: () => ledger });
@@ -154,6 +170,10 @@ function runParsedDcpCommand(runtime: DcpRuntime, context: CommandContext, comma
 export function createDcpCommands(runtime: DcpRuntime): CommandDefinition[] {
   return [
     { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
-    { name: 'dcp-compress', hint: '[focus]', handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')) },
+    {
+      name: 'dcp-compress',
+      hint: '[focus]',
+      handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')),
+    },
   ];
 }

@@ -37,7 +37,7 @@ import { TurnFold } from './turn-fold.js';
 import type { DedupGroups, ErrorUnits } from './strategy-candidates.js';
 import { DcpWorkCounters } from './work-counters.js';
 
-export type { BlockMembership, BlockRecord } from './block-fold.js';
+export type { BlockRecord } from './block-fold.js';
 export type { ResultRecord } from './call-fold.js';
 export type { MarkerRecord } from './marker-fold.js';
 
@@ -208,7 +208,12 @@ export class DcpIndex {
   }
 
   /** The bracket records. */
-  get brackets(): { readonly open: BracketRecord | undefined; get(startSeq: number): BracketRecord | undefined; hasCompactionId(id: string): boolean; list(): BracketRecord[] } {
+  get brackets(): {
+    readonly open: BracketRecord | undefined;
+    get(startSeq: number): BracketRecord | undefined;
+    hasCompactionId(id: string): boolean;
+    list(): BracketRecord[];
+  } {
     return this.folds.brackets;
   }
 

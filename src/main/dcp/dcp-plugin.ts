@@ -69,17 +69,29 @@ export function dcpPlugin(options: DcpPluginOptions = {}): DcpPlugin {
       const config = configOf(context, options.config);
       if (config === undefined || !config.enabled) return;
       // The storage getter is read at each sync, so storage wired after this point (`storage/available`) is used.
-      const mounted = new DcpRuntime(config, context.logger, options.counters ?? new DcpWorkCounters(), () => context.storage, fullLogTasks);
+      const mounted = new DcpRuntime(
+        config,
+        context.logger,
+        options.counters ?? new DcpWorkCounters(),
+        () => context.storage,
+        fullLogTasks,
+      );
       runtime = mounted;
-      context.dispose(() => mounted.domainStats.close().catch((error: unknown) => context.logger.warn(`DCP could not close its stats domain: ${errorMessage(error)}`, error)));
+      context.dispose(() =>
+        mounted.domainStats
+          .close()
+          .catch((error: unknown) => context.logger.warn(`DCP could not close its stats domain: ${errorMessage(error)}`, error)),
+      );
       context.dispose(() => mounted.dispose());
       const toolRegistered = config.compress.enabled;
       if (toolRegistered) context.registerTool(createCompressTool(mounted));
-      context.registerSystemSection(guidanceSection({
-        compressEnabled: config.compress.enabled,
-        purgeErrorsEnabled: config.strategies.purgeErrors.enabled,
-        manualDefault: config.manualMode.default,
-      }));
+      context.registerSystemSection(
+        guidanceSection({
+          compressEnabled: config.compress.enabled,
+          purgeErrorsEnabled: config.strategies.purgeErrors.enabled,
+          manualDefault: config.manualMode.default,
+        }),
+      );
       context.on('agent/pre-step', createDcpPreStepListener(mounted, toolRegistered));
       for (const command of createDcpCommands(mounted)) context.registerCommand(command);
     },

@@ -48,7 +48,9 @@ function logBatch(runtime: DcpRuntime, result: StrategyBatchResult): void {
     runtime.logger.debug('DCP strategies skipped: compaction is busy');
     return;
   }
-  runtime.logger.debug(`DCP strategies: ${result.deduplicated} deduplicated, ${result.purged} purged, ~${result.tokensSaved} tokens, first position ${result.firstPosition ?? 'none'}`);
+  runtime.logger.debug(
+    `DCP strategies: ${result.deduplicated} deduplicated, ${result.purged} purged, ~${result.tokensSaved} tokens, first position ${result.firstPosition ?? 'none'}`,
+  );
   if (result.hostError !== undefined) runtime.logger.warn(`DCP strategy batch stopped: ${result.hostError}`);
 }
 

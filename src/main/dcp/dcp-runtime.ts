@@ -58,7 +58,13 @@ export class DcpRuntime {
    * `storage` is read whenever `/dcp stats` syncs: plugin storage may be missing or arrive late (HOST.md §11).
    * `fullLogTasks` moves large full-log folds to a task runner; without it they run on the calling thread.
    */
-  constructor(config: DcpConfig, logger: PluginLogger, counters = new DcpWorkCounters(), storage: () => PluginStorage | undefined = () => undefined, fullLogTasks?: FullLogTasks) {
+  constructor(
+    config: DcpConfig,
+    logger: PluginLogger,
+    counters = new DcpWorkCounters(),
+    storage: () => PluginStorage | undefined = () => undefined,
+    fullLogTasks?: FullLogTasks,
+  ) {
     this.config = config;
     this.counters = counters;
     this.domainStats = new DomainStatsStore(storage);
@@ -74,7 +80,8 @@ export class DcpRuntime {
       nudgeMinRatio: this.config.nudge.minRatio,
       counters: this.counters,
       // §6.4: one warning per undecodable checkpoint; never in the log, never model-visible.
-      onDiagnostic: (seq, diagnostic) => this.#logger.warn(`DCP checkpoint s${seq} has unreadable metadata (${diagnostic.code}): ${diagnostic.message}`),
+      onDiagnostic: (seq, diagnostic) =>
+        this.#logger.warn(`DCP checkpoint s${seq} has unreadable metadata (${diagnostic.code}): ${diagnostic.message}`),
     };
   }
 
@@ -88,10 +95,12 @@ export class DcpRuntime {
     const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
     this.#indexes.set(session, index);
     this.ledgers.follow(session);
-    this.#unsubscribers.push(session.on('event', (event, delta) => {
-      index.apply(event, delta, session);
-      this.ledgers.follow(session);
-    }));
+    this.#unsubscribers.push(
+      session.on('event', (event, delta) => {
+        index.apply(event, delta, session);
+        this.ledgers.follow(session);
+      }),
+    );
     return index;
   }
 

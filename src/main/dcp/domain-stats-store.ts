@@ -45,11 +45,19 @@ export interface DomainStatsRecord {
  * valid sessions, so they are checked as safe integers of either sign; the ledger equation still binds them.
  */
 const UNSIGNED_LEDGER_FIELDS = [
-  'shadowedTokens', 'checkpointTokens', 'blockCount', 'pruneTokens', 'pruneReplacements', 'inlineCleanups', 'markerTokens',
+  'shadowedTokens',
+  'checkpointTokens',
+  'blockCount',
+  'pruneTokens',
+  'pruneReplacements',
+  'inlineCleanups',
+  'markerTokens',
 ] as const satisfies ReadonlyArray<keyof DcpLedger>;
 
 /** The signed ledger fields (see {@link UNSIGNED_LEDGER_FIELDS} for why they may be negative). */
-const SIGNED_LEDGER_FIELDS = ['expansionTokens', 'cleanupTokens', 'historyReduction'] as const satisfies ReadonlyArray<keyof StoredDcpLedger>;
+const SIGNED_LEDGER_FIELDS = ['expansionTokens', 'cleanupTokens', 'historyReduction'] as const satisfies ReadonlyArray<
+  keyof StoredDcpLedger
+>;
 
 /** The record for `ledger` covering `eventCount` events, written at `updatedAt`; key order is the stored order. */
 export function domainStatsRecord(sessionId: string, eventCount: number, ledger: DcpLedger, updatedAt: string): DomainStatsRecord {
@@ -90,7 +98,7 @@ function parseStoredLedger(value: unknown): StoredDcpLedger | undefined {
 export function parseDomainStatsRecord(key: string, value: unknown): DomainStatsRecord | undefined {
   if (!isRecord(value) || value['v'] !== 1 || value['sessionId'] !== key) return undefined;
   if (!isNonNegativeSafeInteger(value['eventCount']) || !isIsoTime(value['updatedAt'])) return undefined;
-  return parseStoredLedger(value['ledger']) === undefined ? undefined : value as unknown as DomainStatsRecord;
+  return parseStoredLedger(value['ledger']) === undefined ? undefined : (value as unknown as DomainStatsRecord);
 }
 
 /** The field-wise sum of the valid records of a domain, and how many records were skipped as invalid. */
@@ -217,7 +225,14 @@ export class DomainStatsStore {
           invalidRecordsSkipped: aggregate.invalidRecords,
         };
       case 'stale':
-        return { status: 'stale', reason: outcome.reason, sessions: aggregate.sessions, blocks: aggregate.blocks, observedCursor: observed, invalidRecordsSkipped: aggregate.invalidRecords };
+        return {
+          status: 'stale',
+          reason: outcome.reason,
+          sessions: aggregate.sessions,
+          blocks: aggregate.blocks,
+          observedCursor: observed,
+          invalidRecordsSkipped: aggregate.invalidRecords,
+        };
       default:
         return assertNever(outcome, 'unexpected sync outcome');
     }

@@ -50,7 +50,12 @@ function callBlock(message: Message, callId: string): ToolCallBlock | undefined 
 }
 
 /** Runs the cleanup for `callId` with `committed` (input index → block ref). Synchronous; never throws for the host. */
-export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId: string, committed: ReadonlyMap<number, string>): CleanupOutcome {
+export function runInlineCleanup(
+  index: DcpIndex,
+  target: CleanupTarget,
+  callId: string,
+  committed: ReadonlyMap<number, string>,
+): CleanupOutcome {
   const authorSeq = findAuthorNode(index, target, callId);
   if (authorSeq === undefined) return { ok: false, warning: AUTHOR_NOT_FOUND_WARNING };
   const event = target.events[authorSeq];
@@ -66,7 +71,11 @@ export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId:
   const cleanedMessage = cleanedAuthorMessage(message, callId, cleaned.arguments) as Message;
   const tokens = target.meter.estimateOf(authorSeq) ?? 0;
   try {
-    target.append('compaction/prune', { shadowedRange: { start: authorSeq, end: authorSeq }, shadowedSeqs: [authorSeq], shadowedTokenCount: tokens });
+    target.append('compaction/prune', {
+      shadowedRange: { start: authorSeq, end: authorSeq },
+      shadowedSeqs: [authorSeq],
+      shadowedTokenCount: tokens,
+    });
   } catch (error) {
     return { ok: false, warning: cleanupRefusedWarning(errorMessage(error)) };
   }
@@ -76,7 +85,10 @@ export function runInlineCleanup(index: DcpIndex, target: CleanupTarget, callId:
   // writes the same `{turn, step, message}`.
   const replacement = { ...kept, message: cleanedMessage } satisfies Omit<AssistantMessageData, 'usage'>;
   try {
-    target.append('assistant/message', replacement, { surfaceOp: { op: 'replace', start: authorSeq, end: authorSeq }, sourceEventSeqs: [authorSeq] });
+    target.append('assistant/message', replacement, {
+      surfaceOp: { op: 'replace', start: authorSeq, end: authorSeq },
+      sourceEventSeqs: [authorSeq],
+    });
   } catch (error) {
     return { ok: false, warning: cleanupRefusedWarning(errorMessage(error)) };
   }

@@ -46,7 +46,11 @@ export function collectLeaves(index: DcpIndex, source: LeafSource, seq: number):
     if (event === undefined || role === undefined) continue;
     const callId = index.result(current)?.callId;
     const toolName = callId === undefined ? undefined : index.call(callId)?.name;
-    leaves.push(toolName === undefined ? { seq: current, role, content: contentOf(event) } : { seq: current, role, content: contentOf(event), toolName });
+    leaves.push(
+      toolName === undefined
+        ? { seq: current, role, content: contentOf(event) }
+        : { seq: current, role, content: contentOf(event), toolName },
+    );
   }
   return leaves;
 }

@@ -53,11 +53,17 @@ export interface FullLogTasks {
 export function resolveFullLogTasks(options: FullLogTasksOptions): FullLogTasks {
   const minEvents = options.minEvents ?? DEFAULT_LEDGER_POOL_MIN_EVENTS;
   if (!Number.isSafeInteger(minEvents) || minEvents < 0) {
-    throw new DcpConfigError('fullLogTasks.minEvents', `must be a safe integer >= 0, got ${JSON.stringify(minEvents) ?? String(minEvents)}`);
+    throw new DcpConfigError(
+      'fullLogTasks.minEvents',
+      `must be a safe integer >= 0, got ${JSON.stringify(minEvents) ?? String(minEvents)}`,
+    );
   }
   const catchUpSliceMs = options.catchUpSliceMs ?? DEFAULT_CATCH_UP_SLICE_MS;
   if (typeof catchUpSliceMs !== 'number' || !Number.isFinite(catchUpSliceMs) || catchUpSliceMs <= 0) {
-    throw new DcpConfigError('fullLogTasks.catchUpSliceMs', `must be a finite number > 0, got ${JSON.stringify(catchUpSliceMs) ?? String(catchUpSliceMs)}`);
+    throw new DcpConfigError(
+      'fullLogTasks.catchUpSliceMs',
+      `must be a finite number > 0, got ${JSON.stringify(catchUpSliceMs) ?? String(catchUpSliceMs)}`,
+    );
   }
   if (typeof (options.runner as Partial<TaskRunner> | undefined)?.run !== 'function') {
     throw new DcpConfigError('fullLogTasks.runner', 'must be a task runner (for example a WorkerPool)');

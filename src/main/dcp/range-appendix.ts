@@ -7,7 +7,12 @@ import type { ContentBlock, MessageSource, SessionEvent } from '../../protocol/e
 import { resultCallId } from '../../protocol/dcp/stored-blocks.js';
 import type { Appendix, AppendixSection, UserProtectionSettings } from '../../protocol/dcp/protection-appendix.js';
 import {
-  assembleAppendix, isProtectedToolOutput, toolOutputSection, toolResultText, userMessageSections, userMessageText,
+  assembleAppendix,
+  isProtectedToolOutput,
+  toolOutputSection,
+  toolResultText,
+  userMessageSections,
+  userMessageText,
 } from '../../protocol/dcp/protection-appendix.js';
 import type { PriorBlock } from '../../protocol/dcp/checkpoint-text.js';
 import { extractCheckpointBody } from '../../protocol/dcp/checkpoint-text.js';
@@ -30,7 +35,12 @@ export interface RangeAppendix {
 }
 
 /** Builds the appendix of the shadowed nodes `shadowed` (surface order). O(range). */
-export function buildRangeAppendix(index: DcpIndex, events: readonly SessionEvent[], shadowed: readonly number[], settings: AppendixSettings): RangeAppendix {
+export function buildRangeAppendix(
+  index: DcpIndex,
+  events: readonly SessionEvent[],
+  shadowed: readonly number[],
+  settings: AppendixSettings,
+): RangeAppendix {
   const userSections: AppendixSection[] = [];
   const toolSections: AppendixSection[] = [];
   const priors: PriorBlock[] = [];

@@ -68,10 +68,18 @@ export function commitRangeBracket(target: CommitTarget, plan: RangePlan, compac
     model: context?.model ?? 'unknown',
   });
   const checkpoint = summary.ok
-    ? attempt(target, 'user/message', createUserMessage({ content: [{ type: 'text', text: plan.checkpointText }], source: dcpCheckpointSource(compactionId, plan.meta) as unknown as MessageSource }), {
-        surfaceOp: { op: 'replace', start: first, end: last },
-        sourceEventSeqs: [first, summary.event.seq, ...shadowed.slice(1)],
-      })
+    ? attempt(
+        target,
+        'user/message',
+        createUserMessage({
+          content: [{ type: 'text', text: plan.checkpointText }],
+          source: dcpCheckpointSource(compactionId, plan.meta) as unknown as MessageSource,
+        }),
+        {
+          surfaceOp: { op: 'replace', start: first, end: last },
+          sourceEventSeqs: [first, summary.event.seq, ...shadowed.slice(1)],
+        },
+      )
     : summary;
   if (!checkpoint.ok) {
     // §7.11 rule 3: close the failed attempt at once so that the lock is released.

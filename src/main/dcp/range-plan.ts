@@ -10,7 +10,12 @@ import { buildCheckpointText } from '../../protocol/dcp/checkpoint-text.js';
 import type { DcpMetaV1 } from '../../protocol/dcp/dcp-meta.js';
 import { compressMeta } from '../../protocol/dcp/dcp-meta.js';
 import {
-  CURRENT_CALL_ERROR, hardProtectedError, netSavingsError, pairingEndError, pairingStartError, retentionError,
+  CURRENT_CALL_ERROR,
+  hardProtectedError,
+  netSavingsError,
+  pairingEndError,
+  pairingStartError,
+  retentionError,
   unreadableMetadataError,
 } from '../../protocol/dcp/range-errors.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';

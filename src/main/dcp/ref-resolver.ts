@@ -5,7 +5,12 @@
  */
 import type { ResolveFailure } from '../../protocol/dcp/range-errors.js';
 import {
-  endRefError, latestAllowedEndRefSuffix, nearestCutsSuffix, resolveFailureText, reversedRangeError, startRefError,
+  endRefError,
+  latestAllowedEndRefSuffix,
+  nearestCutsSuffix,
+  resolveFailureText,
+  reversedRangeError,
+  startRefError,
 } from '../../protocol/dcp/range-errors.js';
 import { nearestValidCuts } from '../../protocol/dcp/nearest-cuts.js';
 import { parseBoundaryRef } from '../../protocol/dcp/refs.js';
@@ -159,9 +164,16 @@ export function latestAllowedEndRefHint(context: ResolverContext, limit: number)
  * `startLabel`/`endLabel` are the refs as the caller wrote them, for the error texts. Every failure carries the
  * nearest-valid-cuts hint.
  */
-export function resolveRange(context: ResolverContext, startRef: string, endRef: string, startLabel = startRef, endLabel = endRef): RangeResolution {
+export function resolveRange(
+  context: ResolverContext,
+  startRef: string,
+  endRef: string,
+  startLabel = startRef,
+  endLabel = endRef,
+): RangeResolution {
   const start = resolveRef(context, startRef);
-  if (!start.ok) return { ok: false, error: startRefError(startLabel, resolveFailureText(start.failure)) + nearestCutsHint(context, start.anchor) };
+  if (!start.ok)
+    return { ok: false, error: startRefError(startLabel, resolveFailureText(start.failure)) + nearestCutsHint(context, start.anchor) };
   const end = resolveRef(context, endRef);
   if (!end.ok) return { ok: false, error: endRefError(endLabel, resolveFailureText(end.failure)) + nearestCutsHint(context, end.anchor) };
   if (start.pos >= end.pos) return { ok: false, error: reversedRangeError(startLabel, endLabel) + nearestCutsHint(context, start.pos) };

@@ -97,10 +97,11 @@ function holdingTriggers(context: PluginContext, command: DcpCommand): PluginCon
   if (command.kind !== 'compress') return context;
   return {
     ...context,
-    registerCommand: (definition: CommandDefinition) => context.registerCommand({
-      ...definition,
-      handler: (commandContext, args) => definition.handler({ ...commandContext, followup: () => undefined }, args),
-    }),
+    registerCommand: (definition: CommandDefinition) =>
+      context.registerCommand({
+        ...definition,
+        handler: (commandContext, args) => definition.handler({ ...commandContext, followup: () => undefined }, args),
+      }),
   };
 }
 
@@ -189,7 +190,9 @@ async function runLoaded(
     notifications.push({ text: notification.text, level: notification.level });
   });
   const plugin = dcpPlugin({ config: dcp, ...(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks }) });
-  plugin.apply(holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed));
+  plugin.apply(
+    holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed),
+  );
   if (plugin.runtime === undefined) {
     await agent.dispose();
     // Unreachable: the configuration was resolved and found enabled above, so the plugin mounted.
@@ -199,12 +202,13 @@ async function runLoaded(
   // In a host these are answers shown to a person (§11.2: the unknown-block text is even a success); run on a
   // stored session they are failures, decided before the command runs so nothing of it is logged.
   const blockRef = namedBlock(parsed);
-  const refusal = blockRef !== undefined && index.block(blockRef) === undefined
-    ? new DcpCommandError('DCP_BLOCK_NOT_FOUND', line, blockDoesNotExistText(blockRef))
-    // A bare `manual` asks for the state (its usage line carries it, as dsh-dcp answers it): a success here too.
-    : parsed.kind === 'manual-usage' && normalizeCommandArgs(line.slice('/dcp'.length)) !== 'manual'
-      ? new DcpCommandError('DCP_COMMAND_USAGE', line, manualUsageText(index.manualOn))
-      : undefined;
+  const refusal =
+    blockRef !== undefined && index.block(blockRef) === undefined
+      ? new DcpCommandError('DCP_BLOCK_NOT_FOUND', line, blockDoesNotExistText(blockRef))
+      : // A bare `manual` asks for the state (its usage line carries it, as dsh-dcp answers it): a success here too.
+        parsed.kind === 'manual-usage' && normalizeCommandArgs(line.slice('/dcp'.length)) !== 'manual'
+        ? new DcpCommandError('DCP_COMMAND_USAGE', line, manualUsageText(index.manualOn))
+        : undefined;
   if (refusal !== undefined) {
     await agent.dispose();
     throw refusal;

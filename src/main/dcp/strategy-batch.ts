@@ -95,7 +95,14 @@ function candidateAt(index: DcpIndex, seq: number): Candidate | undefined {
   const result = index.result(seq);
   const call = result === undefined ? undefined : index.call(result.callId);
   if (result === undefined || call === undefined) return undefined;
-  return { seq, isError: result.isError, turn: index.turnOf(seq), name: call.name, filePaths: call.filePaths, assistantSeq: call.assistantSeq };
+  return {
+    seq,
+    isError: result.isError,
+    turn: index.turnOf(seq),
+    name: call.name,
+    filePaths: call.filePaths,
+    assistantSeq: call.assistantSeq,
+  };
 }
 
 /**
@@ -109,10 +116,18 @@ function planDeduplication({ runtime, index, session: target }: DcpSessionContex
   const groups = index.dedupGroups;
   const units: PruneUnit[] = [];
   for (const key of groups.dirtyKeys()) {
-    const group = groups.members(key).map((seq) => candidateAt(index, seq)).filter((candidate): candidate is Candidate => candidate !== undefined);
+    const group = groups
+      .members(key)
+      .map((seq) => candidateAt(index, seq))
+      .filter((candidate): candidate is Candidate => candidate !== undefined);
     const sample = group[0];
     // One key means one tool name and equal arguments, so the exclusions of rule 2 hold for every member alike.
-    if (sample === undefined || sample.name === COMPRESS_TOOL_NAME || protectedTools.has(sample.name) || sample.filePaths.some((path) => runtime.matchesProtectedFile(path))) {
+    if (
+      sample === undefined ||
+      sample.name === COMPRESS_TOOL_NAME ||
+      protectedTools.has(sample.name) ||
+      sample.filePaths.some((path) => runtime.matchesProtectedFile(path))
+    ) {
       groups.markClean(key);
       continue;
     }
@@ -178,7 +193,14 @@ function planPurge({ runtime, index, session: target }: DcpSessionContext, curre
     const replacementTokens = estimateMessage(message as unknown as Message);
     const shadowedTokens = (target.meter.estimateOf(assistantSeq) ?? 0) + (target.meter.estimateOf(seq) ?? 0);
     if (replacementTokens >= shadowedTokens) continue;
-    units.push({ kind: 'purge', shadowed: [assistantSeq, seq], position, type: 'user/message', data: message satisfies UserMessage, replacementTokens });
+    units.push({
+      kind: 'purge',
+      shadowed: [assistantSeq, seq],
+      position,
+      type: 'user/message',
+      data: message satisfies UserMessage,
+      replacementTokens,
+    });
   }
   return units;
 }
@@ -206,7 +228,11 @@ export function runStrategyBatch(context: DcpSessionContext, currentTurn: number
     // Positions shift as earlier purges merge two nodes into one; the first unit's position is still exact.
     const position = target.surface.positionOf(first);
     try {
-      target.append('compaction/prune', { shadowedRange: { start: first, end: last }, shadowedSeqs: [...unit.shadowed], shadowedTokenCount: claim });
+      target.append('compaction/prune', {
+        shadowedRange: { start: first, end: last },
+        shadowedSeqs: [...unit.shadowed],
+        shadowedTokenCount: claim,
+      });
     } catch (error) {
       return { kind: 'ran', deduplicated, purged, tokensSaved, firstPosition, hostError: errorMessage(error) };
     }

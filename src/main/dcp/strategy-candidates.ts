@@ -60,7 +60,10 @@ export class DedupGroups {
 
   /** Groups as plain data (keys sorted), for index snapshots. The dirty set is a work list, not state. */
   toJSON(): Array<[string, number[]]> {
-    return [...this.#groups].filter(([, group]) => group.length > 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, group]) => [key, [...group]]);
+    return [...this.#groups]
+      .filter(([, group]) => group.length > 0)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, group]) => [key, [...group]]);
   }
 }
 

@@ -43,7 +43,10 @@ export class TurnFold {
     if (!step.appended && step.replace === undefined) return;
     if (isEventOf(event, 'user/message')) {
       // A replacing user message (a checkpoint, a purge) belongs to the latest turn it shadows.
-      this.#turnOf.set(event.seq, step.replace === undefined ? this.#openTurn ?? this.#lastStartedTurn : this.#latestTurnOf(step.replace.delta.shadowed));
+      this.#turnOf.set(
+        event.seq,
+        step.replace === undefined ? (this.#openTurn ?? this.#lastStartedTurn) : this.#latestTurnOf(step.replace.delta.shadowed),
+      );
     } else if (isEventOf(event, 'assistant/message') || isEventOf(event, 'tool/result')) {
       this.#turnOf.set(event.seq, turnField(event.data.turn));
     }

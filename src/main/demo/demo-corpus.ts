@@ -26,21 +26,36 @@ const DAY = 86_400_000;
 
 function checkoutSession(createdAt: number): DemoSessionBuilder {
   return new DemoSessionBuilder(DemoSessionBuilder.header(DEMO_IDS.checkout, createdAt, DEMO_CWDS.webshop), createdAt)
-    .turnWith('Checkout should return 409 when the cart changed since the user opened the payment page. Right now it charges the old total.', [
-      {
-        answer: 'Let me look at the checkout handler and the cart model first.',
-        calls: [
-          { name: 'read_file', args: { path: 'src/checkout/handler.ts' }, result: 'export async function checkout(req) {\n  const cart = await carts.get(req.cartId);\n  return payments.charge(cart.total);\n}' },
-          { name: 'read_file', args: { path: 'src/cart/model.ts' }, result: 'export interface Cart { id: string; items: Item[]; total: number; version: number }' },
-        ],
-      },
-      {
-        answer:
-          'The handler never compares the cart version the client saw with the current one. I added an `expectedVersion` field to the request and a guard that returns **409 Conflict** with the new total when they differ, before any charge is attempted.',
-        calls: [{ name: 'edit_file', args: { path: 'src/checkout/handler.ts' }, result: 'applied 1 edit' }],
-      },
-      { answer: 'Done: stale carts now get a 409 with `{currentVersion, currentTotal}` and the client re-renders the payment page. Tests cover both the stale and the fresh path.' },
-    ])
+    .turnWith(
+      'Checkout should return 409 when the cart changed since the user opened the payment page. Right now it charges the old total.',
+      [
+        {
+          answer: 'Let me look at the checkout handler and the cart model first.',
+          calls: [
+            {
+              name: 'read_file',
+              args: { path: 'src/checkout/handler.ts' },
+              result:
+                'export async function checkout(req) {\n  const cart = await carts.get(req.cartId);\n  return payments.charge(cart.total);\n}',
+            },
+            {
+              name: 'read_file',
+              args: { path: 'src/cart/model.ts' },
+              result: 'export interface Cart { id: string; items: Item[]; total: number; version: number }',
+            },
+          ],
+        },
+        {
+          answer:
+            'The handler never compares the cart version the client saw with the current one. I added an `expectedVersion` field to the request and a guard that returns **409 Conflict** with the new total when they differ, before any charge is attempted.',
+          calls: [{ name: 'edit_file', args: { path: 'src/checkout/handler.ts' }, result: 'applied 1 edit' }],
+        },
+        {
+          answer:
+            'Done: stale carts now get a 409 with `{currentVersion, currentTotal}` and the client re-renders the payment page. Tests cover both the stale and the fresh path.',
+        },
+      ],
+    )
     .title('Make checkout return 409 when cart changed')
     .turnWith('Also log the conflict with the cart id so support can see it.', [
       { answer: 'Added a `checkout.conflict` log line with `cartId`, `expectedVersion` and `currentVersion`; no personal data is logged.' },
@@ -50,7 +65,10 @@ function checkoutSession(createdAt: number): DemoSessionBuilder {
 function discountSession(createdAt: number): DemoSessionBuilder {
   const builder = new DemoSessionBuilder(DemoSessionBuilder.header(DEMO_IDS.discounts, createdAt, DEMO_CWDS.webshop), createdAt)
     .turnWith('Add a migration for a discount_codes table: code (unique), percent, expires_at, max_uses.', [
-      { answer: 'I will add the migration and a model.', calls: [{ name: 'write_file', args: { path: 'migrations/0042_discount_codes.sql' }, result: 'created' }] },
+      {
+        answer: 'I will add the migration and a model.',
+        calls: [{ name: 'write_file', args: { path: 'migrations/0042_discount_codes.sql' }, result: 'created' }],
+      },
       { answer: 'Created `0042_discount_codes.sql` with a unique index on `code` and a check constraint `percent BETWEEN 1 AND 100`.' },
     ])
     .title('Add migration for discount_codes table')
@@ -70,19 +88,36 @@ function discountSession(createdAt: number): DemoSessionBuilder {
 function trainingSession(createdAt: number): DemoSessionBuilder {
   const builder = new DemoSessionBuilder(DemoSessionBuilder.header(DEMO_IDS.training, createdAt, DEMO_CWDS.ml), createdAt);
   builder.turnWith('The nightly training job is killed after epoch 3. Find out why it runs out of memory.', [
-    { answer: 'Checking the data loader and the feature cache.', calls: [{ name: 'read_file', args: { path: 'pipeline/dataset.py' }, result: 'class FeatureCache:\n    def __init__(self):\n        self.items = {}' } ] },
-    { answer: 'The feature cache keeps every epoch\'s tensors: `FeatureCache.items` is never cleared, so memory grows by one epoch each time.' },
+    {
+      answer: 'Checking the data loader and the feature cache.',
+      calls: [
+        {
+          name: 'read_file',
+          args: { path: 'pipeline/dataset.py' },
+          result: 'class FeatureCache:\n    def __init__(self):\n        self.items = {}',
+        },
+      ],
+    },
+    {
+      answer:
+        "The feature cache keeps every epoch's tensors: `FeatureCache.items` is never cleared, so memory grows by one epoch each time.",
+    },
   ]);
   builder.title('Nightly training job OOM');
   // A long investigation, so that a small budget visibly truncates it.
   for (let round = 1; round <= 40; round += 1) {
-    builder.turnWith(`Round ${round}: measure peak memory with batch size ${16 * round} and the cache ${round % 2 === 0 ? 'enabled' : 'disabled'}.`, [
-      {
-        answer:
-          `Round ${round}: peak RSS ${(3.1 + round * 0.4).toFixed(1)} GiB with the cache ${round % 2 === 0 ? 'enabled' : 'disabled'}. ` +
-          'The growth is linear in epochs while the cache is on and flat without it, which confirms the leak is the cache and not the batch size. '.repeat(3),
-      },
-    ]);
+    builder.turnWith(
+      `Round ${round}: measure peak memory with batch size ${16 * round} and the cache ${round % 2 === 0 ? 'enabled' : 'disabled'}.`,
+      [
+        {
+          answer:
+            `Round ${round}: peak RSS ${(3.1 + round * 0.4).toFixed(1)} GiB with the cache ${round % 2 === 0 ? 'enabled' : 'disabled'}. ` +
+            'The growth is linear in epochs while the cache is on and flat without it, which confirms the leak is the cache and not the batch size. '.repeat(
+              3,
+            ),
+        },
+      ],
+    );
   }
   return builder.turnWith('Fix it, and write up what we found for the team.', [
     {
@@ -103,8 +138,14 @@ function trainingSession(createdAt: number): DemoSessionBuilder {
 function infraSession(createdAt: number): DemoSessionBuilder {
   return new DemoSessionBuilder(DemoSessionBuilder.header(DEMO_IDS.infra, createdAt, DEMO_CWDS.infra), createdAt)
     .turnWith('Enable multi-AZ for the orders database and keep 14 days of backups.', [
-      { answer: 'Updating the Terraform module.', calls: [{ name: 'edit_file', args: { path: 'modules/db/main.tf' }, result: 'applied 2 edits' }] },
-      { answer: 'Set `multi_az = true` and `backup_retention_period = 14`; `terraform plan` shows an in-place update with a short failover.' },
+      {
+        answer: 'Updating the Terraform module.',
+        calls: [{ name: 'edit_file', args: { path: 'modules/db/main.tf' }, result: 'applied 2 edits' }],
+      },
+      {
+        answer:
+          'Set `multi_az = true` and `backup_retention_period = 14`; `terraform plan` shows an in-place update with a short failover.',
+      },
     ])
     .title('Enable multi-AZ and 14-day backups');
 }
@@ -112,7 +153,10 @@ function infraSession(createdAt: number): DemoSessionBuilder {
 function raftSession(createdAt: number): DemoSessionBuilder {
   return new DemoSessionBuilder(DemoSessionBuilder.header(DEMO_IDS.raft, createdAt), createdAt)
     .turnWith('How does Raft leader election avoid split votes?', [
-      { answer: 'Each follower waits a randomized election timeout (e.g. 150–300 ms) before becoming a candidate, so usually one node times out first, collects a majority and becomes leader before the others start.' },
+      {
+        answer:
+          'Each follower waits a randomized election timeout (e.g. 150–300 ms) before becoming a candidate, so usually one node times out first, collects a majority and becomes leader before the others start.',
+      },
     ])
     .title('How does Raft leader election work', { kind: 'user' });
 }

@@ -28,13 +28,22 @@ function demoDcpScenario(cwd: string): unknown {
       { text: 'Same file as before: rounding belongs in cartTotal, in integer cents, not in the view.' },
       { text: 'Plan: store prices in cents, sum integers, format only at the edge. Three call sites need updating.' },
       {
-        toolCalls: [{
-          name: 'compress',
-          args: {
-            topic: 'cart total investigation',
-            content: [{ startRef: 'm0001', endRef: 'm0005', summary: 'cartTotal (src/cart/total.ts) sums price × quantity with no rounding; decided: integer cents inside cartTotal, formatting only at the edge.' }],
+        toolCalls: [
+          {
+            name: 'compress',
+            args: {
+              topic: 'cart total investigation',
+              content: [
+                {
+                  startRef: 'm0001',
+                  endRef: 'm0005',
+                  summary:
+                    'cartTotal (src/cart/total.ts) sums price × quantity with no rounding; decided: integer cents inside cartTotal, formatting only at the edge.',
+                },
+              ],
+            },
           },
-        }],
+        ],
       },
       { text: 'Compressed the investigation; the plan stays visible.' },
     ],

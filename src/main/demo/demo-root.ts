@@ -24,7 +24,12 @@ export async function assertEmptyDemoRoot(root: string): Promise<void> {
     entries = await readdir(root);
   } catch (error) {
     if (systemCode(error) === 'ENOENT') return;
-    if (systemCode(error) === 'ENOTDIR') throw new DemoRootError('DEMO_ROOT_NOT_DIRECTORY', root, `refusing to write the demo corpus to ${JSON.stringify(root)}: it is not a directory`);
+    if (systemCode(error) === 'ENOTDIR')
+      throw new DemoRootError(
+        'DEMO_ROOT_NOT_DIRECTORY',
+        root,
+        `refusing to write the demo corpus to ${JSON.stringify(root)}: it is not a directory`,
+      );
     throw error;
   }
   if (entries.length === 0) return;

@@ -37,7 +37,14 @@ export class DemoSessionBuilder {
   private push(type: string, data: unknown, extra: Pick<SessionEvent, 'sourceEventSeqs' | 'surfaceOp'> = {}): number {
     const seq = this.events.length;
     this.time += 900 + ((seq * 37) % 700);
-    this.events.push({ type, seq, time: this.time, data, ...(extra.sourceEventSeqs !== undefined ? { sourceEventSeqs: extra.sourceEventSeqs } : {}), ...(extra.surfaceOp !== undefined ? { surfaceOp: extra.surfaceOp } : {}) });
+    this.events.push({
+      type,
+      seq,
+      time: this.time,
+      data,
+      ...(extra.sourceEventSeqs !== undefined ? { sourceEventSeqs: extra.sourceEventSeqs } : {}),
+      ...(extra.surfaceOp !== undefined ? { surfaceOp: extra.surfaceOp } : {}),
+    });
     return seq;
   }
 
@@ -49,7 +56,11 @@ export class DemoSessionBuilder {
     this.turn += 1;
     const turn = this.turn;
     this.push('turn/start', { turn });
-    const promptSeq = this.push('user/message', { content: [{ type: 'text', text: prompt }], source: { kind: 'user' }, role: 'user', id: `${this.header.id}-u${turn}` }, { surfaceOp: 'append' });
+    const promptSeq = this.push(
+      'user/message',
+      { content: [{ type: 'text', text: prompt }], source: { kind: 'user' }, role: 'user', id: `${this.header.id}-u${turn}` },
+      { surfaceOp: 'append' },
+    );
     if (turn === 1) this.userPromptSeq = promptSeq;
     steps.forEach((step, index) => {
       const stepNumber = index + 1;
@@ -65,7 +76,10 @@ export class DemoSessionBuilder {
           step: stepNumber,
           message: {
             role: 'assistant',
-            content: [{ type: 'text', text: step.answer }, ...calls.map((call) => ({ type: 'tool-call', id: call.id, name: call.name, arguments: JSON.stringify(call.args) }))],
+            content: [
+              { type: 'text', text: step.answer },
+              ...calls.map((call) => ({ type: 'tool-call', id: call.id, name: call.name, arguments: JSON.stringify(call.args) })),
+            ],
             source: MODEL_SOURCE,
             id: `${this.header.id}-a${turn}-${stepNumber}`,
           },
@@ -74,7 +88,13 @@ export class DemoSessionBuilder {
         { surfaceOp: 'append' },
       );
       for (const call of calls) {
-        const callSeq = this.push('tool/call', { turn, step: stepNumber, callId: call.id, name: call.name, arguments: JSON.stringify(call.args) });
+        const callSeq = this.push('tool/call', {
+          turn,
+          step: stepNumber,
+          callId: call.id,
+          name: call.name,
+          arguments: JSON.stringify(call.args),
+        });
         this.push(
           'tool/result',
           {
@@ -99,7 +119,13 @@ export class DemoSessionBuilder {
   private userPromptSeq: number | undefined;
 
   /** A title, as dsh's title service writes it (latest wins). */
-  title(title: string, source: { kind: 'fallback' } | { kind: 'user' } | { kind: 'provider'; provider: string } = { kind: 'provider', provider: 'session-title' }): this {
+  title(
+    title: string,
+    source: { kind: 'fallback' } | { kind: 'user' } | { kind: 'provider'; provider: string } = {
+      kind: 'provider',
+      provider: 'session-title',
+    },
+  ): this {
     this.push('session/title', { title, messageSeqs: this.userPromptSeq === undefined ? [] : [this.userPromptSeq], source });
     return this;
   }
@@ -128,7 +154,10 @@ export class DemoSessionBuilder {
       'user/message',
       {
         content: [
-          { type: 'text', text: 'This is an automatically generated checkpoint condensing an earlier span of the conversation.\n\n<compacted-summary>' },
+          {
+            type: 'text',
+            text: 'This is an automatically generated checkpoint condensing an earlier span of the conversation.\n\n<compacted-summary>',
+          },
           { type: 'text', text: summary },
           { type: 'text', text: '</compacted-summary>' },
         ],

@@ -90,28 +90,49 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const poolConfig = { size: options.poolSize ?? null, abortGraceMs: options.abortGraceMs ?? null };
   const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
   // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
-  const compression: Compression = options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));
-  const store = options.root === undefined ? undefined : await JsonlSessionStore.open({ root: options.root, compression, ...(options.store ?? {}) });
+  const compression: Compression =
+    options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));
+  const store =
+    options.root === undefined ? undefined : await JsonlSessionStore.open({ root: options.root, compression, ...(options.store ?? {}) });
   const registry = new InMemoryLiveRegistry();
   const liveLogs = new LiveLogTracker();
   const storage = store === undefined ? undefined : new PooledSessionStorage(store, runner);
-  const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...(options.query === undefined ? {} : { config: options.query }) });
-  const titles = (options.titles ?? 'index') === 'index'
-    ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...(options.query === undefined ? {} : { config: options.query }) })
-    : new PoolTitleSnapshots({ runner, registry, ...(store === undefined ? {} : { storage: store }), ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }) });
+  const query = new SessionQuery({
+    registry,
+    ...(storage === undefined ? {} : { storage }),
+    ...(options.query === undefined ? {} : { config: options.query }),
+  });
+  const titles =
+    (options.titles ?? 'index') === 'index'
+      ? new SessionQuery({
+          registry,
+          ...(store === undefined ? {} : { storage: store }),
+          ...(options.query === undefined ? {} : { config: options.query }),
+        })
+      : new PoolTitleSnapshots({
+          runner,
+          registry,
+          ...(store === undefined ? {} : { storage: store }),
+          ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }),
+        });
   // Discovery from memory in a long-lived engine (issue 15); exact reads below never use it.
-  const view = corpus.watch && store !== undefined && store.config.listing === 'tolerant' && titles instanceof SessionQuery
-    ? new CorpusView({ config: store.config, revalidateMs: corpus.revalidateMs })
-    : undefined;
-  const warm = view === undefined || store === undefined
-    ? undefined
-    : new WarmDiscovery({
-      store,
-      registry,
-      view,
-      cold: { listSessionsReport: (signal) => query.listSessionsReport(signal), readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal) },
-      ...(options.query === undefined ? {} : { queryConfig: options.query }),
-    });
+  const view =
+    corpus.watch && store !== undefined && store.config.listing === 'tolerant' && titles instanceof SessionQuery
+      ? new CorpusView({ config: store.config, revalidateMs: corpus.revalidateMs })
+      : undefined;
+  const warm =
+    view === undefined || store === undefined
+      ? undefined
+      : new WarmDiscovery({
+          store,
+          registry,
+          view,
+          cold: {
+            listSessionsReport: (signal) => query.listSessionsReport(signal),
+            readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
+          },
+          ...(options.query === undefined ? {} : { queryConfig: options.query }),
+        });
   const reportedProblems = new Set<string>();
   function reportProblems(problems: readonly ListingProblem[]): void {
     for (const problem of problems) {
@@ -129,35 +150,42 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const listSessions = async (signal?: AbortSignal): Promise<SessionRecord[]> => (await listSessionsReport(signal)).records;
   // One report per session across both title paths below.
   const reportedTitleFailures = new Set<string>();
-  const onTitleFailure = options.onTitleFailure === undefined ? undefined : (sessionId: SessionId, reason: unknown): void => {
-    if (reportedTitleFailures.has(sessionId)) return;
-    reportedTitleFailures.add(sessionId);
-    options.onTitleFailure?.(sessionId, reason);
-  };
+  const onTitleFailure =
+    options.onTitleFailure === undefined
+      ? undefined
+      : (sessionId: SessionId, reason: unknown): void => {
+          if (reportedTitleFailures.has(sessionId)) return;
+          reportedTitleFailures.add(sessionId);
+          options.onTitleFailure?.(sessionId, reason);
+        };
   const sessionQuery: ReferenceSessionQuery = {
     listSessions,
     readSurface: (id, signal) => query.readSurface(id, signal),
     readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
   };
   // Discovery reads the shared (undetached) warm records and titles; the service only reads them.
-  const warmQuery: ReferenceSessionQuery = warm === undefined
-    ? sessionQuery
-    : {
-      listSessions: async (signal) => {
-        const report = await warm.discoveryReport(signal);
-        reportProblems(report.problems);
-        return report.records;
-      },
-      readSurface: sessionQuery.readSurface,
-      readTitleSnapshots: (ids, signal) => warm.readTitleSnapshots(ids, signal),
-    };
-  const titleQuery: ReferenceSessionQuery = onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, onTitleFailure);
-  const discoveryQuery: ReferenceSessionQuery = onTitleFailure === undefined ? warmQuery : new ReportingSessionQuery(warmQuery, onTitleFailure);
+  const warmQuery: ReferenceSessionQuery =
+    warm === undefined
+      ? sessionQuery
+      : {
+          listSessions: async (signal) => {
+            const report = await warm.discoveryReport(signal);
+            reportProblems(report.problems);
+            return report.records;
+          },
+          readSurface: sessionQuery.readSurface,
+          readTitleSnapshots: (ids, signal) => warm.readTitleSnapshots(ids, signal),
+        };
+  const titleQuery: ReferenceSessionQuery =
+    onTitleFailure === undefined ? sessionQuery : new ReportingSessionQuery(sessionQuery, onTitleFailure);
+  const discoveryQuery: ReferenceSessionQuery =
+    onTitleFailure === undefined ? warmQuery : new ReportingSessionQuery(warmQuery, onTitleFailure);
   // The source cache lives beside the title index: in the store's cache directory when one is named.
   const storeCache = options.store?.cacheDirectory;
-  const sourceCacheInput = storeCache === undefined || options.sourceCache === false || options.sourceCache?.directory !== undefined
-    ? options.sourceCache
-    : { ...(options.sourceCache ?? {}), directory: join(storeCache, SOURCE_CACHE_FOLDER) };
+  const sourceCacheInput =
+    storeCache === undefined || options.sourceCache === false || options.sourceCache?.directory !== undefined
+      ? options.sourceCache
+      : { ...(options.sourceCache ?? {}), directory: join(storeCache, SOURCE_CACHE_FOLDER) };
   const cacheConfig = resolveSourceCacheConfig(sourceCacheInput, options.store?.env ?? process.env);
   const sourceCache = cacheConfig.enabled && store !== undefined ? new SourceCache(cacheConfig) : undefined;
   const renderer = new PoolSourceRenderer({
@@ -168,7 +196,11 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     ...(sourceCache === undefined ? {} : { sourceCache }),
     ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
   });
-  const service = new SessionReferenceService({ sessionQuery: discoveryQuery, renderer, ...(options.reference === undefined ? {} : { config: options.reference }) });
+  const service = new SessionReferenceService({
+    sessionQuery: discoveryQuery,
+    renderer,
+    ...(options.reference === undefined ? {} : { config: options.reference }),
+  });
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
     const ids = (await listSessions(scan.signal)).map((record) => record.header.id);
@@ -194,8 +226,10 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     listSessionsReport: (signal) => recordDiscovery('listSessionsReport', () => listSessionsReport(signal), options.onDiscovery),
     readTitleSnapshots: (ids, signal) => titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
-    listCandidates: (agent, text, limit, signal) => recordDiscovery('listCandidates', () => service.listCandidates(agent, text, limit, signal), options.onDiscovery),
-    candidates: (agent, text, limit, signal) => recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
+    listCandidates: (agent, text, limit, signal) =>
+      recordDiscovery('listCandidates', () => service.listCandidates(agent, text, limit, signal), options.onDiscovery),
+    candidates: (agent, text, limit, signal) =>
+      recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     observeAllTitles,
     attachLive(session) {

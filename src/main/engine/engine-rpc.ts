@@ -8,7 +8,14 @@ import type { WireError } from '../../protocol/wire/wire-error.js';
 import type { EngineProgress, TitleScanSummary } from './engine-types.js';
 
 /** The engine methods callable with plain-data arguments. */
-export type EngineMethod = 'listSessions' | 'listSessionsReport' | 'readSurface' | 'readTitleSnapshots' | 'listCandidates' | 'candidates' | 'prepare';
+export type EngineMethod =
+  | 'listSessions'
+  | 'listSessionsReport'
+  | 'readSurface'
+  | 'readTitleSnapshots'
+  | 'listCandidates'
+  | 'candidates'
+  | 'prepare';
 
 /** The argument index of each method's `AbortSignal`. */
 export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
@@ -44,6 +51,10 @@ export interface EngineThreadApi {
   /** Aborts the signal of a running call. */
   abort(callId: number, reason: WireError): void;
   /** `observeAllTitles`; `onProgress` arrives as a comlink proxy. */
-  observeAllTitles(callId: number, withSignal: boolean, onProgress: ((progress: EngineProgress) => void) | undefined): Promise<RpcOutcome<TitleScanSummary>>;
+  observeAllTitles(
+    callId: number,
+    withSignal: boolean,
+    onProgress: ((progress: EngineProgress) => void) | undefined,
+  ): Promise<RpcOutcome<TitleScanSummary>>;
   close(): Promise<void>;
 }

@@ -49,7 +49,8 @@ async function invoke(engine: SessionEngine, call: EngineCall, signal: AbortSign
   // they cross as wire errors and the client rebuilds them.
   if (call.method === 'readTitleSnapshots') {
     return (value as SessionTitleObservation[]).map((observation) =>
-      observation.status === 'rejected' ? { ...observation, reason: serializeError(observation.reason) } : observation);
+      observation.status === 'rejected' ? { ...observation, reason: serializeError(observation.reason) } : observation,
+    );
   }
   return value;
 }

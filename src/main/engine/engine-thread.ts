@@ -51,7 +51,8 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
       return refreezePrepared(value as PreparedReferences);
     case 'readTitleSnapshots':
       return (value as Array<SessionTitleObservation | (RejectedTitleObservation & { reason: WireError })>).map((observation) =>
-        observation.status === 'rejected' ? { ...observation, reason: rebuildError(observation.reason as WireError) } : observation);
+        observation.status === 'rejected' ? { ...observation, reason: rebuildError(observation.reason as WireError) } : observation,
+      );
     case 'listSessions':
     case 'listSessionsReport':
     case 'listCandidates':
@@ -133,7 +134,13 @@ class EngineThreadClient implements SessionEngine {
     if (plain.length > index) plain[index] = undefined;
     const abortedWith = signal?.aborted === true ? serializeError(signal.reason) : undefined;
     const outcome = await this.#withAbort(callId, signal, () =>
-      this.#remote.call({ callId, method, args: plain, withSignal: signal !== undefined, ...(abortedWith === undefined ? {} : { abortedWith }) }),
+      this.#remote.call({
+        callId,
+        method,
+        args: plain,
+        withSignal: signal !== undefined,
+        ...(abortedWith === undefined ? {} : { abortedWith }),
+      }),
     );
     if (outcome.ok) return afterCall(method, outcome.value);
     throw this.#failure(method, outcome.error, signal);

@@ -97,7 +97,12 @@ export interface SessionEngine {
    */
   candidates(agent: ReferenceTarget, query: string, limit?: number, signal?: AbortSignal): Promise<MentionCandidate[]>;
   /** Prepares the context for one message (§8). */
-  prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences>;
+  prepare(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<PreparedReferences>;
   /** Observes the title of every listed session in batches, reporting progress (the CLI's `index`). */
   observeAllTitles(options?: ObserveAllTitlesOptions): Promise<TitleScanSummary>;
   /** Closes the pool (and the engine thread). Idempotent. */

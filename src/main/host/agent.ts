@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errorChain, turnEndReasonForStepFailure } from '../../protocol/error-chain.js';
-import type { AssistantMessageData, ContentBlock, Message, MessageSource, SessionEvent, ToolCallBlock } from '../../protocol/events.js';
+import type { AssistantMessageData, ContentBlock, Message, MessageSource, ToolCallBlock } from '../../protocol/events.js';
 import { raceWithSignal } from './abort-race.js';
 import { AssistantStreamAssembler } from './assistant-stream.js';
 import { CommandRuntime } from './command-runtime.js';
@@ -24,10 +24,22 @@ import { ToolRunner } from './tool-runner.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { createUserMessage, freezeMessage } from '../../protocol/user-message.js';
 import type {
-  AgentErrorEvent, CommandDefinition, CommandNotification, CommandResult, HostAgent, HostHookMap, HostHookName, ListenOptions, PluginStorage,
-  PreStepDecision, PreStepPayload, SystemSection, ToolDefinition, TurnAbortReason,
+  AgentErrorEvent,
+  CommandDefinition,
+  CommandNotification,
+  CommandResult,
+  HostAgent,
+  HostHookMap,
+  HostHookName,
+  ListenOptions,
+  PluginStorage,
+  PreStepDecision,
+  PreStepPayload,
+  SystemSection,
+  ToolDefinition,
+  TurnAbortReason,
 } from '../host-api/host-api.js';
-export type { TurnAbortReason, HostAgent } from '../host-api/host-api.js';
+export type { TurnAbortReason } from '../host-api/host-api.js';
 
 /** A `turn/end` reason (SESSION-LOG.md §3.4) as this loop writes it. */
 export type TurnEndReason =
@@ -378,7 +390,14 @@ export class Agent implements HostAgent {
    * Each read is raced against the signal, so a model that ignores the abort cannot hold the turn open; the
    * abandoned stream is closed without waiting for it.
    */
-  async #consumeStream(turn: number, step: number, request: ModelRequest, signal: AbortSignal, assembler: AssistantStreamAssembler, chunkSeqs: number[]): Promise<void> {
+  async #consumeStream(
+    turn: number,
+    step: number,
+    request: ModelRequest,
+    signal: AbortSignal,
+    assembler: AssistantStreamAssembler,
+    chunkSeqs: number[],
+  ): Promise<void> {
     const iterator = this.#model.stream(request, { signal })[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<ModelChunk>;
@@ -403,7 +422,13 @@ export class Agent implements HostAgent {
   }
 
   /** Abort mid-stream: the streamed prefix (if any) as an interrupted message, aborted results, step end. */
-  async #endAborted(turn: number, step: number, assembler: AssistantStreamAssembler, chunkSeqs: readonly number[], signal: AbortSignal): Promise<StepOutcome> {
+  async #endAborted(
+    turn: number,
+    step: number,
+    assembler: AssistantStreamAssembler,
+    chunkSeqs: readonly number[],
+    signal: AbortSignal,
+  ): Promise<StepOutcome> {
     if (assembler.hasBlocks) {
       const message = this.#logAssistantMessage(turn, step, assembler, chunkSeqs, true);
       const calls = AssistantStreamAssembler.toolCalls(message.content);
@@ -414,31 +439,47 @@ export class Agent implements HostAgent {
     return { kind: 'end', reason: { kind: 'aborted', reason: signal.reason as unknown } };
   }
 
-  #logAssistantMessage(turn: number, step: number, assembler: AssistantStreamAssembler, chunkSeqs: readonly number[], interrupted: boolean): Message {
+  #logAssistantMessage(
+    turn: number,
+    step: number,
+    assembler: AssistantStreamAssembler,
+    chunkSeqs: readonly number[],
+    interrupted: boolean,
+  ): Message {
     const replayState = assembler.finish?.replayState;
     // Key order is dsh's (its logs are byte-compared): source {kind, provider, model, replayState?},
     // message {role, content, source, id}, data {turn, step, message, usage?, interrupted?}.
     const source: MessageSource = {
-      kind: 'model', provider: this.#model.provider, model: this.#model.model, ...(replayState === undefined ? {} : { replayState }),
+      kind: 'model',
+      provider: this.#model.provider,
+      model: this.#model.model,
+      ...(replayState === undefined ? {} : { replayState }),
     };
     const message: Message = { role: 'assistant', content: assembler.blocks(), source, id: randomUUID() };
     const data: AssistantMessageData = {
-      turn, step, message, ...(assembler.usage === undefined ? {} : { usage: assembler.usage }), ...(interrupted ? { interrupted: true } : {}),
+      turn,
+      step,
+      message,
+      ...(assembler.usage === undefined ? {} : { usage: assembler.usage }),
+      ...(interrupted ? { interrupted: true } : {}),
     };
     const options = chunkSeqs.length > 0 ? { sourceEventSeqs: [...chunkSeqs], surfaceOp: 'append' } : { surfaceOp: 'append' };
     return this.#session.append('assistant/message', data, options).data.message;
   }
 
   #runTools(turn: number, step: number, calls: readonly ToolCallBlock[], signal: AbortSignal): Promise<void> {
-    const runner = new ToolRunner({
-      agent: this,
-      session: this.#session,
-      turn,
-      step,
-      signal,
-      tools: this.#tools,
-      approveListeners: this.#hooks.listeners('tool/approve'),
-    }, calls);
+    const runner = new ToolRunner(
+      {
+        agent: this,
+        session: this.#session,
+        turn,
+        step,
+        signal,
+        tools: this.#tools,
+        approveListeners: this.#hooks.listeners('tool/approve'),
+      },
+      calls,
+    );
     return runner.run();
   }
 

@@ -86,9 +86,7 @@ export class AssistantStreamAssembler {
 
   /** The message content so far, by block index: complete blocks as ended, cut-off blocks from their deltas. */
   blocks(): ContentBlock[] {
-    return [...this.#blocks.values()]
-      .sort((a, b) => a.index - b.index)
-      .map((block) => block.complete ?? partialBlock(block));
+    return [...this.#blocks.values()].sort((a, b) => a.index - b.index).map((block) => block.complete ?? partialBlock(block));
   }
 
   /** The tool calls among `blocks()`, in block order. */

@@ -9,8 +9,15 @@ import type { MessageSource } from '../../protocol/events.js';
 import { isRecord } from '../../protocol/events.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { freezeMessage } from '../../protocol/user-message.js';
-import type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition, HostAgent } from '../host-api/host-api.js';
-export type { CommandResult, CommandNotifyLevel, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
+import type {
+  CommandResult,
+  CommandNotifyLevel,
+  CommandNotification,
+  CommandContext,
+  CommandDefinition,
+  HostAgent,
+} from '../host-api/host-api.js';
+export type { CommandResult, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
 
 /** A parsed command line: the name and the arguments exactly as typed (absent when empty). */
 export interface ParsedCommand {

@@ -1,9 +1,4 @@
-/**
- * The host events and waterfalls a plugin can join through `on(name, listener, {prepend?})` (HOST.md §1):
- * waterfalls run their listeners in list order, so `prepend: true` makes a listener the outermost.
- */
-import type { UserMessage } from '../../protocol/user-message.js';
-import type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
+import type { HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
 export type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
 
 /** Listener lists by hook name. */

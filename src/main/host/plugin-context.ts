@@ -44,13 +44,14 @@ export function createPluginContext(agent: HostAgent, options: PluginHostOptions
   const config = deepFreeze(structuredClone(options.config ?? {})) as Readonly<Record<string, unknown>>;
   const logger = options.logger ?? silentLogger;
   return {
-    on: (name, listener, listenOptions) => (name === 'storage/available'
-      ? agent.on('storage/available', loggedStorageListener(listener as HostHookMap['storage/available'], logger), listenOptions)
-      : agent.on(name, listener, listenOptions)),
+    on: (name, listener, listenOptions) =>
+      name === 'storage/available'
+        ? agent.on('storage/available', loggedStorageListener(listener as HostHookMap['storage/available'], logger), listenOptions)
+        : agent.on(name, listener, listenOptions),
     registerTool: (definition) => agent.registerTool(definition),
     registerCommand: (definition) => agent.registerCommand(definition),
     registerSystemSection: (section) => agent.registerSystemSection(section),
-    config: <T>(namespace: string) => (Object.hasOwn(config, namespace) ? config[namespace] as T : undefined),
+    config: <T>(namespace: string) => (Object.hasOwn(config, namespace) ? (config[namespace] as T) : undefined),
     logger,
     sessions: options.sessions,
     sessionQuery: options.sessionQuery,

@@ -111,7 +111,13 @@ export class ScriptedModel implements ModelClient {
       throw abortError();
     }
     const outputText = blocks.map((block) => JSON.stringify(block)).join('');
-    yield { type: 'usage', usage: reply.usage ?? { inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4), outputTokens: Math.ceil(outputText.length / 4) } };
+    yield {
+      type: 'usage',
+      usage: reply.usage ?? {
+        inputTokens: Math.ceil(JSON.stringify(request.messages).length / 4),
+        outputTokens: Math.ceil(outputText.length / 4),
+      },
+    };
     const hasToolCalls = blocks.some((block) => block.type === 'tool-call');
     yield { type: 'finish', reason: { kind: hasToolCalls ? 'tool-calls' : 'stop' } };
   }
@@ -124,7 +130,12 @@ export class ScriptedModel implements ModelClient {
     if (reply.text !== undefined) blocks.push({ type: 'text', text: reply.text });
     for (const call of reply.toolCalls ?? []) {
       this.#callCount += 1;
-      const block: ToolCallBlock = { type: 'tool-call', id: call.id ?? `call-${this.#callCount}`, name: call.name, arguments: JSON.stringify(call.args) };
+      const block: ToolCallBlock = {
+        type: 'tool-call',
+        id: call.id ?? `call-${this.#callCount}`,
+        name: call.name,
+        arguments: JSON.stringify(call.args),
+      };
       blocks.push(block);
     }
     return blocks;
@@ -139,9 +150,11 @@ export class ScriptedModel implements ModelClient {
     } else if (block.type === 'tool-call') {
       const call = block as ToolCallBlock;
       deltas(call.arguments).forEach((argumentsDelta, position) => {
-        chunks.push(position === 0
-          ? { type: 'tool-call-delta', index, id: call.id, name: call.name, argumentsDelta }
-          : { type: 'tool-call-delta', index, id: call.id, argumentsDelta });
+        chunks.push(
+          position === 0
+            ? { type: 'tool-call-delta', index, id: call.id, name: call.name, argumentsDelta }
+            : { type: 'tool-call-delta', index, id: call.id, argumentsDelta },
+        );
       });
     }
     if (!cutOff) chunks.push({ type: 'block-end', index, block });

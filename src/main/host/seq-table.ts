@@ -10,7 +10,7 @@ export class SeqTable {
 
   /** The value stored for `seq`, or 0 when none was stored (or `seq` is not an index). */
   get(seq: number): number {
-    return Number.isInteger(seq) && seq >= 0 && seq < this.#values.length ? this.#values[seq] as number : 0;
+    return Number.isInteger(seq) && seq >= 0 && seq < this.#values.length ? (this.#values[seq] as number) : 0;
   }
 
   /** Stores `value` for `seq` (a non-negative integer), growing the table by doubling when needed. */

@@ -26,8 +26,22 @@ import { ToolPairingIndex } from './tool-pairing-index.js';
 import { TurnState } from './turn-state.js';
 import { createHostValidationLayers } from './validation/default-layers.js';
 import type { AppendCandidate, ValidationLayer, ValidationMode, ValidationState } from './validation/validation-layer.js';
-import type { AppendOptions, SessionEventListener, ContextWindowLookup, RequestContext, OpenStep, HostEventType, HostSession } from '../host-api/host-api.js';
-export type { AppendOptions, SessionEventListener, ContextWindowLookup, RequestContext, OpenStep, HostSession } from '../host-api/host-api.js';
+import type {
+  AppendOptions,
+  SessionEventListener,
+  ContextWindowLookup,
+  RequestContext,
+  OpenStep,
+  HostEventType,
+  HostSession,
+} from '../host-api/host-api.js';
+export type {
+  AppendOptions,
+  SessionEventListener,
+  ContextWindowLookup,
+  RequestContext,
+  OpenStep,
+} from '../host-api/host-api.js';
 
 /** Construction options shared by `Session.create` and `fork`. */
 export interface SessionRuntimeOptions {
@@ -134,7 +148,9 @@ export class Session implements HostSession {
     this.#pairing = new ToolPairingIndex(this.#surface);
     const session = this;
     this.#state = {
-      get mode() { return session.#mode; },
+      get mode() {
+        return session.#mode;
+      },
       sessionId: id,
       events: this.#events,
       fold: this.#fold,
@@ -142,7 +158,9 @@ export class Session implements HostSession {
       turns: this.#turns,
       brackets: this.#brackets,
       claim: this.#claim,
-      get publishing() { return session.#publishing; },
+      get publishing() {
+        return session.#publishing;
+      },
     };
   }
 

@@ -82,9 +82,10 @@ export function createTestHarness(options: TestHarnessOptions = {}): TestHarness
   const header: SessionHeader = { version: 0, id: asSessionId(id), createdAt: HARNESS_EPOCH_MS };
   const contextWindowOf = (provider: string, name: string): number | undefined =>
     provider === model.provider && name === model.model ? model.contextWindow : undefined;
-  const session = Session.create(id, options.seed === undefined
-    ? { header, now, contextWindowOf }
-    : { header, now, contextWindowOf, seed: structuredClone(options.seed) });
+  const session = Session.create(
+    id,
+    options.seed === undefined ? { header, now, contextWindowOf } : { header, now, contextWindowOf, seed: structuredClone(options.seed) },
+  );
   const agent = new Agent({
     session,
     model,
@@ -100,9 +101,11 @@ export function createTestHarness(options: TestHarnessOptions = {}): TestHarness
     notifications.push(notification);
   });
   const logs: LoggedLine[] = [];
-  const record = (level: LoggedLine['level']) => (text: string, detail?: unknown): void => {
-    logs.push(detail === undefined ? { level, text } : { level, text, detail });
-  };
+  const record =
+    (level: LoggedLine['level']) =>
+    (text: string, detail?: unknown): void => {
+      logs.push(detail === undefined ? { level, text } : { level, text, detail });
+    };
   const logger: PluginLogger = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') };
   for (const tool of options.tools ?? []) agent.registerTool(tool);
   for (const plugin of options.plugins ?? []) {

@@ -1,5 +1,4 @@
-/**
- * Model tools (HOST.md §7.1) and the `tool/approve` waterfall (HOST.md §7.2 step 3).
- */
-import type { ToolExecutionContext, ToolOutput, ToolDefinition, ToolApprovePayload, ToolApprovalDecision, ToolApproveListener } from '../host-api/host-api.js';
-export type { ToolExecutionContext, ToolOutput, ToolDefinition, ToolApprovePayload, ToolApprovalDecision, ToolApproveListener } from '../host-api/host-api.js';
+export type {
+  ToolExecutionContext,
+  ToolDefinition,
+} from '../host-api/host-api.js';

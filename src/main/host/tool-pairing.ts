@@ -1,9 +1,3 @@
-/**
- * The tool-pairing balance functions (HOST.md §5): whether a cut just before or just after a surface node
- * separates no tool call from its result. DCP uses them to choose safe compression boundaries.
- */
-import type { SurfaceReader } from '../../protocol/surface-view.js';
-import type { ToolPairingReader } from './tool-pairing-index.js';
 import type { PairingSource } from '../host-api/host-api.js';
 export type { PairingSource } from '../host-api/host-api.js';
 

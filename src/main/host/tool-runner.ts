@@ -130,7 +130,13 @@ export class ToolRunner {
       this.#logResult(index, outcome);
     } catch (error) {
       // The tool produced content the log refuses (not lossless JSON, for example); the model gets the reason.
-      this.#logResult(index, errorOutcome(`tool result cannot be logged: ${error instanceof Error ? error.message : String(error)}`, { name: 'Error', code: 'TOOL_ERROR' }));
+      this.#logResult(
+        index,
+        errorOutcome(`tool result cannot be logged: ${error instanceof Error ? error.message : String(error)}`, {
+          name: 'Error',
+          code: 'TOOL_ERROR',
+        }),
+      );
     }
   }
 
@@ -145,7 +151,11 @@ export class ToolRunner {
     };
     const data: ToolResultData = outcome.error === undefined ? { turn, step, message } : { turn, step, message, error: outcome.error };
     const callSeq = this.#callSeqs.get(index);
-    session.append('tool/result', data, callSeq === undefined ? { surfaceOp: 'append' } : { sourceEventSeqs: [callSeq], surfaceOp: 'append' });
+    session.append(
+      'tool/result',
+      data,
+      callSeq === undefined ? { surfaceOp: 'append' } : { sourceEventSeqs: [callSeq], surfaceOp: 'append' },
+    );
     this.#unanswered.delete(index);
   }
 

@@ -9,8 +9,17 @@
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  CallToolRequestSchema, CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema, RootsListChangedNotificationSchema,
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  RootsListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -73,7 +82,12 @@ const TOOL_DEFINITIONS = [
       type: 'object',
       properties: {
         query: { type: 'string', maxLength: 1000, description: 'text to look for in ids, working directories and titles' },
-        limit: { type: 'integer', minimum: 1, maximum: 1000, description: 'at most this many sessions (default: the server\'s candidate limit)' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 1000,
+          description: "at most this many sessions (default: the server's candidate limit)",
+        },
       },
       additionalProperties: false,
     },
@@ -89,7 +103,13 @@ const TOOL_DEFINITIONS = [
     inputSchema: {
       type: 'object',
       properties: {
-        sessions: { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, maxItems: 3, description: 'dsh-session: URIs or session ids' },
+        sessions: {
+          type: 'array',
+          items: { type: 'string', minLength: 1 },
+          minItems: 1,
+          maxItems: 3,
+          description: 'dsh-session: URIs or session ids',
+        },
       },
       required: ['sessions'],
       additionalProperties: false,
@@ -100,7 +120,11 @@ const TOOL_DEFINITIONS = [
         text: { type: 'string' },
         sessions: {
           type: 'array',
-          items: { type: 'object', properties: { sessionId: { type: 'string' }, label: { type: 'string' }, uri: { type: 'string' } }, required: ['sessionId', 'label', 'uri'] },
+          items: {
+            type: 'object',
+            properties: { sessionId: { type: 'string' }, label: { type: 'string' }, uri: { type: 'string' } },
+            required: ['sessionId', 'label', 'uri'],
+          },
         },
       },
       required: ['text', 'sessions'],
@@ -198,7 +222,8 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     handle(async () => {
       const { uri } = request.params;
-      if (!uri.startsWith(SESSION_REFERENCE_SCHEME)) throw new McpRequestError('invalid-params', `not a session URI: ${JSON.stringify(uri)}`);
+      if (!uri.startsWith(SESSION_REFERENCE_SCHEME))
+        throw new McpRequestError('invalid-params', `not a session URI: ${JSON.stringify(uri)}`);
       const snapshot = await catalog.snapshot([uri], extra.signal);
       return { contents: [{ uri, mimeType: SESSION_RESOURCE_MIME_TYPE, text: snapshot.text }] };
     }),
@@ -207,11 +232,12 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
     handle(async () => {
       const { ref, argument } = request.params;
-      const form = ref.type === 'ref/resource' && ref.uri === SESSION_URI_TEMPLATE && argument.name === 'session'
-        ? 'template'
-        : ref.type === 'ref/prompt' && ref.name === REFERENCE_PROMPT.name && argument.name === 'session'
-          ? 'id'
-          : undefined;
+      const form =
+        ref.type === 'ref/resource' && ref.uri === SESSION_URI_TEMPLATE && argument.name === 'session'
+          ? 'template'
+          : ref.type === 'ref/prompt' && ref.name === REFERENCE_PROMPT.name && argument.name === 'session'
+            ? 'id'
+            : undefined;
       if (form === undefined) return { completion: { values: [], hasMore: false } };
       const values = await catalog.complete(argument.value, form, extra.signal);
       return { completion: { values, total: values.length, hasMore: false } };
@@ -222,7 +248,8 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
 
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     handle(async () => {
-      if (request.params.name !== REFERENCE_PROMPT.name) throw new McpRequestError('invalid-params', `no prompt ${JSON.stringify(request.params.name)}`);
+      if (request.params.name !== REFERENCE_PROMPT.name)
+        throw new McpRequestError('invalid-params', `no prompt ${JSON.stringify(request.params.name)}`);
       const session = request.params.arguments?.['session'];
       if (session === undefined || session === '') throw new McpRequestError('invalid-params', 'the reference prompt needs a session');
       const snapshot = await catalog.snapshot([session], extra.signal);
@@ -234,7 +261,9 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   );
 
   if (options.tools) {
-    server.setRequestHandler(ListToolsRequestSchema, () => Promise.resolve({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) as never }));
+    server.setRequestHandler(ListToolsRequestSchema, () =>
+      Promise.resolve({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) as never }),
+    );
     server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
       const { name } = request.params;
       const input = request.params.arguments ?? {};
@@ -250,7 +279,10 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
           const parsed = REFERENCE_INPUT.safeParse(input);
           if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
           const snapshot = await catalog.snapshot(parsed.data.sessions, extra.signal);
-          return { content: [{ type: 'text', text: snapshot.text }], structuredContent: { text: snapshot.text, sessions: [...snapshot.sessions] } };
+          return {
+            content: [{ type: 'text', text: snapshot.text }],
+            structuredContent: { text: snapshot.text, sessions: [...snapshot.sessions] },
+          };
         }
       } catch (error) {
         return toolError(error);
@@ -265,7 +297,7 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
     try {
       const { roots } = await server.listRoots();
       const first = roots[0]?.uri;
-      catalog.cwd = first !== undefined && first.startsWith('file:') ? fileURLToPath(first) : undefined;
+      catalog.cwd = first?.startsWith('file:') ? fileURLToPath(first) : undefined;
     } catch (error) {
       // A client that declares roots but fails to list them: discovery goes on without a project, and says why.
       options.log(`sessionctx mcp: could not list the client's roots: ${error instanceof Error ? error.message : String(error)}`);

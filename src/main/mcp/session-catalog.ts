@@ -92,7 +92,8 @@ function decodeCursor(cursor: string): number {
     // Not base64url JSON: reported below as an invalid cursor, like any other cursor this server did not issue.
     offset = undefined;
   }
-  if (!Number.isSafeInteger(offset) || (offset as number) <= 0) throw new McpRequestError('invalid-params', `invalid cursor ${JSON.stringify(cursor)}`);
+  if (!Number.isSafeInteger(offset) || (offset as number) <= 0)
+    throw new McpRequestError('invalid-params', `invalid cursor ${JSON.stringify(cursor)}`);
   return offset as number;
 }
 
@@ -103,12 +104,15 @@ function decodeCursor(cursor: string): number {
  * @throws McpRequestError `invalid-params` for a malformed URI or a value that is neither
  */
 export function sessionIdOf(reference: unknown): SessionId {
-  if (typeof reference !== 'string' || reference === '') throw new McpRequestError('invalid-params', 'a session is named by its dsh-session: URI or its id');
+  if (typeof reference !== 'string' || reference === '')
+    throw new McpRequestError('invalid-params', 'a session is named by its dsh-session: URI or its id');
   if (!reference.startsWith(SESSION_REFERENCE_SCHEME)) return asSessionId(reference);
   try {
     return asSessionId(decodeSessionReferenceUri(reference));
   } catch (error) {
-    throw new McpRequestError('invalid-params', `malformed session URI ${JSON.stringify(reference)}: ${(error as Error).message}`, { cause: error });
+    throw new McpRequestError('invalid-params', `malformed session URI ${JSON.stringify(reference)}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -156,7 +160,9 @@ export class SessionCatalog {
     // One more than the page, so the last page is known without another listing.
     const found = await this.#engine.listCandidates(this.#target(), '', offset + this.#pageSize + 1, signal);
     const page = found.slice(offset, offset + this.#pageSize).map(sessionResource);
-    return found.length > offset + this.#pageSize ? { resources: page, nextCursor: encodeCursor(offset + this.#pageSize) } : { resources: page };
+    return found.length > offset + this.#pageSize
+      ? { resources: page, nextCursor: encodeCursor(offset + this.#pageSize) }
+      : { resources: page };
   }
 
   /**
@@ -205,8 +211,12 @@ export class SessionCatalog {
     const prepared = await this.#engine.prepare(this.#target(), [{ type: 'text', text }], cited, signal);
     const block = prepared.additionalContext?.content[0];
     // prepare() returns a context for every non-empty, valid reference list; anything else is a broken engine.
-    if (block === undefined || block.type !== 'text') throw new TypeError('prepare() returned no snapshot text for a non-empty reference list');
-    return { text: (block as { text: string }).text, sessions: cited.map((source) => ({ ...source, uri: encodeSessionReferenceUri(source.sessionId) })) };
+    if (block === undefined || block.type !== 'text')
+      throw new TypeError('prepare() returned no snapshot text for a non-empty reference list');
+    return {
+      text: (block as { text: string }).text,
+      sessions: cited.map((source) => ({ ...source, uri: encodeSessionReferenceUri(source.sessionId) })),
+    };
   }
 
   /**
@@ -217,6 +227,8 @@ export class SessionCatalog {
    */
   async complete(typed: string, form: 'template' | 'id', signal?: AbortSignal): Promise<string[]> {
     const found = await this.#engine.listCandidates(this.#target(), typed, MAX_COMPLETION_VALUES, signal);
-    return found.map((candidate) => (form === 'id' ? candidate.sessionId : encodeSessionReferenceUri(candidate.sessionId).slice(SESSION_REFERENCE_SCHEME.length)));
+    return found.map((candidate) =>
+      form === 'id' ? candidate.sessionId : encodeSessionReferenceUri(candidate.sessionId).slice(SESSION_REFERENCE_SCHEME.length),
+    );
   }
 }

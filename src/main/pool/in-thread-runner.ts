@@ -47,7 +47,8 @@ export class InThreadTaskRunner<X extends TaskTable = Record<never, never>> impl
     if (refused !== undefined) return refused;
     return runWithControlPort(
       // A macrotask hop first, as with a real pool: the caller's synchronous code finishes before the stages run.
-      (control) => new Promise((resolve) => setImmediate(resolve)).then(() => this.#dispatch(kind, payload, control)).then((answer) => answer.outcome),
+      (control) =>
+        new Promise((resolve) => setImmediate(resolve)).then(() => this.#dispatch(kind, payload, control)).then((answer) => answer.outcome),
       (reply) => settleReply(kind, payload, reply, this.#entry),
       options.signal,
     );

@@ -94,7 +94,13 @@ function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSourc
     case 'rendered': {
       const render = value.render;
       if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
-      return { fits: true, sessionId: render.sessionId, capturedThroughSeq: render.capturedThroughSeq, json: render.json, stats: render.stats };
+      return {
+        fits: true,
+        sessionId: render.sessionId,
+        capturedThroughSeq: render.capturedThroughSeq,
+        json: render.json,
+        stats: render.stats,
+      };
     }
     default:
       assertNever(value, 'unknown readSource value');
@@ -175,7 +181,10 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
    */
   async #list(storage: PoolRendererStorage, signal: AbortSignal): Promise<readonly SessionHeader[]> {
     try {
-      return await race(this.#listings.run('', (shared) => storage.list(shared), signal), signal);
+      return await race(
+        this.#listings.run('', (shared) => storage.list(shared), signal),
+        signal,
+      );
     } catch (error) {
       signal.throwIfAborted();
       throw listingFailure(error);
@@ -187,7 +196,13 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
    * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker,
    * after which the cache builds its entry in the background.
    */
-  async #inspect(sessionId: SessionId, capture: Promise<CapturedArtifact>, label: string, maxBytes: number, signal: AbortSignal): Promise<{ value: ReadSourceValue; served: SourceServed }> {
+  async #inspect(
+    sessionId: SessionId,
+    capture: Promise<CapturedArtifact>,
+    label: string,
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<{ value: ReadSourceValue; served: SourceServed }> {
     const failed = (error: unknown): never => {
       signal.throwIfAborted();
       throw inspectionFailure(sessionId, error);
@@ -209,7 +224,13 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
       }
       if (cached !== undefined) {
         const { header } = cached;
-        const input = { sessionId: header.id, label, cwd: header.cwd ?? null, capturedThroughSeq: cached.capturedThroughSeq, items: cached.items };
+        const input = {
+          sessionId: header.id,
+          label,
+          cwd: header.cwd ?? null,
+          capturedThroughSeq: cached.capturedThroughSeq,
+          items: cached.items,
+        };
         return { value: { status: 'rendered', header, render: renderProjected(input, maxBytes) }, served: cached.served };
       }
     }

@@ -54,7 +54,8 @@ export class PoolTitleSnapshots {
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
     const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
     const storage = this.#storage;
-    if (unresolved.length > 0 && storage === undefined) for (const id of unresolved) results.set(id, rejectedTitle(id, sessionNotFound(id)));
+    if (unresolved.length > 0 && storage === undefined)
+      for (const id of unresolved) results.set(id, rejectedTitle(id, sessionNotFound(id)));
     if (unresolved.length > 0 && storage !== undefined) {
       const work = this.#observePersisted(storage, unresolved, results, signal);
       await (signal === undefined ? work : abortable(signal, work));
@@ -63,7 +64,12 @@ export class PoolTitleSnapshots {
     return uniqueIds.map((id) => results.get(id) as SessionTitleObservation);
   }
 
-  async #observePersisted(storage: PoolRendererStorage, unresolved: readonly SessionId[], results: Map<SessionId, SessionTitleObservation>, signal: AbortSignal | undefined): Promise<void> {
+  async #observePersisted(
+    storage: PoolRendererStorage,
+    unresolved: readonly SessionId[],
+    results: Map<SessionId, SessionTitleObservation>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     let listing: readonly SessionHeader[];
     try {
       listing = await storage.list(signal);
@@ -82,7 +88,10 @@ export class PoolTitleSnapshots {
         continue;
       }
       const attached = this.#registry.get(id);
-      results.set(id, attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, undefined));
+      results.set(
+        id,
+        attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, undefined),
+      );
     }
     const batches: PendingTitle[][] = [];
     for (let at = 0; at < pending.length; at += this.#batchSize) batches.push(pending.slice(at, at + this.#batchSize));
@@ -90,7 +99,12 @@ export class PoolTitleSnapshots {
   }
 
   /** Looks the batch's artifacts up, observes them in one task and settles every id of the batch. */
-  async #observeBatch(storage: PoolRendererStorage, batch: readonly PendingTitle[], results: Map<SessionId, SessionTitleObservation>, signal: AbortSignal | undefined): Promise<void> {
+  async #observeBatch(
+    storage: PoolRendererStorage,
+    batch: readonly PendingTitle[],
+    results: Map<SessionId, SessionTitleObservation>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const located: Array<{ entry: PendingTitle; artifact: ArtifactRef }> = [];
     for (const entry of batch) {
       const artifact = await this.#locate(storage, entry.id, signal).catch((error: unknown) => {
@@ -122,7 +136,8 @@ export class PoolTitleSnapshots {
   /** §10.5 step 5 after the observation: inspection failure, then live wins, then compatibility, then the fold. */
   #settle(entry: PendingTitle, outcome: TitleFileOutcome): SessionTitleObservation {
     const { id, listed } = entry;
-    if (outcome.status === 'rejected' && outcome.phase === 'inspect') return rejectedTitle(id, inspectionFailure(id, rebuildError(outcome.error)));
+    if (outcome.status === 'rejected' && outcome.phase === 'inspect')
+      return rejectedTitle(id, inspectionFailure(id, rebuildError(outcome.error)));
     const attached = this.#registry.get(id);
     if (attached !== undefined) return observeTitle(id, attached.header, attached.events, undefined);
     try {
@@ -132,6 +147,10 @@ export class PoolTitleSnapshots {
     }
     if (outcome.status === 'rejected') return rejectedTitle(id, rebuildError(outcome.error));
     const session = outcome.header;
-    return { sessionId: id, status: 'fulfilled', value: outcome.title === undefined ? { session } : { session, title: deepFreeze(outcome.title) } };
+    return {
+      sessionId: id,
+      status: 'fulfilled',
+      value: outcome.title === undefined ? { session } : { session, title: deepFreeze(outcome.title) },
+    };
   }
 }

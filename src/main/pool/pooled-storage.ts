@@ -46,7 +46,11 @@ export class PooledSessionStorage implements SessionStorage {
     const path = await this.#backend.locate(id, signal);
     if (path === undefined) throw sessionNotFoundError(id);
     const { root, compression } = this.#backend.config;
-    const value = await this.#runner.run('inspect', { artifact: { sessionId: id, path, root, compression } }, signal === undefined ? {} : { signal });
+    const value = await this.#runner.run(
+      'inspect',
+      { artifact: { sessionId: id, path, root, compression } },
+      signal === undefined ? {} : { signal },
+    );
     // The clone arrived unfrozen; the store's contract is frozen balanced events.
     const events = value.events as SessionEvent[];
     for (const event of events) deepFreeze(event);

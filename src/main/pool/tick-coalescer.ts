@@ -43,7 +43,14 @@ export class TickCoalescer<V> {
   }
 
   #open(key: string, start: (signal: AbortSignal) => Promise<V>): Batch<V> {
-    const batch: Batch<V> = { controller: new AbortController(), promise: Promise.resolve() as Promise<never>, joined: 0, aborted: 0, keepsRunning: false, detach: [] };
+    const batch: Batch<V> = {
+      controller: new AbortController(),
+      promise: Promise.resolve() as Promise<never>,
+      joined: 0,
+      aborted: 0,
+      keepsRunning: false,
+      detach: [],
+    };
     batch.promise = new Promise<void>((resolve) => queueMicrotask(resolve))
       .then(() => {
         this.#pending.delete(key);

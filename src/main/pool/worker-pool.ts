@@ -111,7 +111,8 @@ export class WorkerPool<X extends TaskTable = Record<never, never>> implements T
   run<K extends TaskKind>(kind: K, payload: TaskPayloads[K], options?: TaskRunOptions): Promise<TaskValues[K]>;
   run<K extends keyof X & string>(kind: K, payload: X[K]['payload'], options?: TaskRunOptions): Promise<X[K]['value']>;
   run(kind: string, payload: unknown, options: TaskRunOptions = {}): Promise<unknown> {
-    if (this.#closing !== undefined) return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed'));
+    if (this.#closing !== undefined)
+      return Promise.reject(new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed'));
     const refused = refuseUnservedKind(this.#entry, kind);
     if (refused !== undefined) return refused;
     const piscina = this.#pool();
@@ -121,7 +122,10 @@ export class WorkerPool<X extends TaskTable = Record<never, never>> implements T
     return runWithControlPort(
       (control) =>
         piscina
-          .run({ payload, control }, { name: kind, transferList: [control, ...transferList], ...(reclaim === undefined ? {} : { signal: reclaim.signal }) })
+          .run(
+            { payload, control },
+            { name: kind, transferList: [control, ...transferList], ...(reclaim === undefined ? {} : { signal: reclaim.signal }) },
+          )
           .catch((error: unknown) => {
             throw this.#poolFailure(kind, error);
           }),
@@ -204,7 +208,9 @@ export class WorkerPool<X extends TaskTable = Record<never, never>> implements T
   #reclaim(piscina: Piscina, reclaim: AbortController): void {
     this.#abortGraceExpiries += 1;
     const before = piscina.threads;
-    reclaim.abort(new SessionPoolError('SESSION_POOL_TASK_ABORTED', `worker task did not acknowledge its abort within ${this.config.abortGraceMs} ms`));
+    reclaim.abort(
+      new SessionPoolError('SESSION_POOL_TASK_ABORTED', `worker task did not acknowledge its abort within ${this.config.abortGraceMs} ms`),
+    );
     // piscina removes the thread synchronously inside the abort; whichever thread left the pool was this task's.
     const after = new Set(piscina.threads);
     for (const thread of before) {
@@ -218,8 +224,11 @@ export class WorkerPool<X extends TaskTable = Record<never, never>> implements T
   }
 
   #poolFailure(kind: string, error: unknown): SessionPoolError {
-    if (this.#closing !== undefined) return new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed', { cause: error });
+    if (this.#closing !== undefined)
+      return new SessionPoolError('SESSION_POOL_CLOSED', 'the session worker pool is closed', { cause: error });
     const detail = error instanceof Error ? error.message : String(error);
-    return new SessionPoolError('SESSION_POOL_WORKER_FAILED', `worker thread failed while running a ${kind} task: ${detail}`, { cause: error });
+    return new SessionPoolError('SESSION_POOL_WORKER_FAILED', `worker thread failed while running a ${kind} task: ${detail}`, {
+      cause: error,
+    });
   }
 }

@@ -25,6 +25,12 @@ export class InThreadSourceRenderer implements ReferenceSourceRenderer {
     };
     const retained = retainSource(input, maxBytes);
     if (!retained.fits) return { fits: false, minimumBudgetBytes: minimumFittingBudget(input, maxBytes) };
-    return { fits: true, sessionId: snapshot.session.id, capturedThroughSeq: snapshot.capturedThroughSeq, json: retained.json, stats: retained.stats };
+    return {
+      fits: true,
+      sessionId: snapshot.session.id,
+      capturedThroughSeq: snapshot.capturedThroughSeq,
+      json: retained.json,
+      stats: retained.stats,
+    };
   }
 }

@@ -81,19 +81,32 @@ export class SessionReferenceService {
    * group newest first; a non-empty query filters by id, cwd or title (case-insensitive, raw
    * values). Display fields are escaped (D5).
    */
-  async listCandidates(agent: ReferenceTarget, query = '', limit: number = this.config.candidateLimit, signal?: AbortSignal): Promise<Candidate[]> {
+  async listCandidates(
+    agent: ReferenceTarget,
+    query = '',
+    limit: number = this.config.candidateLimit,
+    signal?: AbortSignal,
+  ): Promise<Candidate[]> {
     if (!Number.isSafeInteger(limit) || limit <= 0) throw candidateLimitError();
     const needle = query.toLocaleLowerCase();
     const targetCwd = agent.session.header.cwd;
     if (signal?.aborted === true) throw cancelledError(signal.reason);
-    const listed = await raceSignal(Promise.resolve().then(() => this.sessionQuery.listSessions(signal)), signal);
+    const listed = await raceSignal(
+      Promise.resolve().then(() => this.sessionQuery.listSessions(signal)),
+      signal,
+    );
     const records = listed
       .filter((record) => record.header.id !== agent.id)
       .map((record, index) => ({ record, index, rank: rank(record.header.cwd, targetCwd) }));
     const byRank = (a: { rank: number; index: number }, b: { rank: number; index: number }): number => a.rank - b.rank || a.index - b.index;
     const observed = needle === '' ? [...records].sort(byRank).slice(0, limit) : records;
     const observations = await raceSignal(
-      Promise.resolve().then(() => this.sessionQuery.readTitleSnapshots(observed.map((entry) => entry.record.header.id), signal)),
+      Promise.resolve().then(() =>
+        this.sessionQuery.readTitleSnapshots(
+          observed.map((entry) => entry.record.header.id),
+          signal,
+        ),
+      ),
       signal,
     );
     const labels = new Map<string, string>();
@@ -114,9 +127,17 @@ export class SessionReferenceService {
    * The host face (§7.4): candidates with their canonical mention. `limit` defaults to the
    * configured `candidateLimit` (a sessionctx addition for callers such as the CLI).
    */
-  async candidates(agent: ReferenceTarget, query: string, signal?: AbortSignal, limit: number = this.config.candidateLimit): Promise<MentionCandidate[]> {
+  async candidates(
+    agent: ReferenceTarget,
+    query: string,
+    signal?: AbortSignal,
+    limit: number = this.config.candidateLimit,
+  ): Promise<MentionCandidate[]> {
     const found = await this.listCandidates(agent, query, limit, signal);
-    return found.map((candidate) => ({ ...candidate, mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }) }));
+    return found.map((candidate) => ({
+      ...candidate,
+      mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }),
+    }));
   }
 
   /**
@@ -127,7 +148,12 @@ export class SessionReferenceService {
    * source needing the largest budget and that budget, the least with which this preparation over
    * the same reads would succeed.
    */
-  async prepare(agent: ReferenceTarget, content: readonly ContentBlock[], references: readonly unknown[], signal?: AbortSignal): Promise<PreparedReferences> {
+  async prepare(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<PreparedReferences> {
     const acceptedContent = structuredClone(content) as ContentBlock[];
     const normalized = this.normalizeReferences(agent, references);
     if (normalized.length === 0) return { content: acceptedContent };
@@ -172,7 +198,10 @@ export class SessionReferenceService {
    * every direct user message that cites sessions into the rewritten message followed by its
    * snapshot. A failure carries the claimed direct messages so the host can hand them back.
    */
-  async preStepListener(payload: ReferencePreStepPayload, next: () => Promise<ReferencePreStepDecision>): Promise<ReferencePreStepDecision> {
+  async preStepListener(
+    payload: ReferencePreStepPayload,
+    next: () => Promise<ReferencePreStepDecision>,
+  ): Promise<ReferencePreStepDecision> {
     const decision = await next();
     if (decision.kind === 'reject') return decision;
     const claimed = payload.messages.filter((message) => message.source.kind === 'user');
@@ -227,7 +256,10 @@ export class SessionReferenceService {
    * §8 step 5: every read starts at once; the first failure in time aborts the siblings and
    * becomes `READ_FAILED` (or `CANCELLED` when the caller aborted).
    */
-  private async renderAll(references: readonly NormalizedReference[], signal: AbortSignal | undefined): Promise<Array<RenderedSource | OversizedSource>> {
+  private async renderAll(
+    references: readonly NormalizedReference[],
+    signal: AbortSignal | undefined,
+  ): Promise<Array<RenderedSource | OversizedSource>> {
     const { controller, dispose } = linkedController(signal);
     const reads = references.map((reference) =>
       Promise.resolve()

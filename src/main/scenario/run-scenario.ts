@@ -117,7 +117,11 @@ function cannedTool(tool: ScenarioTool): ToolDefinition {
 
 function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
-  return content.map((block: { type?: unknown; text?: unknown; content?: unknown }) => (block.type === 'text' ? String(block.text) : block.type === 'tool-result' ? textOf(block.content) : '')).join('\n');
+  return content
+    .map((block: { type?: unknown; text?: unknown; content?: unknown }) =>
+      block.type === 'text' ? String(block.text) : block.type === 'tool-result' ? textOf(block.content) : '',
+    )
+    .join('\n');
 }
 
 function errorText(error: unknown): string {
@@ -172,8 +176,17 @@ export interface RunScenarioOptions {
 /** Runs `scenario` and persists the session in `store`. */
 export async function runScenario(scenario: Scenario, store: JsonlSessionStore, options: RunScenarioOptions = {}): Promise<ScenarioRun> {
   const { plugins: extraPlugins = [], now = Date.now, logger = silentLogger, onModelRequest } = options;
-  const header: SessionHeader = { version: 0, id: asSessionId(scenario.session.id), createdAt: now(), ...(scenario.session.cwd !== undefined ? { cwd: scenario.session.cwd } : {}), delegationDepth: 0 };
-  const model = new ScriptedModel({ script: scenario.model, ...(scenario.contextWindow !== undefined ? { contextWindow: scenario.contextWindow } : {}) });
+  const header: SessionHeader = {
+    version: 0,
+    id: asSessionId(scenario.session.id),
+    createdAt: now(),
+    ...(scenario.session.cwd !== undefined ? { cwd: scenario.session.cwd } : {}),
+    delegationDepth: 0,
+  };
+  const model = new ScriptedModel({
+    script: scenario.model,
+    ...(scenario.contextWindow !== undefined ? { contextWindow: scenario.contextWindow } : {}),
+  });
   // The scripted model is the session's model registry (HOST.md §2.5, §12), as in the test harness.
   const contextWindowOf = (provider: string, name: string): number | undefined =>
     provider === model.provider && name === model.model ? model.contextWindow : undefined;
@@ -188,7 +201,8 @@ export async function runScenario(scenario: Scenario, store: JsonlSessionStore, 
     hostErrors.push({ at: session.events.length, turn: event.turn, error: event.error });
   });
   const reference = new SessionReferenceService({ sessionQuery, config: (scenario.config.reference ?? {}) as Record<string, unknown> });
-  for (const plugin of [sessionReferencePlugin(reference), ...extraPlugins]) plugin.apply(createPluginContext(agent, { config: scenario.config, sessionQuery, logger }));
+  for (const plugin of [sessionReferencePlugin(reference), ...extraPlugins])
+    plugin.apply(createPluginContext(agent, { config: scenario.config, sessionQuery, logger }));
   // The scenario's tools after the plugins' (compress first), the registration order dsh's header shows (HOST.md §8).
   for (const tool of scenario.tools) agent.registerTool(cannedTool(tool));
 
@@ -200,7 +214,11 @@ export async function runScenario(scenario: Scenario, store: JsonlSessionStore, 
       const at = session.events.length;
       const result = await agent.runCommand(step.command);
       commands.push({ input: step.command, kind: result.kind, text: result.text });
-      if (result.kind === 'error') failures.push({ at, failure: { kind: 'command', step: index, input: step.command, code: SCENARIO_COMMAND_FAILED, message: result.text } });
+      if (result.kind === 'error')
+        failures.push({
+          at,
+          failure: { kind: 'command', step: index, input: step.command, code: SCENARIO_COMMAND_FAILED, message: result.text },
+        });
     }
     await agent.runUntilIdle();
   }
@@ -211,7 +229,12 @@ export async function runScenario(scenario: Scenario, store: JsonlSessionStore, 
   const names = new Map<string, string>();
   const toolResults: ScenarioToolResult[] = [];
   for (const event of session.events) {
-    const data = event.data as { callId?: string; name?: string; message?: { source?: { callId?: string }; content?: unknown }; error?: unknown };
+    const data = event.data as {
+      callId?: string;
+      name?: string;
+      message?: { source?: { callId?: string }; content?: unknown };
+      error?: unknown;
+    };
     if (event.type === 'tool/call' && data.callId !== undefined) names.set(data.callId, String(data.name));
     if (event.type === 'tool/result' && event.surfaceOp === 'append') {
       const callId = data.message?.source?.callId ?? '';

@@ -19,9 +19,14 @@ export class ScenarioRunError extends Error {
   readonly #report: Readonly<Record<string, unknown>>;
 
   /** `report` is added to {@link details} as is (the CLI passes what its success output would print). */
-  constructor(run: { readonly sessionId: string; readonly path: string; readonly errors: readonly ScenarioFailure[] }, report: Readonly<Record<string, unknown>> = {}) {
+  constructor(
+    run: { readonly sessionId: string; readonly path: string; readonly errors: readonly ScenarioFailure[] },
+    report: Readonly<Record<string, unknown>> = {},
+  ) {
     const count = run.errors.length;
-    super(`scenario session ${JSON.stringify(run.sessionId)} ran with ${count} error${count === 1 ? '' : 's'}; it was written to ${run.path} all the same, as the record of what happened`);
+    super(
+      `scenario session ${JSON.stringify(run.sessionId)} ran with ${count} error${count === 1 ? '' : 's'}; it was written to ${run.path} all the same, as the record of what happened`,
+    );
     this.name = 'ScenarioRunError';
     this.sessionId = run.sessionId;
     this.path = run.path;

@@ -47,7 +47,10 @@ function parseStep(value: unknown, index: number): ScenarioStep {
   const path = `steps[${index}]`;
   if (!isRecord(value)) throw new ScenarioError(`${path} must be an object with one of prompt, command or steer`);
   const keys = Object.keys(value);
-  if (keys.length !== 1) throw new ScenarioError(`${path} must have exactly one of prompt, command or steer, got ${keys.map((key) => JSON.stringify(key)).join(', ') || 'none'}`);
+  if (keys.length !== 1)
+    throw new ScenarioError(
+      `${path} must have exactly one of prompt, command or steer, got ${keys.map((key) => JSON.stringify(key)).join(', ') || 'none'}`,
+    );
   const [key] = keys as [string];
   switch (key) {
     case 'prompt':
@@ -63,14 +66,17 @@ function parseStep(value: unknown, index: number): ScenarioStep {
 
 function parseReply(value: unknown, index: number): ScriptedReply {
   const path = `model[${index}]`;
-  if (!isRecord(value)) throw new ScenarioError(`${path} must be an object such as {"text": "…"} or {"toolCalls": [{"name": "…", "args": {…}}]}`);
+  if (!isRecord(value))
+    throw new ScenarioError(`${path} must be an object such as {"text": "…"} or {"toolCalls": [{"name": "…", "args": {…}}]}`);
   const allowed = new Set(['text', 'reasoning', 'toolCalls', 'error', 'usage']);
   const unknown = Object.keys(value).filter((key) => !allowed.has(key));
-  if (unknown.length > 0) throw new ScenarioError(`${path} has unknown key ${JSON.stringify(unknown[0])}; allowed: ${[...allowed].join(', ')}`);
+  if (unknown.length > 0)
+    throw new ScenarioError(`${path} has unknown key ${JSON.stringify(unknown[0])}; allowed: ${[...allowed].join(', ')}`);
   if (value.text !== undefined) expectString(value.text, `${path}.text`);
   if (value.reasoning !== undefined) expectString(value.reasoning, `${path}.reasoning`);
   expectArray(value.toolCalls, `${path}.toolCalls`).forEach((call, callIndex) => {
-    if (!isRecord(call) || typeof call.name !== 'string') throw new ScenarioError(`${path}.toolCalls[${callIndex}] must be {"name": string, "args": value, "id"?: string}`);
+    if (!isRecord(call) || typeof call.name !== 'string')
+      throw new ScenarioError(`${path}.toolCalls[${callIndex}] must be {"name": string, "args": value, "id"?: string}`);
   });
   return value as ScriptedReply;
 }
@@ -79,7 +85,10 @@ function parseTool(value: unknown, index: number): ScenarioTool {
   const path = `tools[${index}]`;
   if (!isRecord(value)) throw new ScenarioError(`${path} must be an object`);
   const name = expectString(value.name, `${path}.name`);
-  const results = value.results === undefined ? undefined : expectArray(value.results, `${path}.results`).map((result, resultIndex) => expectString(result, `${path}.results[${resultIndex}]`));
+  const results =
+    value.results === undefined
+      ? undefined
+      : expectArray(value.results, `${path}.results`).map((result, resultIndex) => expectString(result, `${path}.results[${resultIndex}]`));
   return {
     name,
     description: value.description === undefined ? `canned ${name}` : expectString(value.description, `${path}.description`),
@@ -97,11 +106,13 @@ export function parseScenario(value: unknown): Scenario {
   const id = session.id === undefined ? `scenario-${globalThis.crypto.randomUUID()}` : expectString(session.id, 'session.id');
   if (id === '') throw new ScenarioError('session.id must not be empty');
   const cwd = session.cwd === undefined ? undefined : expectString(session.cwd, 'session.cwd');
-  if (cwd !== undefined && !cwd.startsWith('/')) throw new ScenarioError(`session.cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+  if (cwd !== undefined && !cwd.startsWith('/'))
+    throw new ScenarioError(`session.cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
   const config = value.config === undefined ? {} : value.config;
   if (!isRecord(config)) throw new ScenarioError('config must be an object of plugin namespaces');
   const contextWindow = value.contextWindow;
-  if (contextWindow !== undefined && (!Number.isSafeInteger(contextWindow) || (contextWindow as number) <= 0)) throw new ScenarioError('contextWindow must be a positive integer');
+  if (contextWindow !== undefined && (!Number.isSafeInteger(contextWindow) || (contextWindow as number) <= 0))
+    throw new ScenarioError('contextWindow must be a positive integer');
   const steps = expectArray(value.steps, 'steps').map(parseStep);
   if (steps.length === 0) throw new ScenarioError('steps must contain at least one step');
   return {

@@ -134,9 +134,17 @@ export interface CommittedFile {
 }
 
 /** `SESSION_STORE_CONFLICT`: the file is not the one, or not the size, this writer committed or verified. */
-export function fileConflictError(path: string, expected: CommittedFile, actual: { dev: bigint; ino: bigint; size: bigint }): SessionLogError {
-  const what = actual.dev !== expected.dev || actual.ino !== expected.ino ? 'was replaced' : `is ${actual.size} bytes, not ${expected.size}`;
-  return new SessionLogError('SESSION_STORE_CONFLICT', `session log ${JSON.stringify(path)} changed under this writer (the file ${what}); nothing was written`);
+export function fileConflictError(
+  path: string,
+  expected: CommittedFile,
+  actual: { dev: bigint; ino: bigint; size: bigint },
+): SessionLogError {
+  const what =
+    actual.dev !== expected.dev || actual.ino !== expected.ino ? 'was replaced' : `is ${actual.size} bytes, not ${expected.size}`;
+  return new SessionLogError(
+    'SESSION_STORE_CONFLICT',
+    `session log ${JSON.stringify(path)} changed under this writer (the file ${what}); nothing was written`,
+  );
 }
 
 /**
@@ -171,7 +179,12 @@ export async function appendCommitted(path: string, expected: CommittedFile, byt
  * `truncateTo` (when given) and fsync, then write `bytes` there and fsync. On a write failure the descriptor is
  * truncated back to where the repair batch began.
  */
-export async function repairCommitted(path: string, expected: CommittedFile, truncateTo: number | undefined, bytes: Uint8Array | undefined): Promise<CommittedFile> {
+export async function repairCommitted(
+  path: string,
+  expected: CommittedFile,
+  truncateTo: number | undefined,
+  bytes: Uint8Array | undefined,
+): Promise<CommittedFile> {
   let handle: FileHandle;
   try {
     handle = await open(path, constants.O_RDWR | NONBLOCK);

@@ -14,9 +14,15 @@ import { pathExists, readDirectory } from './store-layout.js';
  * (a typed store I/O error).
  */
 export async function detectCompression(root: string): Promise<Compression> {
-  const projects = (await readDirectory(root)).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+  const projects = (await readDirectory(root))
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
   for (const project of projects) {
-    const sessions = (await readDirectory(join(root, project)).catch(passOver)).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
+    const sessions = (await readDirectory(join(root, project)).catch(passOver))
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort();
     for (const session of sessions) {
       if (await pathExists(join(root, project, session, 'session.jsonl.zstd')).catch(notDecisive)) return 'zstd';
       if (await pathExists(join(root, project, session, 'session.jsonl')).catch(notDecisive)) return 'none';

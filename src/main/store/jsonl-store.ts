@@ -10,7 +10,6 @@
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js';
-import { asSessionId } from '../../protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
 import { validateStoredSession } from '../../protocol/session-validation.js';
 import { validateSessionHeader } from '../../protocol/session-header.js';
@@ -35,7 +34,12 @@ import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
 import type { ListingReport } from './listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
-import { alreadyMaterializedError, encodingMismatchError, existsElsewhereError, sessionNotFoundError } from '../../protocol/layout-errors.js';
+import {
+  alreadyMaterializedError,
+  encodingMismatchError,
+  existsElsewhereError,
+  sessionNotFoundError,
+} from '../../protocol/layout-errors.js';
 import { assembleTolerantListing, listSessionDirectory, listedHeader, walkTolerant, type ListedSegments } from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
@@ -243,7 +247,8 @@ export class JsonlSessionStore implements SessionStorage {
     const walk = await walkTolerant(this.config.root, signal);
     const revisions = new Map<string, FileRevision>();
     const outcomes = await settleInOrder(walk.directories, LISTING_CONCURRENCY, (dir) =>
-      listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal));
+      listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal),
+    );
     signal?.throwIfAborted();
     const checked = walk.directories.map((_, index) => {
       const outcome = outcomes[index];
@@ -322,7 +327,7 @@ export class JsonlSessionStore implements SessionStorage {
     const index = this.titleIndex;
     if (index === undefined) return this.inspect(id, signal);
     // R1 (§9.15): the artifact the last listing found, else a lookup by id.
-    const path = this.listedArtifactPath(id) ?? await locateArtifact(this.config, id, signal);
+    const path = this.listedArtifactPath(id) ?? (await locateArtifact(this.config, id, signal));
     if (path === undefined) throw sessionNotFoundError(id);
     // The revision the caller's own listing saw (§10.5 step 4) answers an unchanged artifact without another `stat`;
     // a listing this store did not return, or none, means a fresh `stat` as usual.
@@ -335,11 +340,16 @@ export class JsonlSessionStore implements SessionStorage {
    * `listedRevision` the revision the listing saw it at (`undefined`: `stat` it). Fails exactly as
    * {@link inspect} fails.
    */
-  async inspectTitleAt(id: SessionId, listedPath: string | undefined, signal?: AbortSignal, listedRevision?: FileRevision): Promise<SessionInspection> {
+  async inspectTitleAt(
+    id: SessionId,
+    listedPath: string | undefined,
+    signal?: AbortSignal,
+    listedRevision?: FileRevision,
+  ): Promise<SessionInspection> {
     signal?.throwIfAborted();
     const index = this.titleIndex;
     if (index === undefined) return this.inspect(id, signal);
-    const path = listedPath ?? await locateArtifact(this.config, id, signal);
+    const path = listedPath ?? (await locateArtifact(this.config, id, signal));
     if (path === undefined) throw sessionNotFoundError(id);
     const observed = await index.observe(path, signal, listedPath === undefined ? undefined : listedRevision);
     signal?.throwIfAborted();
@@ -423,7 +433,10 @@ export class JsonlSessionStore implements SessionStorage {
     const path = artifactPathFor(this.config, header.id, header.cwd);
     firstBatch.forEach((event, index) => {
       if (event.seq !== index) {
-        throw new SessionLogError('SESSION_LOG_INVALID_APPEND', `refusing to materialize "${header.id}": the first batch's seqs must be 0, 1, 2, … (event ${index} has seq ${String(event.seq)})`);
+        throw new SessionLogError(
+          'SESSION_LOG_INVALID_APPEND',
+          `refusing to materialize "${header.id}": the first batch's seqs must be 0, 1, 2, … (event ${index} has seq ${String(event.seq)})`,
+        );
       }
     });
     let writer: SessionWriter | undefined;
@@ -437,7 +450,8 @@ export class JsonlSessionStore implements SessionStorage {
         await assertNoLinksBelowRoot(this.config.root, path);
         await this.assertNotExisting(header.id, path);
         const file = await withStoreIo('create', path, () =>
-          materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks));
+          materializeArtifact(path, header, firstBatch, this.config.compression, this.config.packChunks),
+        );
         writer = this.newWriter(header.id, path, lock, { file, nextSeq: firstBatch.length });
       } catch (error) {
         await lock.release();
@@ -545,7 +559,13 @@ export class JsonlSessionStore implements SessionStorage {
   }
 
   /** A writer over a taken lock; `held` ones are registered so this store's per-call writes go through them. */
-  private newWriter(id: SessionId, path: string, lock: SessionLock, created: { file: CommittedFile; nextSeq: number } | undefined, held = true): SessionWriter {
+  private newWriter(
+    id: SessionId,
+    path: string,
+    lock: SessionLock,
+    created: { file: CommittedFile; nextSeq: number } | undefined,
+    held = true,
+  ): SessionWriter {
     const writer: SessionWriter = new SessionWriter({
       config: this.config,
       id,

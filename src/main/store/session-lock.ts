@@ -91,15 +91,31 @@ export async function isStale(owner: LockOwner): Promise<boolean> {
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string' || typeof value.acquiredAt !== 'string') return undefined;
-    return { pid: value.pid, startTime: value.startTime ?? null, bootId: value.bootId ?? null, host: value.host, acquiredAt: value.acquiredAt, token: value.token };
+    if (
+      typeof value.pid !== 'number' ||
+      typeof value.host !== 'string' ||
+      typeof value.token !== 'string' ||
+      typeof value.acquiredAt !== 'string'
+    )
+      return undefined;
+    return {
+      pid: value.pid,
+      startTime: value.startTime ?? null,
+      bootId: value.bootId ?? null,
+      host: value.host,
+      acquiredAt: value.acquiredAt,
+      token: value.token,
+    };
   } catch {
     // Not JSON: not a lock this module wrote (it publishes complete files only); reported as such by the caller.
     return undefined;
   }
 }
 
-type ReadLock = { readonly kind: 'missing' } | { readonly kind: 'unreadable'; readonly text: string } | { readonly kind: 'owner'; readonly owner: LockOwner };
+type ReadLock =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly text: string }
+  | { readonly kind: 'owner'; readonly owner: LockOwner };
 
 async function readLock(path: string): Promise<ReadLock> {
   let text: string;
@@ -207,7 +223,10 @@ export class SessionLock {
     const current = this.released ? { kind: 'missing' as const } : await readLock(this.path);
     if (current.kind === 'owner' && current.owner.token === this.owner.token) return;
     if (current.kind === 'owner') throw lockedError(this.id, this.path, current.owner);
-    throw new SessionLogError('SESSION_STORE_LOCKED', `session "${this.id}": this writer's lock ${JSON.stringify(this.path)} was released or removed; acquire the writer again`);
+    throw new SessionLogError(
+      'SESSION_STORE_LOCKED',
+      `session "${this.id}": this writer's lock ${JSON.stringify(this.path)} was released or removed; acquire the writer again`,
+    );
   }
 
   /** Removes the lock file when it is still this acquisition's; idempotent. */
@@ -261,7 +280,10 @@ export async function acquireSessionLock(dir: string, id: string): Promise<Sessi
       const current = await readLock(path);
       if (current.kind === 'missing') continue;
       if (current.kind === 'unreadable') {
-        throw new SessionLogError('SESSION_STORE_LOCKED', `session "${id}" has an unreadable lock file ${JSON.stringify(path)}; remove it if no writer is running`);
+        throw new SessionLogError(
+          'SESSION_STORE_LOCKED',
+          `session "${id}" has an unreadable lock file ${JSON.stringify(path)}; remove it if no writer is running`,
+        );
       }
       if (!(await isStale(current.owner))) throw lockedError(id, path, current.owner);
       // Only the holder of the break lock removes a stale lock, after reading it again: no lock file can appear at

@@ -53,11 +53,17 @@ export interface SessionWriterParts {
 function checkBatchSeqs(path: string, batch: readonly SessionEvent[], nextSeq: number): void {
   const first = batch[0]?.seq;
   if (first !== nextSeq) {
-    throw new SessionLogError('SESSION_STORE_CONFLICT', `session log ${JSON.stringify(path)}: the batch starts at seq ${String(first)}, but the log's next seq is ${nextSeq}; nothing was written`);
+    throw new SessionLogError(
+      'SESSION_STORE_CONFLICT',
+      `session log ${JSON.stringify(path)}: the batch starts at seq ${String(first)}, but the log's next seq is ${nextSeq}; nothing was written`,
+    );
   }
   batch.forEach((event, index) => {
     if (event.seq !== nextSeq + index) {
-      throw new SessionLogError('SESSION_LOG_INVALID_APPEND', `session log ${JSON.stringify(path)}: batch seqs are not contiguous (event ${index} has seq ${String(event.seq)}, expected ${nextSeq + index}); nothing was written`);
+      throw new SessionLogError(
+        'SESSION_LOG_INVALID_APPEND',
+        `session log ${JSON.stringify(path)}: batch seqs are not contiguous (event ${index} has seq ${String(event.seq)}, expected ${nextSeq + index}); nothing was written`,
+      );
     }
   });
 }
@@ -138,7 +144,7 @@ export class SessionWriter {
       this.assertOpen();
       if (batch.length === 0) return;
       await this.parts.lock.assertHeld();
-      const state = this.state ?? await this.verifyNow();
+      const state = this.state ?? (await this.verifyNow());
       if (state.conflict !== undefined) throw state.conflict;
       if (state.torn !== undefined) {
         throw new SessionLogError(
@@ -172,9 +178,16 @@ export class SessionWriter {
       await this.parts.lock.assertHeld();
       const inspection = await this.parts.inspect();
       if (inspection.path !== this.path) {
-        throw new SessionLogError('SESSION_STORE_CONFLICT', `session "${this.id}" is now found at ${JSON.stringify(inspection.path)}, not at this writer's ${JSON.stringify(this.path)}`);
+        throw new SessionLogError(
+          'SESSION_STORE_CONFLICT',
+          `session "${this.id}" is now found at ${JSON.stringify(inspection.path)}, not at this writer's ${JSON.stringify(this.path)}`,
+        );
       }
-      const expected: CommittedFile = { dev: BigInt(inspection.revision.dev), ino: BigInt(inspection.revision.ino), size: Number(inspection.revision.size) };
+      const expected: CommittedFile = {
+        dev: BigInt(inspection.revision.dev),
+        ino: BigInt(inspection.revision.ino),
+        size: Number(inspection.revision.size),
+      };
       const stored = inspection.decoded.events.length;
       const closers = inspection.events.slice(stored);
       const tail = inspection.decoded.tornTail;
@@ -210,7 +223,8 @@ export class SessionWriter {
   }
 
   private assertOpen(): void {
-    if (this.releasedFlag) throw new SessionLogError('SESSION_STORE_LOCKED', `session "${this.id}": this writer was released; acquire the writer again`);
+    if (this.releasedFlag)
+      throw new SessionLogError('SESSION_STORE_LOCKED', `session "${this.id}": this writer was released; acquire the writer again`);
   }
 
   /** Runs one operation after the previous ones, in call order. */

@@ -41,7 +41,10 @@ function oneOfReason(values: readonly [string, string]): (issue: { readonly inpu
 /** The store's schema (§9.1): keys in validation order, each with its default and its rule. */
 const jsonlStoreConfigSchema = z.object({
   // Resolved to an absolute path once, here.
-  root: z.string({ error: 'must be a non-empty path' }).min(1, { error: 'must be a non-empty path' }).transform((root) => resolve(root)),
+  root: z
+    .string({ error: 'must be a non-empty path' })
+    .min(1, { error: 'must be a non-empty path' })
+    .transform((root) => resolve(root)),
   compression: z.enum(['zstd', 'none'], { error: oneOfReason(['zstd', 'none']) }).default(DEFAULT_COMPRESSION),
   packChunks: z.boolean({ error: 'must be a boolean' }).default(true),
   listing: z.enum(['strict', 'tolerant'], { error: oneOfReason(['strict', 'tolerant']) }).default(DEFAULT_LISTING_MODE),

@@ -57,7 +57,6 @@ export async function pathExists(path: string): Promise<boolean> {
   }
 }
 
-
 /** One session directory found by a walk of the root. */
 export interface SessionDirectory {
   readonly projectPath: string;

@@ -6,6 +6,7 @@
  * session can be listed at all.
  */
 import { lstat, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionHeader } from '../../protocol/events.js';
@@ -108,13 +109,18 @@ export interface ProjectWalk {
  * {@link walkTolerant} and the corpus view, which re-walks only the project directories that changed.
  */
 export async function walkProject(projectPath: string, signal?: AbortSignal): Promise<ProjectWalk> {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = await readdir(projectPath, { withFileTypes: true });
   } catch (error) {
     // Removed since the root was read: nothing to list, nothing damaged.
     if (isMissingFile(error)) return { directories: [], problems: [], flatSegments: [], readable: true };
-    return { directories: [], problems: [problemOfError(projectPath, storeIoError('list directory', projectPath, error), signal)], flatSegments: [], readable: false };
+    return {
+      directories: [],
+      problems: [problemOfError(projectPath, storeIoError('list directory', projectPath, error), signal)],
+      flatSegments: [],
+      readable: false,
+    };
   }
   signal?.throwIfAborted();
   const problems: ListingProblem[] = [];
@@ -250,14 +256,18 @@ export async function listSessionDirectory(
     entries = await readdir(dir.sessionPath);
   } catch (error) {
     if (isMissingFile(error)) return SKIPPED;
-    return { kind: 'problem', problem: problemOfError(dir.sessionPath, storeIoError('list directory', dir.sessionPath, error), signal), segmentUnsure: false };
+    return {
+      kind: 'problem',
+      problem: problemOfError(dir.sessionPath, storeIoError('list directory', dir.sessionPath, error), signal),
+      segmentUnsure: false,
+    };
   }
   signal?.throwIfAborted();
   const oppositeName = oppositeArtifactName(config.compression);
   const opposite = join(dir.sessionPath, oppositeName);
   try {
     // Decided by `stat`, as the strict listing and the lookup decide it (a dangling link of that name is absent).
-    if (entries.includes(oppositeName) && await pathExists(opposite)) {
+    if (entries.includes(oppositeName) && (await pathExists(opposite))) {
       return problem(opposite, 'SESSION_STORE_MIXED_ENCODING', encodingMismatchError(opposite, config.compression).message, true);
     }
   } catch (error) {
@@ -297,7 +307,11 @@ export async function listSessionDirectory(
 async function missingArtifact(artifact: string): Promise<DirectoryListing> {
   try {
     if ((await lstat(artifact)).isSymbolicLink()) {
-      return problem(artifact, 'SESSION_STORE_BROKEN_LINK', `session store: ${JSON.stringify(artifact)} is a symbolic link to a missing file`);
+      return problem(
+        artifact,
+        'SESSION_STORE_BROKEN_LINK',
+        `session store: ${JSON.stringify(artifact)} is a symbolic link to a missing file`,
+      );
     }
   } catch (error) {
     if (isMissingFile(error)) return SKIPPED;

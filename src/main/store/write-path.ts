@@ -15,7 +15,9 @@ import { isMissingFile, storeIoError } from '../../io/regular-file.js';
  * @throws SessionLogError `SESSION_STORE_INVALID_PATH` for a link; a typed store I/O error when `lstat` fails.
  */
 export async function assertNoLinksBelowRoot(root: string, path: string): Promise<void> {
-  const parts = relative(root, path).split(sep).filter((part) => part !== '');
+  const parts = relative(root, path)
+    .split(sep)
+    .filter((part) => part !== '');
   let current = root;
   for (const part of parts) {
     current = join(current, part);

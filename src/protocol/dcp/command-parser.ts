@@ -71,7 +71,9 @@ export function parseDcpCommand(args: string): DcpCommand {
       return compressCommand(restAfterFirstToken(args));
     case 'show': {
       const parsed = parseRefAndFlags(tokens, '--raw');
-      return parsed === undefined ? { kind: 'usage-error', text: SHOW_USAGE_TEXT } : { kind: 'show', blockRef: parsed.blockRef, raw: parsed.flag };
+      return parsed === undefined
+        ? { kind: 'usage-error', text: SHOW_USAGE_TEXT }
+        : { kind: 'show', blockRef: parsed.blockRef, raw: parsed.flag };
     }
     case 'decompress': {
       const parsed = parseRefAndFlags(tokens, '--into-context');
@@ -81,7 +83,9 @@ export function parseDcpCommand(args: string): DcpCommand {
     }
     case 'recompress': {
       const parsed = parseRefAndFlags(tokens, undefined);
-      return parsed === undefined ? { kind: 'usage-error', text: RECOMPRESS_USAGE_TEXT } : { kind: 'recompress', blockRef: parsed.blockRef };
+      return parsed === undefined
+        ? { kind: 'usage-error', text: RECOMPRESS_USAGE_TEXT }
+        : { kind: 'recompress', blockRef: parsed.blockRef };
     }
     default:
       return { kind: 'unknown-subcommand', text: unknownSubcommandText(subcommand) };

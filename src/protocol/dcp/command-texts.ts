@@ -106,11 +106,17 @@ export function sweepNotice(outcome: SweepOutcome): string {
 }
 
 /** The notice of an expansion: `DCP: bN expanded into bM.` or `DCP: bN was not expanded: <reason>`. */
-export function expansionNotice(oldRef: string, result: { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string }): string {
+export function expansionNotice(
+  oldRef: string,
+  result: { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string },
+): string {
   return result.ok ? `DCP: ${oldRef} expanded into ${result.newRef}.` : `DCP: ${oldRef} was not expanded: ${result.reason}`;
 }
 
 /** The notice of a recompression: `DCP: bN re-compressed into bM.` or `DCP: bN was not re-compressed: <reason>`. */
-export function recompressionNotice(oldRef: string, result: { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string }): string {
+export function recompressionNotice(
+  oldRef: string,
+  result: { readonly ok: true; readonly newRef: string } | { readonly ok: false; readonly reason: string },
+): string {
   return result.ok ? `DCP: ${oldRef} re-compressed into ${result.newRef}.` : `DCP: ${oldRef} was not re-compressed: ${result.reason}`;
 }

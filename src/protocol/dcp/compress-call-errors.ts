@@ -7,7 +7,8 @@ import { isRecord } from '../events.js';
 import { TOPIC_MAX_CHARS } from './constants.js';
 
 /** Step 1: `exec.parent` is set (a code-mode sub-call). */
-export const RUN_CODE_SUB_CALL_ERROR = 'compress cannot be executed from a run_code sub-call; use native tool presentation or /dcp compress';
+export const RUN_CODE_SUB_CALL_ERROR =
+  'compress cannot be executed from a run_code sub-call; use native tool presentation or /dcp compress';
 
 /** Step 2: there is no agent or session. */
 export const NO_AGENT_SESSION_ERROR = 'compress requires an agent session';

@@ -50,6 +50,10 @@ export function compressToolParameters(maxRangesPerCall: number): Record<string,
 }
 
 /** The model-facing tool descriptor `{name, description, parameters}` (HOST.md §8 header order). */
-export function compressToolDescriptor(maxRangesPerCall: number): { name: string; description: string; parameters: Record<string, unknown> } {
+export function compressToolDescriptor(maxRangesPerCall: number): {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+} {
   return { name: COMPRESS_TOOL_NAME, description: COMPRESS_TOOL_DESCRIPTION, parameters: compressToolParameters(maxRangesPerCall) };
 }

@@ -130,9 +130,6 @@ type DeepReadonly<T> = T extends readonly (infer E)[]
 /** The validated `dcp` configuration. */
 export type DcpConfig = DeepReadonly<z.output<typeof dcpConfigSchema>>;
 
-/** Where the automatic strategies run (§8.1 rule 5). */
-export type StrategiesRunAt = DcpConfig['strategies']['runAt'];
-
 /** A resolved configuration and its warnings (at most one: the unknown-key warning). */
 export interface ResolvedDcpConfig {
   readonly config: DcpConfig;
@@ -215,9 +212,4 @@ export function resolveDcpConfig(raw: unknown): ResolvedDcpConfig {
   if (!parsed.success) throw firstInTableOrder(parsed.error);
   const warnings = unknownKeys.length > 0 ? [`dcp config: unknown keys ignored: ${unknownKeys.join(', ')}`] : [];
   return deepFreeze({ config: parsed.data as DcpConfig, warnings });
-}
-
-/** The default configuration (deep-frozen). */
-export function defaultDcpConfig(): DcpConfig {
-  return resolveDcpConfig(undefined).config;
 }

@@ -15,9 +15,6 @@ export const PLUGIN_SOURCE_KIND = 'plugin';
 /** The source of DCP plugin messages (markers, purge checkpoints; the runtime adds `commandId` to triggers and controls). */
 export const DCP_MESSAGE_SOURCE: Readonly<{ kind: 'plugin'; plugin: 'dsh-dcp' }> = Object.freeze({ kind: 'plugin', plugin: 'dsh-dcp' });
 
-/** The tag name of the boundary marker line. */
-export const MARKER_TAG = 'dcp-boundary';
-
 /** The first line of every checkpoint text (§6.2). */
 export const CHECKPOINT_HEADER = '[Compressed conversation section]';
 
@@ -65,9 +62,6 @@ export const DCP_COMPRESS_COMMAND_NAME = 'dcp-compress';
 
 /** The argument hint of `/dcp` (§11.1). */
 export const DCP_COMMAND_HINT = 'help|context|stats|manual|compress|sweep|show|decompress|recompress';
-
-/** The argument hint of `/dcp-compress`. */
-export const DCP_COMPRESS_COMMAND_HINT = '[focus]';
 
 /** The system-prompt section name (§10). */
 export const GUIDANCE_SECTION_NAME = 'dcp:guidance';

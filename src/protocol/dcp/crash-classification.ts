@@ -72,7 +72,13 @@ export function lastBracketFacts(events: readonly SessionEvent[]): LastBracketFa
   let startIndex = events.length - 1;
   while (startIndex >= 0 && events[startIndex]!.type !== 'compaction/start') startIndex -= 1;
   const id = startIndex >= 0 ? compactionIdOf(events[startIndex]!) : undefined;
-  const facts = { compactionId: undefined as string | undefined, endAfterStart: false, checkpointAfterStart: false, summaryAfterStart: false, endSeedAfterStart: false };
+  const facts = {
+    compactionId: undefined as string | undefined,
+    endAfterStart: false,
+    checkpointAfterStart: false,
+    summaryAfterStart: false,
+    endSeedAfterStart: false,
+  };
   if (startIndex < 0) return facts;
   // A start without a string id still opens a bracket; nothing can match it, so it stays unclosed.
   facts.compactionId = typeof id === 'string' ? id : '';

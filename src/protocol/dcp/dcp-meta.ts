@@ -4,8 +4,18 @@
  */
 import { isPlainRecord, isRecord } from '../record-guard.js';
 import {
-  BLOCK_REF_RE, COMMAND_AUTHOR_MESSAGE_ID, COMPACT_PLUGIN, DCP_META_VERSION, EXPANSION_TOPIC, PLUGIN_SOURCE_KIND,
-  RANGE_MODE, RECOMPRESSION_TOPIC, REF_MAX_CHARS, TOPIC_MAX_CHARS, expansionCallId, recompressCallId,
+  BLOCK_REF_RE,
+  COMMAND_AUTHOR_MESSAGE_ID,
+  COMPACT_PLUGIN,
+  DCP_META_VERSION,
+  EXPANSION_TOPIC,
+  PLUGIN_SOURCE_KIND,
+  RANGE_MODE,
+  RECOMPRESSION_TOPIC,
+  REF_MAX_CHARS,
+  TOPIC_MAX_CHARS,
+  expansionCallId,
+  recompressCallId,
 } from './constants.js';
 
 /** Decoded DCP metadata v1. Optional keys are present only when set. */
@@ -45,12 +55,6 @@ export type DcpMetaErrorCode =
 export type DcpMetaDecodeResult =
   | { readonly ok: true; readonly meta: DcpMetaV1 }
   | { readonly ok: false; readonly code: DcpMetaErrorCode; readonly message: string };
-
-/** The §6.3 keys in writer order. */
-export const DCP_META_KEYS = [
-  'v', 'kind', 'blockRef', 'mode', 'topic', 'startRef', 'endRef', 'authorMessageId', 'compressCallId',
-  'consumedBlockRefs', 'protectedKinds', 'recompressedFrom',
-] as const;
 
 /** A fresh metadata object in the exact §6.3 key order; optional keys only when defined; arrays copied. */
 export function encodeDcpMeta(meta: DcpMetaV1): DcpMetaV1 {
@@ -199,7 +203,19 @@ export function decodeDcpMeta(source: unknown): DcpMetaDecodeResult {
     const version = isPlainRecord(dcp) ? dcp['v'] : undefined;
     return { ok: false, code: 'UNSUPPORTED_VERSION', message: `dcp metadata version ${renderVersion(version)} is not supported` };
   }
-  const { kind, blockRef, mode, topic, startRef, endRef, authorMessageId, compressCallId, consumedBlockRefs, protectedKinds, recompressedFrom } = dcp;
+  const {
+    kind,
+    blockRef,
+    mode,
+    topic,
+    startRef,
+    endRef,
+    authorMessageId,
+    compressCallId,
+    consumedBlockRefs,
+    protectedKinds,
+    recompressedFrom,
+  } = dcp;
   if (kind !== 'summary' && kind !== 'expansion') return invalid('INVALID_KIND', 'kind');
   if (!isBlockRefString(blockRef)) return invalid('INVALID_BLOCK_REF', 'blockRef');
   if (mode !== 'range' && mode !== 'message') return invalid('INVALID_MODE', 'mode');

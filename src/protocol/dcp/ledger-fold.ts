@@ -68,7 +68,17 @@ function foldReplace(ledger: MutableLedger, event: SessionEvent, previous: Sessi
  * events one by one lets each of them be collected right after it was folded.
  */
 export class LedgerFolder {
-  readonly #ledger: MutableLedger = { shadowedTokens: 0, checkpointTokens: 0, blockCount: 0, expansionTokens: 0, pruneTokens: 0, pruneReplacements: 0, cleanupTokens: 0, inlineCleanups: 0, markerTokens: 0 };
+  readonly #ledger: MutableLedger = {
+    shadowedTokens: 0,
+    checkpointTokens: 0,
+    blockCount: 0,
+    expansionTokens: 0,
+    pruneTokens: 0,
+    pruneReplacements: 0,
+    cleanupTokens: 0,
+    inlineCleanups: 0,
+    markerTokens: 0,
+  };
   readonly #surface = new SurfaceView();
   /** The estimate of every event that joined the surface, by seq (shadowed nodes keep theirs, as in the meter). */
   #estimates = new Float64Array(1024);
@@ -108,7 +118,8 @@ export class LedgerFolder {
       } else {
         const start = this.#surface.positionOf(op.start);
         const end = this.#surface.positionOf(op.end);
-        if (start === -1 || end < start) throw new RangeError(`ledger fold: the replace at seq ${event.seq} names a range that is not on the surface`);
+        if (start === -1 || end < start)
+          throw new RangeError(`ledger fold: the replace at seq ${event.seq} names a range that is not on the surface`);
         this.#surface.replace(start, end, event.seq);
         foldReplace(this.#ledger, event, this.#previous, estimate);
       }
@@ -127,7 +138,8 @@ export class LedgerFolder {
     const surface = this.#surface;
     for (const windowIndex of windowIndexes) {
       let total = 0;
-      for (let position = this.#windows[windowIndex]!.position; position < surface.length; position += 1) total += this.#estimates[surface.at(position)!]!;
+      for (let position = this.#windows[windowIndex]!.position; position < surface.length; position += 1)
+        total += this.#estimates[surface.at(position)!]!;
       this.#reReadTokens[windowIndex] = total;
     }
   }
@@ -146,7 +158,11 @@ export class LedgerFolder {
  * Folds `events` (a whole, valid log in seq order) into the §15.1 ledger and prices each of `windows` (§14 rule 1).
  * O(log + Σ surface length at each window). `poll` is called every few thousand events and may throw to abort.
  */
-export function foldLedger(events: readonly SessionEvent[], windows: readonly LedgerWindow[], poll: () => void = () => undefined): LedgerFold {
+export function foldLedger(
+  events: readonly SessionEvent[],
+  windows: readonly LedgerWindow[],
+  poll: () => void = () => undefined,
+): LedgerFold {
   const folder = new LedgerFolder(windows);
   for (let index = 0; index < events.length; index += 1) {
     if (index % POLL_EVERY_EVENTS === 0) poll();

@@ -34,5 +34,12 @@ export const EMPTY_LEDGER: DcpLedger = Object.freeze({
  * markerTokens`. Signed: a negative value is overhead.
  */
 export function historyReduction(ledger: DcpLedger): number {
-  return ledger.shadowedTokens + ledger.pruneTokens - ledger.checkpointTokens + ledger.cleanupTokens + ledger.expansionTokens - ledger.markerTokens;
+  return (
+    ledger.shadowedTokens +
+    ledger.pruneTokens -
+    ledger.checkpointTokens +
+    ledger.cleanupTokens +
+    ledger.expansionTokens -
+    ledger.markerTokens
+  );
 }

@@ -32,7 +32,9 @@ export const PRIOR_BLOCKS_KIND = 'prior-blocks';
 /** Text blocks joined by `\n` (other blocks ignored): the text of a user message for §7.8 item 1. */
 export function userMessageText(content: readonly ContentBlock[]): string {
   return content
-    .filter((block): block is { type: 'text'; text: string } => block.type === 'text' && typeof (block as { text?: unknown }).text === 'string')
+    .filter(
+      (block): block is { type: 'text'; text: string } => block.type === 'text' && typeof (block as { text?: unknown }).text === 'string',
+    )
     .map((block) => block.text)
     .join('\n');
 }
@@ -59,7 +61,11 @@ export function isEligibleUserSource(source: unknown): boolean {
  * The sections one shadowed `user/message` contributes (§7.8 item 1 a–c, in that order), or none when it is not
  * eligible or its text is blank.
  */
-export function userMessageSections(source: MessageSource, content: readonly ContentBlock[], settings: UserProtectionSettings): AppendixSection[] {
+export function userMessageSections(
+  source: MessageSource,
+  content: readonly ContentBlock[],
+  settings: UserProtectionSettings,
+): AppendixSection[] {
   if (!isEligibleUserSource(source)) return [];
   const text = userMessageText(content);
   if (text.trim() === '') return [];
@@ -122,7 +128,11 @@ export interface Appendix {
  * Joins the sections in the fixed §7.8 order: user-message sections, then tool sections (each in surface order, as
  * given), then the prior-blocks section for the consumed blocks.
  */
-export function assembleAppendix(userSections: readonly AppendixSection[], toolSections: readonly AppendixSection[], priors: readonly PriorBlock[]): Appendix {
+export function assembleAppendix(
+  userSections: readonly AppendixSection[],
+  toolSections: readonly AppendixSection[],
+  priors: readonly PriorBlock[],
+): Appendix {
   const sections = [...userSections, ...toolSections];
   const prior = buildPriorBlocksSection(priors);
   if (prior !== '') sections.push({ kind: PRIOR_BLOCKS_KIND, text: prior });

@@ -38,16 +38,6 @@ export function blockNumber(ref: string): number | undefined {
   return Number.isSafeInteger(n) ? n : undefined;
 }
 
-/** True when `value` is a string matching the block ref regex. */
-export function isBlockRef(value: unknown): value is string {
-  return typeof value === 'string' && BLOCK_REF_RE.test(value);
-}
-
-/** True when `value` is a string matching the marker ref regex. */
-export function isMarkerRef(value: unknown): value is string {
-  return typeof value === 'string' && MARKER_REF_RE.test(value);
-}
-
 /** Parses a boundary ref; `undefined` means `not a boundary ref` (§5.2 rule 1). */
 export function parseBoundaryRef(ref: string): BoundaryRef | undefined {
   const marker = markerNumber(ref);

@@ -10,15 +10,7 @@ import type { DcpMetaErrorCode, DcpMetaV1 } from './dcp-meta.js';
 import { decodeDcpMeta } from './dcp-meta.js';
 
 /** The eight classes of §3.2. */
-export type ReplaceClass =
-  | 'dcp-summary'
-  | 'dcp-expansion'
-  | 'dcp-purge'
-  | 'dcp-dedup'
-  | 'dcp-cleanup'
-  | 'native'
-  | 'foreign-dcp'
-  | 'other';
+export type ReplaceClass = 'dcp-summary' | 'dcp-expansion' | 'dcp-purge' | 'dcp-dedup' | 'dcp-cleanup' | 'native' | 'foreign-dcp' | 'other';
 
 /** A metadata diagnostic of a `foreign-dcp` checkpoint (§6.4). */
 export interface DcpDiagnostic {

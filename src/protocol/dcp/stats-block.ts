@@ -36,7 +36,9 @@ export function formatSessionStats(input: SessionStatsInput): string {
   const recent =
     input.recentInvalidations.length === 0
       ? '(none)'
-      : input.recentInvalidations.map((record) => `s${record.firstSeq}@${record.position} ~${record.reReadTokens} re-read (${record.cause})`).join(', ');
+      : input.recentInvalidations
+          .map((record) => `s${record.firstSeq}@${record.position} ~${record.reReadTokens} re-read (${record.cause})`)
+          .join(', ');
   return [
     'DCP statistics (heuristic token estimates):',
     `blocks (hist/act): ${ledger.blockCount}/${input.activeBlockCount}`,

@@ -68,11 +68,19 @@ export function isLiveLogCapture(value: unknown): value is LiveLogCapture {
   if (typeof sealed !== 'object' || sealed === null) return false;
   const buffers = sealed['buffers'];
   const lengths = sealed['lengths'];
-  return Array.isArray(buffers) && Array.isArray(lengths) && buffers.length === lengths.length
-    && buffers.every((buffer) => buffer instanceof SharedArrayBuffer)
-    && lengths.every((length, index) => Number.isSafeInteger(length) && length >= 0 && length <= (buffers[index] as SharedArrayBuffer).byteLength)
-    && capture['tail'] instanceof SharedArrayBuffer
-    && Number.isSafeInteger(capture['tailLength']) && (capture['tailLength'] as number) >= 0
-    && (capture['tailLength'] as number) <= capture['tail'].byteLength
-    && Number.isSafeInteger(capture['events']) && (capture['events'] as number) >= 0;
+  return (
+    Array.isArray(buffers) &&
+    Array.isArray(lengths) &&
+    buffers.length === lengths.length &&
+    buffers.every((buffer) => buffer instanceof SharedArrayBuffer) &&
+    lengths.every(
+      (length, index) => Number.isSafeInteger(length) && length >= 0 && length <= (buffers[index] as SharedArrayBuffer).byteLength,
+    ) &&
+    capture['tail'] instanceof SharedArrayBuffer &&
+    Number.isSafeInteger(capture['tailLength']) &&
+    (capture['tailLength'] as number) >= 0 &&
+    (capture['tailLength'] as number) <= capture['tail'].byteLength &&
+    Number.isSafeInteger(capture['events']) &&
+    (capture['events'] as number) >= 0
+  );
 }

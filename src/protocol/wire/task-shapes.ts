@@ -155,7 +155,13 @@ export type SourceStats = RetentionStats;
 
 /** A source rendered within its budget, or one that cannot fit. */
 export type SourceRender =
-  | { readonly fits: true; readonly sessionId: string; readonly capturedThroughSeq: number | null; readonly json: string; readonly stats: SourceStats }
+  | {
+      readonly fits: true;
+      readonly sessionId: string;
+      readonly capturedThroughSeq: number | null;
+      readonly json: string;
+      readonly stats: SourceStats;
+    }
   /** `minimumBudgetBytes`: the least budget the source would fit (`minimumFittingBudget`), for the budget error. */
   | { readonly fits: false; readonly minimumBudgetBytes: number };
 

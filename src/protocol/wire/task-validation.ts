@@ -39,12 +39,14 @@ function isRender(value: unknown): value is SourceRender {
   if (value['fits'] !== true) return false;
   const stats = value['stats'];
   const seq = value['capturedThroughSeq'];
-  return typeof value['sessionId'] === 'string'
-    && typeof value['json'] === 'string'
-    && (seq === null || (typeof seq === 'number' && Number.isSafeInteger(seq)))
-    && isRecord(stats)
-    && STAT_BOOLEANS.every((key) => typeof stats[key] === 'boolean')
-    && STAT_COUNTS.every((key) => typeof stats[key] === 'number' && Number.isSafeInteger(stats[key]) && (stats[key] as number) >= 0);
+  return (
+    typeof value['sessionId'] === 'string' &&
+    typeof value['json'] === 'string' &&
+    (seq === null || (typeof seq === 'number' && Number.isSafeInteger(seq))) &&
+    isRecord(stats) &&
+    STAT_BOOLEANS.every((key) => typeof stats[key] === 'boolean') &&
+    STAT_COUNTS.every((key) => typeof stats[key] === 'number' && Number.isSafeInteger(stats[key]) && (stats[key] as number) >= 0)
+  );
 }
 
 function isDigest(value: unknown): value is string {
@@ -59,19 +61,33 @@ function isScannedStep(value: unknown): boolean {
   if (!isRecord(value) || !Number.isSafeInteger(value['seq'])) return false;
   const replace = value['replace'];
   const item = value['item'];
-  return (replace === null || (isRecord(replace) && Number.isSafeInteger(replace['start']) && Number.isSafeInteger(replace['end'])))
-    && (item === null || (isRecord(item) && (item['role'] === 'user' || item['role'] === 'assistant') && typeof item['originalText'] === 'string' && typeof item['checkpoint'] === 'boolean'));
+  return (
+    (replace === null || (isRecord(replace) && Number.isSafeInteger(replace['start']) && Number.isSafeInteger(replace['end']))) &&
+    (item === null ||
+      (isRecord(item) &&
+        (item['role'] === 'user' || item['role'] === 'assistant') &&
+        typeof item['originalText'] === 'string' &&
+        typeof item['checkpoint'] === 'boolean'))
+  );
 }
 
 function isScannedSource(value: unknown): boolean {
   if (!isRecord(value) || !isRecord(value['revision']) || !isRecord(value['resume'])) return false;
   const revision = value['revision'];
   const resume = value['resume'];
-  return (value['served'] === 'cold' || value['served'] === 'appended')
-    && ['dev', 'ino', 'size', 'mtimeNs'].every((key) => typeof revision[key] === 'string')
-    && isDigest(value['tailDigest']) && isDigest(resume['headerDigest']) && isDigest(resume['guard']) && isRecord(resume['checkpoint'])
-    && isCount(value['committedEvents']) && isCount(value['balancedEvents']) && isCount(value['fromSeq'])
-    && Array.isArray(value['steps']) && value['steps'].every(isScannedStep);
+  return (
+    (value['served'] === 'cold' || value['served'] === 'appended') &&
+    ['dev', 'ino', 'size', 'mtimeNs'].every((key) => typeof revision[key] === 'string') &&
+    isDigest(value['tailDigest']) &&
+    isDigest(resume['headerDigest']) &&
+    isDigest(resume['guard']) &&
+    isRecord(resume['checkpoint']) &&
+    isCount(value['committedEvents']) &&
+    isCount(value['balancedEvents']) &&
+    isCount(value['fromSeq']) &&
+    Array.isArray(value['steps']) &&
+    value['steps'].every(isScannedStep)
+  );
 }
 
 const isReadSourceValue: Check = (value): value is ReadSourceValue => {
@@ -108,10 +124,21 @@ const isObserveTitlesValue: Check = (value): value is ObserveTitlesValue =>
   isRecord(value) && Array.isArray(value['outcomes']) && value['outcomes'].every(isTitleOutcome);
 
 /** The ledger fields a `dcpLedger` value must carry as finite numbers (DCP.md §15.1). */
-const LEDGER_FIELDS = ['shadowedTokens', 'checkpointTokens', 'blockCount', 'expansionTokens', 'pruneTokens', 'pruneReplacements', 'cleanupTokens', 'inlineCleanups', 'markerTokens'] as const;
+const LEDGER_FIELDS = [
+  'shadowedTokens',
+  'checkpointTokens',
+  'blockCount',
+  'expansionTokens',
+  'pruneTokens',
+  'pruneReplacements',
+  'cleanupTokens',
+  'inlineCleanups',
+  'markerTokens',
+] as const;
 
 const isDcpLedgerValue: Check = (value): value is DcpLedgerValue => {
-  if (!isRecord(value) || !isRecord(value['ledger']) || !Array.isArray(value['reReadTokens']) || !Number.isSafeInteger(value['eventCount'])) return false;
+  if (!isRecord(value) || !isRecord(value['ledger']) || !Array.isArray(value['reReadTokens']) || !Number.isSafeInteger(value['eventCount']))
+    return false;
   const ledger = value['ledger'];
   return LEDGER_FIELDS.every((field) => Number.isFinite(ledger[field])) && value['reReadTokens'].every((tokens) => Number.isFinite(tokens));
 };

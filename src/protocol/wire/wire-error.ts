@@ -6,7 +6,13 @@
  * plain data and rebuilt on the other side with the same `name`, `message` and `code`, its cause chain
  * likewise, and the prototype of the matching project error class so `instanceof` keeps working.
  */
-import { SessionFormatUnsupportedError, SessionLogError, SessionPersistenceCorruptionError, SessionQueryError, type SessionLogErrorCode } from '../errors.js';
+import {
+  SessionFormatUnsupportedError,
+  SessionLogError,
+  SessionPersistenceCorruptionError,
+  SessionQueryError,
+  type SessionLogErrorCode,
+} from '../errors.js';
 import { SessionReferenceError } from '../reference-errors.js';
 import { SessionPoolError } from './pool-errors.js';
 import { safeString } from '../safe-string.js';
@@ -55,7 +61,13 @@ function safeGet(value: object, key: string): unknown {
 /** Serialises a thrown value for `postMessage`. */
 export function serializeError(thrown: unknown, depth = 0): WireError {
   if (thrown === null || (typeof thrown !== 'object' && typeof thrown !== 'function')) {
-    if (typeof thrown === 'string' || typeof thrown === 'number' || typeof thrown === 'boolean' || thrown === null || thrown === undefined) {
+    if (
+      typeof thrown === 'string' ||
+      typeof thrown === 'number' ||
+      typeof thrown === 'boolean' ||
+      thrown === null ||
+      thrown === undefined
+    ) {
       return { kind: 'primitive', value: thrown };
     }
     return { kind: 'object', text: safeString(thrown) };
@@ -145,7 +157,8 @@ export function rebuildError(wire: WireError): unknown {
       Object.setPrototypeOf(error, prototypeFor(wire.name, wire.code));
       Object.defineProperty(error, 'name', { value: wire.name, enumerable: false, configurable: true, writable: true });
       if (wire.code !== undefined) (error as { code?: string | number }).code = wire.code;
-      if (wire.stack !== undefined) Object.defineProperty(error, 'stack', { value: wire.stack, enumerable: false, configurable: true, writable: true });
+      if (wire.stack !== undefined)
+        Object.defineProperty(error, 'stack', { value: wire.stack, enumerable: false, configurable: true, writable: true });
       return error;
     }
     default:
@@ -167,11 +180,13 @@ export function isWireError(value: unknown, depth = 0): value is WireError {
     case 'error': {
       const code = record['code'];
       const cause = record['cause'];
-      return typeof record['name'] === 'string'
-        && typeof record['message'] === 'string'
-        && (code === undefined || typeof code === 'string' || typeof code === 'number')
-        && (record['stack'] === undefined || typeof record['stack'] === 'string')
-        && (cause === undefined || isWireError(cause, depth + 1));
+      return (
+        typeof record['name'] === 'string' &&
+        typeof record['message'] === 'string' &&
+        (code === undefined || typeof code === 'string' || typeof code === 'number') &&
+        (record['stack'] === undefined || typeof record['stack'] === 'string') &&
+        (cause === undefined || isWireError(cause, depth + 1))
+      );
     }
     default:
       return false;

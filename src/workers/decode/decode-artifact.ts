@@ -75,7 +75,8 @@ export function assertHeaderLineDepth(text: string, path?: string): void {
     // Not JSON: the header parser (or the listing) reports it as a header that is not valid JSON.
     return;
   }
-  if (exceedsEventDepth(record)) throw tooDeepError(eventDepth(record), { subject: 'session header', ...(path === undefined ? {} : { path }) });
+  if (exceedsEventDepth(record))
+    throw tooDeepError(eventDepth(record), { subject: 'session header', ...(path === undefined ? {} : { path }) });
 }
 
 /** True when `plaintext` is exactly one LF-terminated line (the frame 0 rule of §9.9). */

@@ -169,7 +169,8 @@ export class JsonlScanner {
     }
     // SESSION-LOG.md §9.15a nesting limit: a record about to be committed that nests too deep fails the read at once,
     // wherever it is, as a validation failure would; nothing that deep ever reaches a recursive step (clone, postMessage).
-    if (line.length >= MIN_TOO_DEEP_LINE_BYTES) assertEventDepth(record, { line: this.eventLine, ...(this.path === undefined ? {} : { path: this.path }) });
+    if (line.length >= MIN_TOO_DEEP_LINE_BYTES)
+      assertEventDepth(record, { line: this.eventLine, ...(this.path === undefined ? {} : { path: this.path }) });
     for (const event of decoded) this.events.push(event);
     this.eventCount += decoded.length;
     this.committed = lineEnd;

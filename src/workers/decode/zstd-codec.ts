@@ -61,13 +61,16 @@ let initialising: Promise<void> | undefined;
  * module requires it to have resolved.
  */
 export function initZstd(): Promise<void> {
-  initialising ??= zstdWasm.init().then(() => {
-    backend = wasmBackend;
-  }, (error: unknown) => {
-    // Forget the failed attempt so that a later call can retry instead of replaying the rejection.
-    initialising = undefined;
-    throw error;
-  });
+  initialising ??= zstdWasm.init().then(
+    () => {
+      backend = wasmBackend;
+    },
+    (error: unknown) => {
+      // Forget the failed attempt so that a later call can retry instead of replaying the rejection.
+      initialising = undefined;
+      throw error;
+    },
+  );
   return initialising;
 }
 
@@ -118,7 +121,9 @@ export function decompressFrame(frame: Uint8Array, start: number, layout?: Frame
   try {
     return decodeCompleteFrame(frame, layout);
   } catch (error) {
-    throw new SessionLogError('SESSION_LOG_CORRUPT', `corrupt Zstandard session log: frame at byte ${start} failed validation`, { cause: error });
+    throw new SessionLogError('SESSION_LOG_CORRUPT', `corrupt Zstandard session log: frame at byte ${start} failed validation`, {
+      cause: error,
+    });
   }
 }
 

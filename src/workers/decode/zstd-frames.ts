@@ -146,7 +146,11 @@ export function scanZstdFrames(buf: Uint8Array, from = 0, maxFrames = Number.POS
   let offset = from;
   while (offset < length && frames.length < maxFrames) {
     const start = offset;
-    const torn = (parts: Omit<TornFrameLayout, 'start' | 'end'>): ZstdFrameScan => ({ frames, tornStart: start, torn: { start, ...parts, end: length } });
+    const torn = (parts: Omit<TornFrameLayout, 'start' | 'end'>): ZstdFrameScan => ({
+      frames,
+      tornStart: start,
+      torn: { start, ...parts, end: length },
+    });
     if (length - start < 4) return torn({ blocks: [] });
     if (readU32(buf, start) !== ZSTD_MAGIC) throw corrupt(`invalid frame magic at byte ${start}`);
     if (start + 4 === length) return torn({ blocks: [] });

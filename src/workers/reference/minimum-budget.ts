@@ -19,7 +19,8 @@ import { conversationItemBytes, fixedDataBytes, retainSource } from './retain-so
 export function unretainedSize(input: RetentionInput): number {
   const measures = { raw: 0, json: 0 };
   let size = fixedDataBytes(input) + Math.max(0, input.items.length - 1);
-  for (const item of input.items as readonly ProjectedItem[]) size += conversationItemBytes(item.role, measureText(item.originalText, measures).json);
+  for (const item of input.items as readonly ProjectedItem[])
+    size += conversationItemBytes(item.role, measureText(item.originalText, measures).json);
   return size;
 }
 
@@ -30,7 +31,8 @@ export function unretainedSize(input: RetentionInput): number {
  * @throws RangeError when `input` fits `failedBudget` (the search needs a failing lower end).
  */
 export function minimumFittingBudget(input: RetentionInput, failedBudget: number): number {
-  if (retainSource(input, failedBudget).fits) throw new RangeError(`the source fits ${failedBudget} bytes; there is no smaller budget to find above it`);
+  if (retainSource(input, failedBudget).fits)
+    throw new RangeError(`the source fits ${failedBudget} bytes; there is no smaller budget to find above it`);
   // Invariant: `low` does not fit, `high` fits. The unretained size fits by definition and exceeds any failing budget.
   let low = failedBudget;
   let high = unretainedSize(input);

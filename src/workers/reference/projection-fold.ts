@@ -91,7 +91,8 @@ export class ProjectionFold {
     const { start, end } = step.replace;
     const startIndex = this.#nodes.findIndex((candidate) => candidate.seq === start);
     const endIndex = startIndex === -1 ? -1 : this.#nodes.findIndex((candidate) => candidate.seq === end);
-    if (startIndex === -1 || endIndex < startIndex) throw new ProjectionFoldError(`projection replace ${start}..${end} does not fit the surface`);
+    if (startIndex === -1 || endIndex < startIndex)
+      throw new ProjectionFoldError(`projection replace ${start}..${end} does not fit the surface`);
     this.#nodes.splice(startIndex, endIndex - startIndex + 1, node);
   }
 

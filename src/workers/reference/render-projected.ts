@@ -19,5 +19,11 @@ export function renderProjected(input: RetentionInput, maxBytes: number, poll: (
     poll();
     return { fits: false, minimumBudgetBytes: minimumFittingBudget(input, maxBytes) };
   }
-  return { fits: true, sessionId: input.sessionId, capturedThroughSeq: input.capturedThroughSeq, json: retained.json, stats: retained.stats };
+  return {
+    fits: true,
+    sessionId: input.sessionId,
+    capturedThroughSeq: input.capturedThroughSeq,
+    json: retained.json,
+    stats: retained.stats,
+  };
 }

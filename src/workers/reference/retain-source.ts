@@ -196,11 +196,7 @@ function chooseRetainedBytes(cut: Utf8Cut, currentRaw: number, currentJson: numb
  * checkpoints and the newest message cannot fit even as omission notices. `maxBytes` is the
  * validated `maxReferenceBytes`. `counters`, when given, is incremented in place.
  */
-export function retainSource(
-  input: RetentionInput,
-  maxBytes: number,
-  counters?: RetentionCounters,
-): RetainedSource | SourceNotFitting {
+export function retainSource(input: RetentionInput, maxBytes: number, counters?: RetentionCounters): RetainedSource | SourceNotFitting {
   const items = input.items;
   const count = items.length;
   const texts: string[] = new Array<string>(count);

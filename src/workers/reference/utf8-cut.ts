@@ -21,7 +21,6 @@ const NOTICE_JSON_BYTES = 32;
 /** The two quotes around a JSON string. */
 const JSON_QUOTES = 2;
 
-
 /** Decimal digit count of a non-negative integer. */
 export function decimalDigits(value: number): number {
   let digits = 1;
@@ -118,9 +117,7 @@ export function createUtf8Cut(text: string): Utf8Cut {
       checkedRetained(r);
       const head = headEnd(r);
       const tail = tailStart(r);
-      return (
-        DECODER.decode(bytes.subarray(0, head)) + DECODER.decode(bytes.subarray(tail, total)) + omissionNotice(tail - head)
-      );
+      return DECODER.decode(bytes.subarray(0, head)) + DECODER.decode(bytes.subarray(tail, total)) + omissionNotice(tail - head);
     },
   };
 }

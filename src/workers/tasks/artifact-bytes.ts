@@ -21,7 +21,10 @@ export async function readCapturedArtifact(artifact: ArtifactRef, signal: AbortS
  * {@link readCapturedArtifact} with the revision the bytes belong to: `cut` when they are the captured prefix of
  * the file read (its revision then describes the whole, longer file), else the file's whole revision.
  */
-export async function readCapturedArtifactWithRevision(artifact: ArtifactRef, signal: AbortSignal): Promise<{ readonly bytes: Uint8Array; readonly revision: FileRevision; readonly cut: boolean }> {
+export async function readCapturedArtifactWithRevision(
+  artifact: ArtifactRef,
+  signal: AbortSignal,
+): Promise<{ readonly bytes: Uint8Array; readonly revision: FileRevision; readonly cut: boolean }> {
   const { bytes, revision } = await stableRead(artifact.path, signal);
   const capture = artifact.capture;
   if (capture === undefined) return { bytes, revision, cut: false };

@@ -38,7 +38,10 @@ export function renderSurface(header: SessionHeader, events: readonly unknown[],
     try {
       fold.apply(events[index] as SessionEvent);
     } catch (error) {
-      return surfaceFailed(header, new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: ${errorMessage(error)}`, { cause: error }));
+      return surfaceFailed(
+        header,
+        new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: ${errorMessage(error)}`, { cause: error }),
+      );
     }
   }
   const surface: SurfaceEvent[] = [];
@@ -46,7 +49,10 @@ export function renderSurface(header: SessionHeader, events: readonly unknown[],
     const event = events[seq] as SessionEvent | undefined;
     if (event === undefined || event.seq !== seq || !isSurfaceType(event.type)) {
       // Unreachable after a successful fold; the query layer keeps the same guard.
-      return surfaceFailed(header, new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: current node ${seq} is not a surface event`));
+      return surfaceFailed(
+        header,
+        new SessionQueryError('SESSION_QUERY_INVALID_SURFACE', `invalid session surface: current node ${seq} is not a surface event`),
+      );
     }
     surface.push(event as SurfaceEvent);
   }
@@ -55,5 +61,13 @@ export function renderSurface(header: SessionHeader, events: readonly unknown[],
   const capturedThroughSeq = last === undefined ? null : last.seq;
   const items = projectSurface(surface);
   request.poll();
-  return { status: 'rendered', header, render: renderProjected({ sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items }, request.maxBytes, request.poll) };
+  return {
+    status: 'rendered',
+    header,
+    render: renderProjected(
+      { sessionId: header.id, label: request.label, cwd: header.cwd ?? null, capturedThroughSeq, items },
+      request.maxBytes,
+      request.poll,
+    ),
+  };
 }

@@ -103,7 +103,12 @@ async function coldInput(payload: ScanPersistedSourcePayload, signal: AbortSigna
     windowBase: 0,
     window: bytes,
     revision: cut
-      ? { dev: payload.artifact.capture.dev, ino: payload.artifact.capture.ino, size: payload.artifact.capture.size, mtimeNs: payload.mtimeNs }
+      ? {
+          dev: payload.artifact.capture.dev,
+          ino: payload.artifact.capture.ino,
+          size: payload.artifact.capture.size,
+          mtimeNs: payload.mtimeNs,
+        }
       : { dev: revision.dev, ino: revision.ino, size: revision.size, mtimeNs: revision.mtimeNs },
     header: undefined,
     checkpoint: undefined,

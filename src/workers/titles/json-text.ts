@@ -21,7 +21,7 @@ export function encodeValue(value: unknown): EncodedValue {
 
 /** The value an {@link EncodedValue} stands for, as a fresh object graph. */
 export function decodeValue(encoded: EncodedValue): unknown {
-  return encoded === '' ? undefined : JSON.parse(encoded) as unknown;
+  return encoded === '' ? undefined : (JSON.parse(encoded) as unknown);
 }
 
 /** A free-form string kept as its JSON string literal (see the module comment). */

@@ -32,10 +32,6 @@ export interface SurfaceFoldCheckpoint {
   readonly nodes: readonly SurfaceNodeCheckpoint[];
 }
 
-
-
-
-
 /** The message id a current `tool/result` node records: `data.message.id` of an adopted event. */
 function toolResultMessageId(event: SessionEvent): QuotedText {
   const message = (event.data as Readonly<Record<string, unknown>>)['message'] as Readonly<Record<string, unknown>>;
@@ -113,7 +109,10 @@ export class ResumableSurfaceFold {
       throw surfaceError(`surface replace: start seq ${start} (index ${startIndex}) is after end seq ${end} (index ${endIndex})`);
     }
     const shadowedNodes = this.#nodes.slice(startIndex, endIndex + 1);
-    checkProvenance(event, shadowedNodes.map((shadowed) => shadowed.seq));
+    checkProvenance(
+      event,
+      shadowedNodes.map((shadowed) => shadowed.seq),
+    );
     if (event.type === 'tool/result') {
       if (shadowedNodes.length !== 1) {
         throw surfaceError('tool/result surface replacement must rewrite exactly one current node');

@@ -5,7 +5,12 @@
  * and string `code` of an error and of its causes (a few levels), strings as {@link QuotedText} so that lone
  * surrogates survive msgpack and UTF-8, and no stack.
  */
-import { rebuildError as rebuildWireError, serializeError as serializeWireError, type WireError, type WireErrorObject } from '../../protocol/wire/wire-error.js';
+import {
+  rebuildError as rebuildWireError,
+  serializeError as serializeWireError,
+  type WireError,
+  type WireErrorObject,
+} from '../../protocol/wire/wire-error.js';
 import { quoteText, unquoteText, type QuotedText } from './json-text.js';
 
 /** One error as plain data. Strings are {@link QuotedText} so that lone surrogates survive any transport. */

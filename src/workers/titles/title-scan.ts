@@ -264,7 +264,11 @@ function scanRaw(input: TitleScanInput): TitleScanResult {
   // The final fragment without LF is a torn tail: never a line, so it is not fed at all.
   const failure = feeder.feed(body.subarray(0, body.lastIndexOf(LF) + 1));
   const clean = feeder.lastClean;
-  const checkpoint = checkpointAt('none', start, { resumeOffset: clean.committedBytes, scanner: positionOf(clean), eventCount: clean.eventCount });
+  const checkpoint = checkpointAt('none', start, {
+    resumeOffset: clean.committedBytes,
+    scanner: positionOf(clean),
+    eventCount: clean.eventCount,
+  });
   if (failure !== null) return { outcome: readFailed(failure.error), checkpoint };
   return finished(start, checkpoint);
 }
@@ -306,7 +310,11 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
     let headerRecord: Record<string, unknown>;
     try {
       // Without a complete frame the whole file goes in, so the decoder throws its own header-less error.
-      headerRecord = decodeArtifact(headerFrame === undefined ? buffer : buffer.subarray(0, headerFrame.end), 'zstd', input.path).headerRecord;
+      headerRecord = decodeArtifact(
+        headerFrame === undefined ? buffer : buffer.subarray(0, headerFrame.end),
+        'zstd',
+        input.path,
+      ).headerRecord;
     } catch (error) {
       return { outcome: readFailed(error), checkpoint: null };
     }
@@ -338,7 +346,11 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
 
   const poller = new Poller(input.poll);
   const feeder = new LineFeeder(start.scanner, start.validator, poller, input.observe);
-  let clean: CleanPoint = { resumeOffset: firstFrame, scanner: positionOf(start.scanner.checkpoint()), eventCount: start.validator.eventCount };
+  let clean: CleanPoint = {
+    resumeOffset: firstFrame,
+    scanner: positionOf(start.scanner.checkpoint()),
+    eventCount: start.validator.eventCount,
+  };
   let failure: { readonly error: unknown } | null = null;
   for (const frame of frames) {
     poller.now();
@@ -357,13 +369,14 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
     }
   }
   if (failure === null && start.scanner.committedBytes !== start.scanner.inputBytes) {
-    failure = { error: new SessionLogError('SESSION_LOG_CORRUPT', 'corrupt Zstandard session log: complete frame contains a torn JSONL record') };
+    failure = {
+      error: new SessionLogError('SESSION_LOG_CORRUPT', 'corrupt Zstandard session log: complete frame contains a torn JSONL record'),
+    };
   }
   if (failure !== null) {
     // Events committed after the last clean frame are in the validator; rescan up to that frame for its state.
-    const checkpoint = start.validator.eventCount === clean.eventCount
-      ? checkpointAt('zstd', start, clean)
-      : replayTo(input, clean.resumeOffset - base);
+    const checkpoint =
+      start.validator.eventCount === clean.eventCount ? checkpointAt('zstd', start, clean) : replayTo(input, clean.resumeOffset - base);
     return { outcome: readFailed(failure.error), checkpoint };
   }
   const checkpoint = checkpointAt('zstd', start, clean);

@@ -137,21 +137,24 @@ export class TitleValidator {
     } catch (error) {
       s6HeaderError = serializeError(error);
     }
-    return new TitleValidator({
-      sessionId: quoteText(sessionId),
-      eventCount: 0,
-      lastTime: '',
-      lastTitleLine: null,
-      s1Error,
-      legacy: LegacyTracker.empty().checkpoint(),
-      s3Error: null,
-      messageIds: MessageIdClasses.empty().checkpoint(),
-      s4Error: null,
-      closers: CloserTracker.empty().checkpoint(),
-      s6HeaderError,
-      s6Error: null,
-      surface: ResumableSurfaceFold.empty().checkpoint(),
-    }, path);
+    return new TitleValidator(
+      {
+        sessionId: quoteText(sessionId),
+        eventCount: 0,
+        lastTime: '',
+        lastTitleLine: null,
+        s1Error,
+        legacy: LegacyTracker.empty().checkpoint(),
+        s3Error: null,
+        messageIds: MessageIdClasses.empty().checkpoint(),
+        s4Error: null,
+        closers: CloserTracker.empty().checkpoint(),
+        s6HeaderError,
+        s6Error: null,
+        surface: ResumableSurfaceFold.empty().checkpoint(),
+      },
+      path,
+    );
   }
 
   /** A validator continuing from `checkpoint` (copied, never aliased) for the artifact at `path`. */

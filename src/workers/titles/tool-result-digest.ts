@@ -50,5 +50,7 @@ export function canonicalJson(value: unknown): string {
 
 /** SHA-256 (base64) of the canonical JSON of a `tool/result` payload with its result content blanked. */
 export function toolResultDigest(data: unknown): string {
-  return createHash('sha256').update(canonicalJson(withBlankResultContent(data))).digest('base64');
+  return createHash('sha256')
+    .update(canonicalJson(withBlankResultContent(data)))
+    .digest('base64');
 }

@@ -18,7 +18,11 @@ export const configCommand: CliCommandDefinition<[]> = {
   options: [],
   run({ io, json, resolved }) {
     if (json) writeJson(io, { config: resolved.config, sources: resolved.sources, file: resolved.file ?? null });
-    else writeLines(io, [resolved.file !== undefined ? `config file: ${resolved.file}` : `config file: none (looked for ${CONFIG_FILE_NAME} in ${io.cwd})`, ...describeConfig(resolved)]);
+    else
+      writeLines(io, [
+        resolved.file !== undefined ? `config file: ${resolved.file}` : `config file: none (looked for ${CONFIG_FILE_NAME} in ${io.cwd})`,
+        ...describeConfig(resolved),
+      ]);
     return Promise.resolve();
   },
 };

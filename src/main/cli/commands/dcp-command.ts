@@ -23,7 +23,9 @@ const DCP_USAGE = `sessionctx dcp <${DCP_COMMAND_HINT}> [args…] --session <id>
 
 /** The CLI's form of a failure: a `DCP_COMMAND_USAGE` failure becomes a usage error naming the sub-commands. */
 function cliError(error: unknown): unknown {
-  return error instanceof DcpCommandError && error.code === 'DCP_COMMAND_USAGE' ? new UsageError(`${error.message} (usage: ${DCP_USAGE})`) : error;
+  return error instanceof DcpCommandError && error.code === 'DCP_COMMAND_USAGE'
+    ? new UsageError(`${error.message} (usage: ${DCP_USAGE})`)
+    : error;
 }
 
 /**
@@ -57,7 +59,12 @@ async function runOnStoredSession(context: CommandContext, typedSessionId: strin
     try {
       // Full-log folds of a long log (`/dcp stats`) run on the engine's pool, whose threads start only if one is needed.
       return await runStoredDcpCommand({
-        store, sessionId, command, dcpConfig: context.resolved.config.dcp, fullLogTasks: { runner: engine.runner }, logger: stderrLogger(io),
+        store,
+        sessionId,
+        command,
+        dcpConfig: context.resolved.config.dcp,
+        fullLogTasks: { runner: engine.runner },
+        logger: stderrLogger(io),
       });
     } catch (error) {
       throw cliError(error);
@@ -86,17 +93,22 @@ export interface DcpOptions {
 export const dcpCommand: CliCommandDefinition<[subcommand: string, args: string[]], DcpOptions> = {
   name: ['dcp'],
   usage: {
-    description: 'run one /dcp command on a stored session; commands that change it (manual on|off, sweep, decompress --into-context, recompress, compress) append their events',
+    description:
+      'run one /dcp command on a stored session; commands that change it (manual on|off, sweep, decompress --into-context, recompress, compress) append their events',
     arguments: [
       { name: '<subcommand>', description: 'stats, context, show, manual, sweep, compress, decompress or recompress' },
-      { name: '[args...]', description: 'the subcommand\'s arguments (a block such as b1, on|off|status, a focus text)' },
+      { name: '[args...]', description: "the subcommand's arguments (a block such as b1, on|off|status, a focus text)" },
     ],
-    examples: ['sessionctx dcp stats --session session-9d029d81', 'sessionctx dcp show b1 --raw --session session-9d029d81', 'sessionctx dcp manual on --session session-9d029d81'],
+    examples: [
+      'sessionctx dcp stats --session session-9d029d81',
+      'sessionctx dcp show b1 --raw --session session-9d029d81',
+      'sessionctx dcp manual on --session session-9d029d81',
+    ],
   },
   options: [
     { flags: '--session <id>', description: 'the stored session', required: true },
-    { flags: '--raw', description: 'show: print the block\'s stored text as is' },
-    { flags: '--into-context', description: 'decompress: put the expansion into the session\'s context' },
+    { flags: '--raw', description: "show: print the block's stored text as is" },
+    { flags: '--into-context', description: "decompress: put the expansion into the session's context" },
   ],
   run(context, { args: [subcommand, args], options }) {
     // Arguments that are no command are refused before the root is opened.

@@ -97,7 +97,9 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     'sessionctx demo',
     `A demo corpus of ${records.length} sessions was written in DeepSeek Harness's own format (zstd) to:`,
     `  ${root}`,
-    kept ? 'It stays there when the demo ends.' : 'It is removed when the demo ends (run sessionctx demo --keep, or --root DIR, to keep one).',
+    kept
+      ? 'It stays there when the demo ends.'
+      : 'It is removed when the demo ends (run sessionctx demo --keep, or --root DIR, to keep one).',
     'We play a new conversation in the webshop project that wants to build on earlier work.',
   ]);
 
@@ -113,7 +115,11 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   heading(io, '2. Mentions: what a host inserts into the prompt');
   const checkoutMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.checkout, label: 'checkout 409' });
   const discountMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.discounts, label: 'discount codes' });
-  writeLines(io, [`  ${checkoutMention}`, `  ${discountMention}`, 'The URI is base64url of the JSON-quoted id, so any id round-trips exactly.']);
+  writeLines(io, [
+    `  ${checkoutMention}`,
+    `  ${discountMention}`,
+    'The URI is base64url of the JSON-quoted id, so any id round-trips exactly.',
+  ]);
 
   heading(io, '3. A prepared snapshot: what the model receives');
   const message = `Using ${checkoutMention} and ${discountMention}, make checkout reject expired codes with 409 too.`;
@@ -149,8 +155,28 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   const failures: Array<[string, () => Promise<unknown>]> = [
     ['a session that does not exist', () => service.prepare(target, [], [{ sessionId: 'session-demo-missing' }], signal)],
     ['a malformed mention', async () => parseMessageContent([{ type: 'text', text: 'see @[x](dsh-session:not-canonical)' }])],
-    ['four sessions in one message', () => service.prepare(target, [], Object.values(DEMO_IDS).slice(0, 4).map((id) => ({ sessionId: id })), signal)],
-    ['a source that cannot fit 100 bytes', () => new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 100 } }).prepare(target, [], [{ sessionId: DEMO_IDS.checkout }], signal)],
+    [
+      'four sessions in one message',
+      () =>
+        service.prepare(
+          target,
+          [],
+          Object.values(DEMO_IDS)
+            .slice(0, 4)
+            .map((id) => ({ sessionId: id })),
+          signal,
+        ),
+    ],
+    [
+      'a source that cannot fit 100 bytes',
+      () =>
+        new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 100 } }).prepare(
+          target,
+          [],
+          [{ sessionId: DEMO_IDS.checkout }],
+          signal,
+        ),
+    ],
   ];
   for (const [what, attempt] of failures) {
     const outcome = await attempt().then(
@@ -168,21 +194,26 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   const textOf = (event: { data: unknown }): string => {
     const data = event.data as { content?: unknown; message?: { content?: unknown } };
     const content = (data.message?.content ?? data.content) as Array<{ type?: string; text?: string }> | undefined;
-    return (content ?? []).map((block) => (block.type === 'text' ? block.text ?? '' : '')).join('\n');
+    return (content ?? []).map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('\n');
   };
   const marker = dcp.surface.events.map(textOf).find((text) => text.startsWith('<dcp-boundary '));
   const compressed = dcp.toolResults.find((result) => result.name === 'compress');
   const statsText = dcp.commands.find((command) => command.input === '/dcp stats')?.text ?? '';
-  const statLines = statsText.split('\n').filter((line) => /^(blocks|shadowed tokens|prune replacements|inline cleanups|history reduction|current surface)/u.test(line));
+  const statLines = statsText
+    .split('\n')
+    .filter((line) => /^(blocks|shadowed tokens|prune replacements|inline cleanups|history reduction|current surface)/u.test(line));
   writeLines(io, [
     'A scripted conversation ran on the real host with the DCP plugin mounted (no model needed):',
     `Every model step starts with a boundary marker the model can cite, e.g. ${marker ?? '(none)'}`,
     'The same file was read twice; at the next turn the older identical read was pruned automatically.',
     'Then the model called compress over the half-open range [m0001, m0005):',
-    ...(compressed?.text.split('\n').filter((line) => /^\d+\. /u.test(line)).map((line) => `  ${line}`) ?? []),
+    ...(compressed?.text
+      .split('\n')
+      .filter((line) => /^\d+\. /u.test(line))
+      .map((line) => `  ${line}`) ?? []),
     'The model now sees the checkpoint where those turns were:',
     ...excerpt(textOf(dcp.surface.events[0] ?? { data: {} }), 2).map((line) => `  │ ${line}`),
-    '/dcp stats (an excerpt; results stay out of the model\'s history):',
+    "/dcp stats (an excerpt; results stay out of the model's history):",
     ...statLines.map((line) => `  ${line}`),
     'All of the above was read back from the stored log by a plain reader with no DCP: markers and checkpoints are ordinary dsh messages.',
   ]);
@@ -192,7 +223,11 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   // A removed corpus cannot be explored: the commands then name the root a kept demo would have.
   const at = kept ? root : 'DIR';
   writeLines(io, [
-    ...(kept ? [] : ['This corpus is removed when the demo ends. To explore one, run sessionctx demo --root DIR (or sessionctx demo --keep and use the root it prints), then:']),
+    ...(kept
+      ? []
+      : [
+          'This corpus is removed when the demo ends. To explore one, run sessionctx demo --root DIR (or sessionctx demo --keep and use the root it prints), then:',
+        ]),
     `sessionctx sessions --root ${at}`,
     `sessionctx sessions --root ${at} --query checkout --cwd ${DEMO_CWDS.webshop}`,
     `sessionctx show ${DEMO_IDS.checkout} --root ${at}          (${show.events.length} surface events)`,
@@ -206,11 +241,17 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
 export const demoCommand: CliCommandDefinition<[], { readonly keep?: boolean }> = {
   name: ['demo'],
   usage: {
-    description: 'write a demo corpus (to a temporary directory, removed at the end, unless --root or --keep) and walk through discovery, mentions, snapshots, budgets, errors and DCP',
+    description:
+      'write a demo corpus (to a temporary directory, removed at the end, unless --root or --keep) and walk through discovery, mentions, snapshots, budgets, errors and DCP',
     examples: ['sessionctx demo', 'sessionctx demo --keep', 'sessionctx demo --root /tmp/demo-sessions'],
     workers: false,
   },
-  options: [{ flags: '--keep', description: 'keep the temporary corpus and print where it is (a --root corpus is always kept; the root must be missing or empty)' }],
+  options: [
+    {
+      flags: '--keep',
+      description: 'keep the temporary corpus and print where it is (a --root corpus is always kept; the root must be missing or empty)',
+    },
+  ],
   run(context, { options }) {
     // Only a root given on the command line is the demo's: the configured default root is never written to.
     const root = options.root === undefined ? undefined : context.resolved.config.root;

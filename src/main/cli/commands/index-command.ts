@@ -50,7 +50,11 @@ async function build(context: CommandContext, options: IndexCommandOptions): Pro
     for (let start = 0; start < listed.length; start += BUILD_BATCH) {
       for (const observation of await engine.readTitleSnapshots(listed.slice(start, start + BUILD_BATCH), signal)) {
         if (observation.status === 'fulfilled') observed += 1;
-        else failures.push({ sessionId: observation.sessionId, message: observation.reason instanceof Error ? observation.reason.message : String(observation.reason) });
+        else
+          failures.push({
+            sessionId: observation.sessionId,
+            message: observation.reason instanceof Error ? observation.reason.message : String(observation.reason),
+          });
       }
       progress.update(Math.min(listed.length, start + BUILD_BATCH));
     }
@@ -83,17 +87,26 @@ async function build(context: CommandContext, options: IndexCommandOptions): Pro
   writeLines(io, [
     `indexed ${ids.length} session${ids.length === 1 ? '' : 's'} under ${options.root}`,
     `index file: ${summary.indexPath}`,
-    ...(summary.stats === null ? [] : [`answered: ${Object.entries(summary.stats).map(([kind, count]) => `${kind} ${String(count)}`).join(', ')}`]),
+    ...(summary.stats === null
+      ? []
+      : [
+          `answered: ${Object.entries(summary.stats)
+            .map(([kind, count]) => `${kind} ${String(count)}`)
+            .join(', ')}`,
+        ]),
     ...rejected.map((failure) => `unreadable: ${failure.sessionId}: ${failure.message}`),
   ]);
 }
 
 async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
   const { indexPath: path, realRoot } = await locationOf(io, options);
-  const stats = path === undefined ? undefined : await stat(path).catch((error: unknown) => {
-    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw error;
-  });
+  const stats =
+    path === undefined
+      ? undefined
+      : await stat(path).catch((error: unknown) => {
+          if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+          throw error;
+        });
   const content = path === undefined || stats === undefined ? undefined : decodeTitleIndex(await readFile(path));
   // A file of another root (a digest collision, a copied cache file) is discarded by the store, so it is not valid here.
   const valid = content !== undefined && content.root === realRoot;
@@ -120,16 +133,20 @@ async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
   }
   writeLines(io, [
     `title index ${path}`,
-    report.valid === true ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}` : `unreadable, of another version or of another root (${report.bytes} bytes): it will be discarded and rebuilt`,
+    report.valid === true
+      ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}`
+      : `unreadable, of another version or of another root (${report.bytes} bytes): it will be discarded and rebuilt`,
   ]);
 }
 
 async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
   const { indexPath: path } = await locationOf(io, options);
-  const existed = path !== undefined && await stat(path).then(
-    () => true,
-    () => false,
-  );
+  const existed =
+    path !== undefined &&
+    (await stat(path).then(
+      () => true,
+      () => false,
+    ));
   if (path !== undefined) await rm(path, { force: true });
   if (options.json) writeJson(io, { indexPath: path ?? null, removed: existed });
   else writeLines(io, [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`]);
@@ -143,7 +160,7 @@ interface VerbSpec {
 
 const VERBS: Readonly<Record<IndexVerb, VerbSpec>> = {
   build: {
-    summary: 'observe every session\'s title through the index (an unchanged log costs one stat); a progress bar on a terminal',
+    summary: "observe every session's title through the index (an unchanged log costs one stat); a progress bar on a terminal",
     run: build,
   },
   status: {
@@ -154,7 +171,7 @@ const VERBS: Readonly<Record<IndexVerb, VerbSpec>> = {
     },
   },
   clear: {
-    summary: 'remove this root\'s index (the next discovery rebuilds it)',
+    summary: "remove this root's index (the next discovery rebuilds it)",
     run: (context, options) => clear(context.io, options),
   },
 };

@@ -21,7 +21,11 @@ export const mcpCommand: CliCommandDefinition<[], { readonly tools?: boolean; re
   options: [
     { flags: '--no-tools', description: 'serve resources and prompts only (also: "mcp": {"tools": false} in the config file)' },
     { flags: '--max-bytes <n>', description: 'the byte budget of a snapshot (default: maxReferenceBytes, 65536)', parse: parseCountOption },
-    { flags: '--limit <n>', description: 'sessions per resources/list page, and find_sessions\' default (default: candidateLimit, 50)', parse: parseCountOption },
+    {
+      flags: '--limit <n>',
+      description: "sessions per resources/list page, and find_sessions' default (default: candidateLimit, 50)",
+      parse: parseCountOption,
+    },
   ],
   configFlags(options) {
     return { maxReferenceBytes: options.maxBytes, candidateLimit: options.limit };
@@ -32,27 +36,35 @@ export const mcpCommand: CliCommandDefinition<[], { readonly tools?: boolean; re
     const log = (line: string): void => {
       context.io.stderr.write(`${line}\n`);
     };
-    return withEngine(context, async (engine) => {
-      const catalog = new SessionCatalog(engine, config.candidateLimit);
-      const server = createSessionMcpServer({ catalog, version: packageVersion(), tools, log });
-      const closed = new Promise<void>((resolve) => {
-        server.onclose = resolve;
-      });
-      const stopWatching = watchCorpusChanges(config.root, () => {
-        // Only a connected client can be told; a failed send means it is going away, which onclose reports.
-        server.sendResourceListChanged().catch(() => undefined);
-      }, log);
-      try {
-        await server.connect(new StdioServerTransport(process.stdin, process.stdout));
-        // The transport closes when the client closes standard input (or the process is told to stop).
-        process.stdin.once('end', () => {
-          void server.close();
+    return withEngine(
+      context,
+      async (engine) => {
+        const catalog = new SessionCatalog(engine, config.candidateLimit);
+        const server = createSessionMcpServer({ catalog, version: packageVersion(), tools, log });
+        const closed = new Promise<void>((resolve) => {
+          server.onclose = resolve;
         });
-        context.signal?.addEventListener('abort', () => void server.close(), { once: true });
-        await closed;
-      } finally {
-        stopWatching();
-      }
-    }, { longLived: true });
+        const stopWatching = watchCorpusChanges(
+          config.root,
+          () => {
+            // Only a connected client can be told; a failed send means it is going away, which onclose reports.
+            server.sendResourceListChanged().catch(() => undefined);
+          },
+          log,
+        );
+        try {
+          await server.connect(new StdioServerTransport(process.stdin, process.stdout));
+          // The transport closes when the client closes standard input (or the process is told to stop).
+          process.stdin.once('end', () => {
+            void server.close();
+          });
+          context.signal?.addEventListener('abort', () => void server.close(), { once: true });
+          await closed;
+        } finally {
+          stopWatching();
+        }
+      },
+      { longLived: true },
+    );
   },
 };

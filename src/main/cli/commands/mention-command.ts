@@ -61,7 +61,7 @@ export const mentionCommand: CliCommandDefinition<[id: string], { readonly label
     arguments: [{ name: '<id>', description: 'a session id, or an unambiguous prefix of a listed one' }],
     examples: ['sessionctx mention session-9d029d81-e515-48ac-b168-fef7011f3491', 'sessionctx mention 9d029d81 --label "the webshop work"'],
   },
-  options: [{ flags: '--label <text>', description: 'the visible label (default: the session\'s title, else the id)' }],
+  options: [{ flags: '--label <text>', description: "the visible label (default: the session's title, else the id)" }],
   run(context, { args: [id], options }) {
     return printMention(context, { id, label: options.label });
   },

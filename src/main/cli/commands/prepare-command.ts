@@ -74,10 +74,15 @@ async function readMessage(io: CliIo, positional: string | undefined, messageFil
     try {
       return await readFile(path, 'utf8');
     } catch (error) {
-      throw new CliError('CLI_INPUT_UNREADABLE', `cannot read the message file "${path}": ${(error as { code?: string }).code ?? String(error)}`, { cause: error });
+      throw new CliError(
+        'CLI_INPUT_UNREADABLE',
+        `cannot read the message file "${path}": ${(error as { code?: string }).code ?? String(error)}`,
+        { cause: error },
+      );
     }
   }
-  if (positional === undefined) throw new UsageError('sessionctx prepare needs the message: an argument, or --message-file F (- for standard input)');
+  if (positional === undefined)
+    throw new UsageError('sessionctx prepare needs the message: an argument, or --message-file F (- for standard input)');
   return positional;
 }
 
@@ -103,8 +108,16 @@ export const prepareCommand: CliCommandDefinition<[message: string | undefined],
   options: [
     { flags: '--target <id>', description: 'the citing session (it need not exist yet); an id or unambiguous prefix', required: true },
     { flags: '--message-file <file>', description: 'read the message from a file, or - for standard input' },
-    { flags: '--max-bytes <n>', description: 'the byte budget of the snapshot context (default: maxReferenceBytes, 65536)', parse: parseCountOption },
-    { flags: '--max-references <n>', description: 'how many sessions one message may cite (default: maxReferences, 8)', parse: parseCountOption },
+    {
+      flags: '--max-bytes <n>',
+      description: 'the byte budget of the snapshot context (default: maxReferenceBytes, 65536)',
+      parse: parseCountOption,
+    },
+    {
+      flags: '--max-references <n>',
+      description: 'how many sessions one message may cite (default: maxReferences, 8)',
+      parse: parseCountOption,
+    },
   ],
   configFlags(options) {
     return { maxReferenceBytes: options.maxBytes, maxReferences: options.maxReferences };

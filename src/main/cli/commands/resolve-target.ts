@@ -18,7 +18,12 @@ export const NO_TARGET_ID = '';
  * @param cwdFlag - `--cwd`, if given.
  * @param signal - cancels the listing.
  */
-export async function resolveTarget(engine: SessionEngine, targetId: string | undefined, cwdFlag: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
+export async function resolveTarget(
+  engine: SessionEngine,
+  targetId: string | undefined,
+  cwdFlag: string | undefined,
+  signal?: AbortSignal,
+): Promise<ReferenceTarget> {
   if (targetId === undefined) return { id: NO_TARGET_ID, session: { header: cwdFlag === undefined ? {} : { cwd: cwdFlag } } };
   const resolved = await resolveSessionRecord(engine, targetId, signal);
   const id = resolved?.header.id ?? targetId;

@@ -33,12 +33,17 @@ async function readScenarioFile(io: CliIo, file: string): Promise<unknown> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ScenarioError(`cannot read scenario ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ScenarioError(`cannot read scenario ${JSON.stringify(path)}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ScenarioError(`scenario ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new ScenarioError(
+      `scenario ${JSON.stringify(path)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -62,12 +67,24 @@ async function runScriptFile(context: CommandContext, options: ScriptRunRequest)
       const store = engine.store;
       if (store === undefined) throw new TypeError('script run needs a session root');
       // DCP's full-log folds of a long scenario session run on the engine's pool, started only if one is needed.
-      return runScenario(scenario, store, { plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner }, config: dcp })], logger: stderrLogger(io) });
+      return runScenario(scenario, store, {
+        plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner }, config: dcp })],
+        logger: stderrLogger(io),
+      });
     },
     { createsRoot: true },
   );
-  const report = { sessionId: run.sessionId, surface: run.surface, toolResults: run.toolResults, commands: run.commands, errors: run.errors };
-  const failed = run.errors.length > 0 ? new ScenarioRunError(run, { surface: run.surface, toolResults: run.toolResults, commands: run.commands }) : undefined;
+  const report = {
+    sessionId: run.sessionId,
+    surface: run.surface,
+    toolResults: run.toolResults,
+    commands: run.commands,
+    errors: run.errors,
+  };
+  const failed =
+    run.errors.length > 0
+      ? new ScenarioRunError(run, { surface: run.surface, toolResults: run.toolResults, commands: run.commands })
+      : undefined;
   if (context.json) {
     // One JSON document on stdout: the report, or the error whose details carry it.
     if (failed !== undefined) throw failed;
@@ -77,7 +94,9 @@ async function runScriptFile(context: CommandContext, options: ScriptRunRequest)
   writeLines(io, [
     `session ${run.sessionId} written to ${run.path}`,
     `${run.modelRequests} model request${run.modelRequests === 1 ? '' : 's'}; ${run.surface.events.length} surface events; captured through seq ${run.surface.capturedThroughSeq}`,
-    ...run.toolResults.map((result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`),
+    ...run.toolResults.map(
+      (result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`,
+    ),
     ...run.commands.map((command) => `${command.input} → ${command.kind}: ${command.text.split('\n')[0] ?? ''}`),
     `inspect it with: sessionctx show ${run.sessionId} --root ${root}`,
   ]);
@@ -91,7 +110,8 @@ export const SCRIPT_GROUP_DESCRIPTION = 'run scripted scenarios on the real host
 export const scriptRunCommand: CliCommandDefinition<[scenario: string]> = {
   name: ['script', 'run'],
   usage: {
-    description: 'run a scenario (prompts, scripted model replies, tool results, /commands) on the real host with DCP and write the session into the root',
+    description:
+      'run a scenario (prompts, scripted model replies, tool results, /commands) on the real host with DCP and write the session into the root',
     arguments: [{ name: '<scenario>', description: 'the scenario JSON file' }],
     examples: ['sessionctx script run examples/compress-scenario.json --root /tmp/sessions'],
   },

@@ -32,12 +32,19 @@ async function listSessions(context: CommandContext): Promise<void> {
   const { io, signal } = context;
   await withEngine(context, async (engine) => {
     const { records, problems } = await engine.listSessionsReport(signal);
-    const titles = await engine.readTitleSnapshots(records.map((record) => record.header.id), signal);
+    const titles = await engine.readTitleSnapshots(
+      records.map((record) => record.header.id),
+      signal,
+    );
     const listings: SessionListing[] = records.map((record, index) => {
       const observation = titles[index];
       if (observation === undefined || observation.status === 'rejected') {
         const reason = observation?.reason;
-        return { header: record.header, title: null, titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) } };
+        return {
+          header: record.header,
+          title: null,
+          titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) },
+        };
       }
       return { header: record.header, title: observation.value.title ?? null };
     });
@@ -54,7 +61,12 @@ async function listSessions(context: CommandContext): Promise<void> {
 }
 
 function formatListing(listing: SessionListing): string {
-  const label = listing.title !== null ? listing.title.title : listing.titleError !== undefined ? `(title unreadable: ${listing.titleError.code})` : '(untitled)';
+  const label =
+    listing.title !== null
+      ? listing.title.title
+      : listing.titleError !== undefined
+        ? `(title unreadable: ${listing.titleError.code})`
+        : '(untitled)';
   return formatSessionRow({ createdAt: listing.header.createdAt, id: listing.header.id, label, cwd: listing.header.cwd });
 }
 
@@ -112,17 +124,26 @@ export interface SessionsOptions {
 export const sessionsCommand: CliCommandDefinition<[], SessionsOptions> = {
   name: ['sessions'],
   usage: {
-    description: 'list the sessions of a root with their titles; with --query (or --target/--cwd/--limit), the ranked sessions a message could cite, each with its mention',
-    examples: ['sessionctx sessions --root ~/.dsh/sessions', 'sessionctx sessions --query "billing" --cwd ~/projects/webshop --limit 5', 'sessionctx sessions --json | jq ".sessions[].header.id"'],
+    description:
+      'list the sessions of a root with their titles; with --query (or --target/--cwd/--limit), the ranked sessions a message could cite, each with its mention',
+    examples: [
+      'sessionctx sessions --root ~/.dsh/sessions',
+      'sessionctx sessions --query "billing" --cwd ~/projects/webshop --limit 5',
+      'sessionctx sessions --json | jq ".sessions[].header.id"',
+    ],
   },
   options: [
     { flags: '--query <text>', description: 'discovery: match titles and ids against this text (an empty query lists the most relevant)' },
-    { flags: '--target <id>', description: 'discovery: the citing session (excluded from the results; its cwd ranks); an id or unambiguous prefix' },
+    {
+      flags: '--target <id>',
+      description: 'discovery: the citing session (excluded from the results; its cwd ranks); an id or unambiguous prefix',
+    },
     { flags: '--cwd <dir>', description: 'discovery: rank as if citing from this working directory' },
     { flags: '--limit <n>', description: 'discovery: how many candidates at most (default: candidateLimit, 20)', parse: parseCountOption },
   ],
   run(context, { options }) {
-    const discovery = options.query !== undefined || options.target !== undefined || options.cwd !== undefined || options.limit !== undefined;
+    const discovery =
+      options.query !== undefined || options.target !== undefined || options.cwd !== undefined || options.limit !== undefined;
     if (!discovery) return listSessions(context);
     return listCandidates(context, { query: options.query ?? '', target: options.target, cwd: options.cwd, limit: options.limit });
   },

@@ -32,7 +32,11 @@ async function showSession(context: CommandContext, options: ShowRequest): Promi
       if (store === undefined) throw new TypeError('show --log needs a session root');
       const { meta, events } = await readExactOrByPrefix(engine, options.id, (id) => store.inspect(id, signal), signal);
       if (context.json) writeJson(io, { session: meta, events });
-      else writeLines(io, [`session ${meta.id}${meta.cwd !== undefined ? ` [${meta.cwd}]` : ''}: ${events.length} events`, ...events.map(formatLogEvent)]);
+      else
+        writeLines(io, [
+          `session ${meta.id}${meta.cwd !== undefined ? ` [${meta.cwd}]` : ''}: ${events.length} events`,
+          ...events.map(formatLogEvent),
+        ]);
       return;
     }
     const snapshot = await readExactOrByPrefix(engine, options.id, (id) => engine.readSurface(id, signal), signal);
@@ -54,7 +58,12 @@ async function showSession(context: CommandContext, options: ShowRequest): Promi
  * unambiguous id prefix names the session instead. Any other failure, or a prefix matching nothing, is the
  * exact read's own error.
  */
-async function readExactOrByPrefix<T>(engine: LocalSessionEngine, typed: string, read: (id: SessionId) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+async function readExactOrByPrefix<T>(
+  engine: LocalSessionEngine,
+  typed: string,
+  read: (id: SessionId) => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
   try {
     return await read(asSessionId(typed));
   } catch (error) {
@@ -90,7 +99,10 @@ function formatBlock(block: ContentBlock): string {
 function formatSurfaceEvent(event: SessionEvent): string {
   const message = messageOf(event);
   const role = event.type === 'tool/result' ? 'tool' : (message?.role ?? '?');
-  const kind = message !== undefined && message.source.kind !== 'user' && message.source.kind !== 'model' && message.source.kind !== 'tool' ? ` (${message.source.kind})` : '';
+  const kind =
+    message !== undefined && message.source.kind !== 'user' && message.source.kind !== 'model' && message.source.kind !== 'tool'
+      ? ` (${message.source.kind})`
+      : '';
   const body = message === undefined ? '' : message.content.map(formatBlock).join('\n');
   return `#${event.seq} ${role}${kind}: ${body}`;
 }

@@ -75,9 +75,12 @@ function isOffset(value: unknown): value is number {
 function isSerializedError(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const error = value as Record<string, unknown>;
-  return typeof error['name'] === 'string' && typeof error['message'] === 'string'
-    && (error['code'] === null || typeof error['code'] === 'string')
-    && (error['cause'] === null || isSerializedError(error['cause']));
+  return (
+    typeof error['name'] === 'string' &&
+    typeof error['message'] === 'string' &&
+    (error['code'] === null || typeof error['code'] === 'string') &&
+    (error['cause'] === null || isSerializedError(error['cause']))
+  );
 }
 
 function isOutcome(value: unknown): value is TitleScanOutcome {
@@ -100,23 +103,35 @@ function isCheckpoint(value: unknown): value is TitleScanCheckpoint {
   const state = value as Record<string, unknown>;
   const scanner = state['scanner'] as Record<string, unknown> | null | undefined;
   const validator = state['validator'];
-  return (state['compression'] === 'none' || state['compression'] === 'zstd')
-    && isOffset(state['resumeOffset']) && isOffset(state['headerLength'])
-    && state['headerLine'] instanceof Uint8Array
-    && typeof scanner === 'object' && scanner !== null
-    && isOffset(scanner['lineStart']) && isOffset(scanner['committedBytes'])
-    && isOffset(scanner['eventCount']) && isOffset(scanner['eventLine'])
-    && typeof validator === 'object' && validator !== null
-    && isOffset((validator as Record<string, unknown>)['eventCount']);
+  return (
+    (state['compression'] === 'none' || state['compression'] === 'zstd') &&
+    isOffset(state['resumeOffset']) &&
+    isOffset(state['headerLength']) &&
+    state['headerLine'] instanceof Uint8Array &&
+    typeof scanner === 'object' &&
+    scanner !== null &&
+    isOffset(scanner['lineStart']) &&
+    isOffset(scanner['committedBytes']) &&
+    isOffset(scanner['eventCount']) &&
+    isOffset(scanner['eventLine']) &&
+    typeof validator === 'object' &&
+    validator !== null &&
+    isOffset((validator as Record<string, unknown>)['eventCount'])
+  );
 }
 
 /** True when `value` has the shape of a {@link TitleIndexAnswer}. */
 export function isTitleIndexAnswer(value: unknown): value is TitleIndexAnswer {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return isDecimal(entry['dev']) && isDecimal(entry['ino']) && isDecimal(entry['size'])
-    && isDecimal(entry['mtimeNs']) && isDecimal(entry['ctimeNs'])
-    && isOutcome(entry['outcome']);
+  return (
+    isDecimal(entry['dev']) &&
+    isDecimal(entry['ino']) &&
+    isDecimal(entry['size']) &&
+    isDecimal(entry['mtimeNs']) &&
+    isDecimal(entry['ctimeNs']) &&
+    isOutcome(entry['outcome'])
+  );
 }
 
 /**
@@ -128,8 +143,11 @@ export function isTitleIndexCheckpoint(value: unknown): value is TitleIndexCheck
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
   const withState = entry['state'] !== null;
-  return isOffset(entry['resumeOffset'])
-    && (withState ? isCheckpoint(entry['state']) : true)
-    && (withState ? typeof entry['headerDigest'] === 'string' && typeof entry['guard'] === 'string'
-      : entry['headerDigest'] === null && entry['guard'] === null);
+  return (
+    isOffset(entry['resumeOffset']) &&
+    (withState ? isCheckpoint(entry['state']) : true) &&
+    (withState
+      ? typeof entry['headerDigest'] === 'string' && typeof entry['guard'] === 'string'
+      : entry['headerDigest'] === null && entry['guard'] === null)
+  );
 }

@@ -173,7 +173,8 @@ function isHex64(value: unknown): value is string {
 function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined {
   if (!Array.isArray(sealed) || sealed.length !== 4) return undefined;
   const [answer, answerSum, checkpoint, checkpointSum] = sealed as unknown[];
-  if (!(answer instanceof Uint8Array) || !isHex64(answerSum) || !(checkpoint instanceof Uint8Array) || !isHex64(checkpointSum)) return undefined;
+  if (!(answer instanceof Uint8Array) || !isHex64(answerSum) || !(checkpoint instanceof Uint8Array) || !isHex64(checkpointSum))
+    return undefined;
   if (checksumOf(answer) !== answerSum) return undefined;
   let decoded: unknown;
   try {
@@ -186,7 +187,15 @@ function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined
   const [key, value] = decoded as [unknown, unknown];
   if (typeof key !== 'string' || !isEntryKey(key) || !isTitleIndexAnswer(value)) return undefined;
   const { dev, ino, size, mtimeNs, ctimeNs, outcome } = value;
-  const entry: HeldTitleIndexEntry = { dev, ino, size, mtimeNs, ctimeNs, outcome, checkpoint: { kind: 'sealed', bytes: checkpoint, checksum: checkpointSum } };
+  const entry: HeldTitleIndexEntry = {
+    dev,
+    ino,
+    size,
+    mtimeNs,
+    ctimeNs,
+    outcome,
+    checkpoint: { kind: 'sealed', bytes: checkpoint, checksum: checkpointSum },
+  };
   sealedForms.set(entry, { key, sealed: [answer, answerSum, checkpoint, checkpointSum] });
   return [key, entry];
 }
@@ -205,7 +214,14 @@ export function decodeTitleIndex(bytes: Uint8Array): TitleIndexFileContent | und
   }
   if (typeof content !== 'object' || content === null) return undefined;
   const { format, version, root, entries } = content as Record<string, unknown>;
-  if (format !== TITLE_INDEX_FORMAT || version !== TITLE_INDEX_VERSION || typeof root !== 'string' || root === '' || !Array.isArray(entries)) return undefined;
+  if (
+    format !== TITLE_INDEX_FORMAT ||
+    version !== TITLE_INDEX_VERSION ||
+    typeof root !== 'string' ||
+    root === '' ||
+    !Array.isArray(entries)
+  )
+    return undefined;
   const out = new Map<string, HeldTitleIndexEntry>();
   let discarded = 0;
   for (const sealed of entries as unknown[]) {

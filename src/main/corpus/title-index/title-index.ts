@@ -67,11 +67,11 @@ export interface TitleIndexOptions {
 export type IndexedTitleObservation =
   | { readonly kind: 'read-failed'; readonly error: Error }
   | {
-    readonly kind: 'checked';
-    readonly headerRecord: Record<string, unknown>;
-    readonly failure: Error | undefined;
-    readonly titleEvent: unknown;
-  };
+      readonly kind: 'checked';
+      readonly headerRecord: Record<string, unknown>;
+      readonly failure: Error | undefined;
+      readonly titleEvent: unknown;
+    };
 
 /** How observations were answered, for tests and diagnostics. */
 export interface TitleIndexStats {
@@ -137,7 +137,7 @@ function presentOutcome(outcome: TitleScanOutcome, artifactPath: string): Indexe
         kind: 'checked',
         headerRecord: parseHeaderRecord(utf8.decode(outcome.headerLine), artifactPath),
         failure: undefined,
-        titleEvent: outcome.titleLine === null ? undefined : JSON.parse(utf8.decode(outcome.titleLine)) as unknown,
+        titleEvent: outcome.titleLine === null ? undefined : (JSON.parse(utf8.decode(outcome.titleLine)) as unknown),
       };
     default:
       assertNever(outcome, 'unknown title outcome');
@@ -155,7 +155,12 @@ function present(entry: HeldTitleIndexEntry, artifactPath: string): IndexedTitle
 }
 
 /** An entry for `revision` from a scan result; `slices` cover the header (unless its digest is given) and the new guard window. */
-function entryOf(revision: FileRevision, result: TitleScanResult, slices: readonly FileSlice[], headerDigest: string | undefined): TitleIndexEntry {
+function entryOf(
+  revision: FileRevision,
+  result: TitleScanResult,
+  slices: readonly FileSlice[],
+  headerDigest: string | undefined,
+): TitleIndexEntry {
   const checkpoint = result.checkpoint;
   if (checkpoint === null) {
     return { ...revisionFields(revision), headerDigest: null, resumeOffset: 0, guard: null, state: null, outcome: result.outcome };
@@ -376,9 +381,14 @@ export class TitleIndex {
     );
     if (parts === undefined || parts === CHANGED) return parts;
     const [header, guard, appended] = parts as [Uint8Array, Uint8Array, Uint8Array];
-    const slices = [{ offset: windowStart, bytes: guard }, { offset: resume, bytes: appended }];
-    if (digestRange([{ offset: 0, bytes: header }], 0, header.length) !== entry.headerDigest
-      || digestRange(slices, windowStart, resume) !== entry.guard) {
+    const slices = [
+      { offset: windowStart, bytes: guard },
+      { offset: resume, bytes: appended },
+    ];
+    if (
+      digestRange([{ offset: 0, bytes: header }], 0, header.length) !== entry.headerDigest ||
+      digestRange(slices, windowStart, resume) !== entry.guard
+    ) {
       return RESCAN;
     }
     let result: TitleScanResult;

@@ -60,13 +60,16 @@ export class DomainHandle implements StorageDomain {
   async get(key: string): Promise<unknown> {
     this.#checkUsable(key);
     const text = this.#values.read(key);
-    return text === undefined ? undefined : JSON.parse(text) as unknown;
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
   }
 
   async put(key: string, value: unknown): Promise<void> {
     this.#checkUsable(key);
     if (!isLosslessJson(value)) {
-      throw new PluginStorageError('HOST_STORAGE_VALUE', `storage domain ${this.#label}: the value for key ${JSON.stringify(key)} is not JSON`);
+      throw new PluginStorageError(
+        'HOST_STORAGE_VALUE',
+        `storage domain ${this.#label}: the value for key ${JSON.stringify(key)} is not JSON`,
+      );
     }
     await this.#values.write(key, JSON.stringify(value));
   }

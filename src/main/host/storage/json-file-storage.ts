@@ -74,7 +74,9 @@ export class JsonFileStorage implements PluginStorage {
       entries = parseDomainFile(await readFile(path, 'utf8'));
     } catch (error) {
       if (!isMissingFile(error)) {
-        throw new PluginStorageError('HOST_STORAGE_IO', `storage domain ${domain} v${version} cannot be read: ${errorMessage(error)}`, { cause: error });
+        throw new PluginStorageError('HOST_STORAGE_IO', `storage domain ${domain} v${version} cannot be read: ${errorMessage(error)}`, {
+          cause: error,
+        });
       }
     }
     return new DomainValues(entries, (next) => this.#persist(domain, version, path, next));
@@ -89,7 +91,9 @@ export class JsonFileStorage implements PluginStorage {
       await rm(temporary, { force: true }).catch(() => {
         // Best effort: a leftover temporary file is harmless and the write error below is what matters.
       });
-      throw new PluginStorageError('HOST_STORAGE_IO', `storage domain ${domain} v${version} cannot be written: ${errorMessage(error)}`, { cause: error });
+      throw new PluginStorageError('HOST_STORAGE_IO', `storage domain ${domain} v${version} cannot be written: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -1,9 +1,3 @@
-/**
- * Optional plugin storage (HOST.md §11): named, versioned key-value domains with JSON values, all operations
- * async. A domain is single-process (no cross-process lock). Storage may be missing or arrive late; whatever
- * happens in it stays with the plugin that asked: it never reaches the agent loop, a tool result or the log.
- */
-import type { StorageOpenOptions, StorageEntry, StorageDomain, PluginStorage } from '../../host-api/host-api.js';
 export type { StorageOpenOptions, StorageEntry, StorageDomain, PluginStorage } from '../../host-api/host-api.js';
 
 /** Stable codes of storage failures. */
@@ -34,9 +28,13 @@ const DOMAIN_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** Rejects a domain name or version of the wrong form (`HOST_STORAGE_ARGUMENT`). */
 export function checkDomainArguments(domain: unknown, options: unknown): asserts domain is string {
   if (typeof domain !== 'string' || !DOMAIN_NAME.test(domain)) {
-    throw new PluginStorageError('HOST_STORAGE_ARGUMENT', `storage domain name ${JSON.stringify(domain)} must match [A-Za-z0-9][A-Za-z0-9_.-]*`);
+    throw new PluginStorageError(
+      'HOST_STORAGE_ARGUMENT',
+      `storage domain name ${JSON.stringify(domain)} must match [A-Za-z0-9][A-Za-z0-9_.-]*`,
+    );
   }
-  const version: unknown = typeof options === 'object' && options !== null ? (options as { readonly version?: unknown }).version : undefined;
+  const version: unknown =
+    typeof options === 'object' && options !== null ? (options as { readonly version?: unknown }).version : undefined;
   if (!Number.isSafeInteger(version) || (version as number) < 0) {
     throw new PluginStorageError('HOST_STORAGE_ARGUMENT', `storage domain "${domain}" needs a non-negative integer version`);
   }

@@ -18,7 +18,9 @@ function renderTurn(turn: unknown, absent: 'none' | 'null'): string {
 
 /** `HOST_BRACKET: <event> does not match the open compaction bracket (<detail>)`. */
 function bracketError(candidate: AppendCandidate, detail: string): SessionAppendError {
-  return new SessionAppendError('HOST_BRACKET', `${candidate.type} does not match the open compaction bracket (${detail})`, { seq: candidate.seq });
+  return new SessionAppendError('HOST_BRACKET', `${candidate.type} does not match the open compaction bracket (${detail})`, {
+    seq: candidate.seq,
+  });
 }
 
 /** §3.5 rule 1: nothing open, a non-empty string id, and a turn that matches the turn state. */
@@ -103,9 +105,8 @@ function checkEnd(candidate: AppendCandidate, state: ValidationState): void {
 function checkTurnEvent(candidate: AppendCandidate, state: ValidationState): void {
   const open = state.brackets.open;
   if (open === undefined) return;
-  const crashCloser = state.mode === 'seed'
-    && candidate.type === 'turn/end'
-    && dataField(dataField(candidate.data, 'reason'), 'kind') === 'interrupted';
+  const crashCloser =
+    state.mode === 'seed' && candidate.type === 'turn/end' && dataField(dataField(candidate.data, 'reason'), 'kind') === 'interrupted';
   if (!crashCloser) throw bracketError(candidate, `bracket ${open.compactionId} is open`);
 }
 

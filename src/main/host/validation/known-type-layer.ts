@@ -27,6 +27,8 @@ export const knownTypeLayer: ValidationLayer = {
         `session "${state.sessionId}" contains event type "${String(candidate.type)}" (seq ${String(candidate.seq)}) unknown to this harness and not marked ignorable; refusing to interpret the log — it was likely written by a newer harness`,
       );
     }
-    throw new SessionAppendError('HOST_UNKNOWN_EVENT_TYPE', `unknown session event type "${String(candidate.type)}"`, { seq: candidate.seq });
+    throw new SessionAppendError('HOST_UNKNOWN_EVENT_TYPE', `unknown session event type "${String(candidate.type)}"`, {
+      seq: candidate.seq,
+    });
   },
 };

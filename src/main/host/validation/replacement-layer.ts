@@ -16,12 +16,13 @@ function checkAssistantReplace(candidate: AppendCandidate, state: ValidationStat
   const original = shadowed.length === 1 ? state.events[shadowed[0] as number] : undefined;
   const turn = dataField(candidate.data, 'turn');
   const step = dataField(candidate.data, 'step');
-  const legal = original?.type === 'assistant/message'
-    && dataField(original.data, 'turn') === turn
-    && dataField(original.data, 'step') === step
-    && state.turns.openStep !== null
-    && state.turns.openTurn === turn
-    && state.turns.openStep === step;
+  const legal =
+    original?.type === 'assistant/message' &&
+    dataField(original.data, 'turn') === turn &&
+    dataField(original.data, 'step') === step &&
+    state.turns.openStep !== null &&
+    state.turns.openTurn === turn &&
+    state.turns.openStep === step;
   if (!legal) throw new SessionAppendError('HOST_ASSISTANT_REPLACE', ASSISTANT_REPLACE, { seq: candidate.seq });
 }
 

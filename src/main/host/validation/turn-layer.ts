@@ -29,13 +29,13 @@ function isLegal(candidate: AppendCandidate, state: ValidationState): boolean {
   switch (candidate.type) {
     case 'turn/start':
       // Rule 1: a number greater than every turn of the log; a log with no turn accepts 1 and up.
-      return openTurn === null && Number.isSafeInteger(turn)
-        && (!numbered || (turn as number) > Math.max(maxTurn ?? 0, 0));
+      return openTurn === null && Number.isSafeInteger(turn) && (!numbered || (turn as number) > Math.max(maxTurn ?? 0, 0));
     case 'turn/end':
       return openTurn !== null && turn === openTurn && openStep === null;
     case 'step/start':
-      return openTurn !== null && turn === openTurn && openStep === null && Number.isSafeInteger(step)
-        && (!numbered || step === lastStep + 1);
+      return (
+        openTurn !== null && turn === openTurn && openStep === null && Number.isSafeInteger(step) && (!numbered || step === lastStep + 1)
+      );
     case 'step/end':
       return openStep !== null && turn === openTurn && step === openStep;
     case 'assistant/message':
