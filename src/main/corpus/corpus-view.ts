@@ -182,6 +182,7 @@ export class CorpusView {
   #refreshTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #onBackgroundRefresh: ((snapshot: CorpusSnapshot) => void) | undefined;
+  readonly #changeListeners = new Set<() => void>();
   #stats = { builds: 0, refreshes: 0, rechecked: 0, sweeps: 0, notifications: 0 };
 
   constructor(options: CorpusViewOptions) {
@@ -251,6 +252,21 @@ export class CorpusView {
     this.#onBackgroundRefresh = listener;
   }
 
+  /**
+   * Registers a listener for changes below the root that notifications reported (a new, removed or written session
+   * or project), called once per coalesced burst, after the view has taken the changes in where it could. What an
+   * MCP server needs to send `notifications/resources/list_changed`. Changes that only the `stat` sweep finds (a lost
+   * notification) are not announced.
+   * @param listener - called with no arguments; it must not throw
+   * @returns a function that removes the listener
+   */
+  onChange(listener: () => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => {
+      this.#changeListeners.delete(listener);
+    };
+  }
+
   /** Stops the sweep and every watch, and waits for work in flight. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -294,10 +310,15 @@ export class CorpusView {
         void this.#serialized(async () => {
           if (this.#full || this.#closed) return;
           if ((await this.#refresh()) > 0 && !this.#full) this.#onBackgroundRefresh?.(this.#snapshot);
-        }).catch(() => {
-          // A background refresh that fails (the root became unreadable) leaves its marks: the next call retries
-          // and reports the failure itself.
-        });
+        })
+          .catch(() => {
+            // A background refresh that fails (the root became unreadable) leaves its marks: the next call retries
+            // and reports the failure itself.
+          })
+          .finally(() => {
+            if (this.#closed) return;
+            for (const listener of this.#changeListeners) listener();
+          });
       }, REFRESH_DELAY_MS);
       this.#refreshTimer.unref();
     }

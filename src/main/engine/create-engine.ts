@@ -50,6 +50,12 @@ export interface LocalSessionEngine extends SessionEngine {
   readonly sourceCache: SourceCache | undefined;
   /** Counters of the warm corpus view (`undefined` when discovery is cold: `corpus.watch: false`, no root, strict listing, `titles: 'pool'`). */
   corpusViewStats(): CorpusViewStats | undefined;
+  /**
+   * Calls `listener` after each burst of changes the warm corpus view was notified of (see `CorpusView.onChange`);
+   * `undefined` when the engine has no warm view (`corpus.watch: false`, no root, a strict listing).
+   * @returns a function that removes the listener
+   */
+  onCorpusChange(listener: () => void): (() => void) | undefined;
 }
 
 /** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
@@ -243,6 +249,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     },
     sourceCache,
     corpusViewStats: () => view?.stats,
+    onCorpusChange: (listener) => view?.onChange(listener),
     async close() {
       // Watches and the sweep timer first: nothing of the view outlives the engine.
       await view?.close();

@@ -280,7 +280,7 @@ function runChild(source: string, timeoutMs: number): Promise<number | 'timeout'
   });
 }
 
-const DIST = join(import.meta.dirname, '..', '..', 'src', 'main');
+const DIST = join(import.meta.dirname, '..', '..', '..', 'src', 'main');
 
 describe('closing releases every watch', () => {
   it('engine.close() leaves no watch and the process exits by itself', async () => {

@@ -231,6 +231,8 @@ describe('resources', () => {
 
   it('list_changed is sent when a new session is written into the root', async () => {
     const { client } = await connect();
+    // A client lists before it cares about changes to the list.
+    expect((await client.listResources()).resources).toHaveLength(14);
     const changed = new Promise<void>((resolve) => {
       client.setNotificationHandler(ResourceListChangedNotificationSchema, () => resolve());
     });

@@ -4,7 +4,6 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createSessionMcpServer } from '../../mcp/mcp-server.js';
-import { watchCorpusChanges } from '../../mcp/corpus-changes.js';
 import { SessionCatalog } from '../../mcp/session-catalog.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import { parseCountOption } from '../count-option.js';
@@ -44,14 +43,15 @@ export const mcpCommand: CliCommandDefinition<[], { readonly tools?: boolean; re
         const closed = new Promise<void>((resolve) => {
           server.onclose = resolve;
         });
-        const stopWatching = watchCorpusChanges(
-          config.root,
-          () => {
+        // The warm corpus view announces changes once it holds the listing; build it now, not at the first request.
+        const stopWatching =
+          engine.onCorpusChange(() => {
             // Only a connected client can be told; a failed send means it is going away, which onclose reports.
             server.sendResourceListChanged().catch(() => undefined);
-          },
-          log,
-        );
+          }) ?? (() => undefined);
+        engine.listSessionsReport().catch((error: unknown) => {
+          log(`sessionctx mcp: could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
+        });
         try {
           await server.connect(new StdioServerTransport(process.stdin, process.stdout));
           // The transport closes when the client closes standard input (or the process is told to stop).
