@@ -61,7 +61,15 @@ describe('one rule per key across the composition and the reference service', ()
       SESSIONCTX_POOL_SIZE: '1',
     };
     const resolved = await resolveCompositionConfig({ cwd: dir, env });
-    expect(resolved.config).toEqual({ root: '/r', maxReferences: 2, maxReferenceBytes: 100, candidateLimit: 7, poolSize: 1, dcp: {} });
+    expect(resolved.config).toEqual({
+      root: '/r',
+      maxReferences: 2,
+      maxReferenceBytes: 100,
+      candidateLimit: 7,
+      poolSize: 1,
+      dcp: {},
+      mcp: { tools: true },
+    });
     expect(resolved.sources).toEqual({
       root: 'env',
       maxReferences: 'env',
@@ -69,10 +77,11 @@ describe('one rule per key across the composition and the reference service', ()
       candidateLimit: 'env',
       poolSize: 'env',
       dcp: 'default',
+      mcp: 'default',
     });
     writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ limit: 1 }));
     await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toThrow(
-      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp',
+      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp',
     );
   });
 });
