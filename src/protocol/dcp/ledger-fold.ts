@@ -10,6 +10,7 @@ import { isRecord } from '../events.js';
 import { SurfaceView } from '../surface-view.js';
 import { estimateEvent } from '../token-estimator.js';
 import type { DcpLedger } from './ledger.js';
+import { EMPTY_LEDGER } from './ledger.js';
 import { recognizeMarker } from './marker-recognition.js';
 import { classifyReplace } from './replace-class.js';
 
@@ -68,17 +69,8 @@ function foldReplace(ledger: MutableLedger, event: SessionEvent, previous: Sessi
  * events one by one lets each of them be collected right after it was folded.
  */
 export class LedgerFolder {
-  readonly #ledger: MutableLedger = {
-    shadowedTokens: 0,
-    checkpointTokens: 0,
-    blockCount: 0,
-    expansionTokens: 0,
-    pruneTokens: 0,
-    pruneReplacements: 0,
-    cleanupTokens: 0,
-    inlineCleanups: 0,
-    markerTokens: 0,
-  };
+  // Every figure starts at the empty log's.
+  readonly #ledger: MutableLedger = { ...EMPTY_LEDGER };
   readonly #surface = new SurfaceView();
   /** The estimate of every event that joined the surface, by seq (shadowed nodes keep theirs, as in the meter). */
   #estimates = new Float64Array(1024);
