@@ -10,14 +10,14 @@ import type { ScanSourceResume } from '../../protocol/wire/task-shapes.js';
 import type { ProjectionNode, ProjectionStep } from '../../workers/reference/projection-fold.js';
 
 /** Line 1 of every entry file. */
-export const SOURCE_CACHE_MAGIC = 'sessionctx-source-cache 1';
+export const SOURCE_CACHE_MAGIC = 'sessionctx-source-cache 2';
 
 /** The file revision an entry was computed for (decimal strings). */
 export interface EntryRevision {
   readonly dev: string;
   readonly ino: string;
   readonly size: string;
-  readonly mtimeNs: string;
+  readonly ctimeNs: string;
 }
 
 /** What the cache keeps per artifact; see source-cache.ts. */
@@ -82,7 +82,7 @@ function hasShape(value: unknown, key: string): value is SourceCacheRecord {
     isDecimal(revision['dev']) &&
     isDecimal(revision['ino']) &&
     isDecimal(revision['size']) &&
-    isDecimal(revision['mtimeNs']) &&
+    isDecimal(revision['ctimeNs']) &&
     typeof record['tailDigest'] === 'string' &&
     typeof header === 'object' &&
     header !== null &&

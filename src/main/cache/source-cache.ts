@@ -2,7 +2,7 @@
  * The incremental source cache of `prepare()` (issue 15 item 2). Per persisted artifact it keeps what preparation
  * needs — the projected conversation with its checkpoint markers (as surface nodes), the capture point
  * (`capturedThroughSeq`) and the title scan's resumable validator checkpoint — keyed by the artifact (encoding,
- * root, path, requested id) and its revision (dev, ino, size, mtime, and a digest of the last 4 KiB):
+ * root, path, requested id) and its revision (dev, ino, size, ctime, and a digest of the last 4 KiB):
  *
  * - unchanged (same revision, same tail digest): answered from the entry; costs a `stat` (the capture's), a 4 KiB
  *   read, and the caller's retention and serialisation;
@@ -139,11 +139,12 @@ export class SourceCache {
    * only with what the scan task rejects with (the read's I/O failure, the abort).
    *
    * @param artifact - the captured artifact (lookup and `stat` done by the caller).
-   * @param mtimeNs - the capture's modification time (decimal nanoseconds).
+   * @param ctimeNs - the capture's status-change time (decimal nanoseconds): every write, and every `utimes` that
+   *   puts a modification time back, moves it, so a rewrite that restores its mtime is still seen.
    */
   async observe(
     artifact: ArtifactRef & { readonly capture: CapturedRevision },
-    mtimeNs: string,
+    ctimeNs: string,
     runner: ScanRunner,
     signal: AbortSignal,
   ): Promise<CachedSource | undefined> {
@@ -159,7 +160,7 @@ export class SourceCache {
       if (
         sameFile &&
         revision.size === artifact.capture.size &&
-        revision.mtimeNs === mtimeNs &&
+        revision.ctimeNs === ctimeNs &&
         (await this.#tailMatches(artifact.path, held.record))
       ) {
         this.#touch(key, held);
@@ -167,7 +168,7 @@ export class SourceCache {
         return this.#answer('warm', held);
       }
       if (sameFile && BigInt(artifact.capture.size) > BigInt(revision.size)) {
-        const value = await runner.run('readSource', { source: 'scan', artifact, mtimeNs, resume: held.record.resume }, { signal });
+        const value = await runner.run('readSource', { source: 'scan', artifact, ctimeNs, resume: held.record.resume }, { signal });
         const built = this.#accept(key, value, held);
         if (built !== undefined) {
           this.#counts[built.served] += 1;
@@ -184,11 +185,11 @@ export class SourceCache {
    * its result outlives the call that missed). The caller has just read the source uncached; failures only leave
    * the entry out. {@link flush} waits for it.
    */
-  build(artifact: ArtifactRef & { readonly capture: CapturedRevision }, mtimeNs: string, runner: ScanRunner): void {
+  build(artifact: ArtifactRef & { readonly capture: CapturedRevision }, ctimeNs: string, runner: ScanRunner): void {
     const key = keyOf(artifact);
     if (this.#building.has(key)) return;
     const work = runner
-      .run('readSource', { source: 'scan', artifact, mtimeNs, resume: null })
+      .run('readSource', { source: 'scan', artifact, ctimeNs, resume: null })
       .then(
         (value) => {
           this.#accept(key, value, undefined);
@@ -348,7 +349,7 @@ export class SourceCache {
 
   #fileOf(key: string): string | undefined {
     const directory = this.#config.directory;
-    return directory === null ? undefined : join(directory, `${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}.v1`);
+    return directory === null ? undefined : join(directory, `${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}.v2`);
   }
 
   /** The entry file of `key` when it is intact and names `key`; a foreign or damaged file counts as discarded. */

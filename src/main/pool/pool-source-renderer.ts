@@ -75,12 +75,12 @@ async function captureArtifact(storage: PoolRendererStorage, id: SessionId, sign
     root: storage.config.root,
     compression: storage.config.compression,
     capture: { dev: stats.dev.toString(), ino: stats.ino.toString(), size: stats.size.toString() },
-    mtimeNs: stats.mtimeNs.toString(),
+    ctimeNs: stats.ctimeNs.toString(),
   };
 }
 
 /** An artifact as captured: the task's reference plus the capture's modification time (the source cache's key). */
-type CapturedArtifact = ArtifactRef & { readonly capture: CapturedRevision; readonly mtimeNs: string };
+type CapturedArtifact = ArtifactRef & { readonly capture: CapturedRevision; readonly ctimeNs: string };
 
 /** A rendered task value as the service expects it, or the observation's fold failure thrown. */
 function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSource {
@@ -213,12 +213,12 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     } catch (error) {
       return failed(error);
     }
-    const { mtimeNs, ...artifact } = captured;
+    const { ctimeNs, ...artifact } = captured;
     const cache = this.#sourceCache;
     if (cache !== undefined) {
       let cached: CachedSource | undefined;
       try {
-        cached = await race(cache.observe(artifact, mtimeNs, this.#runner, signal), signal);
+        cached = await race(cache.observe(artifact, ctimeNs, this.#runner, signal), signal);
       } catch (error) {
         return failed(error);
       }
@@ -241,7 +241,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
       return failed(error);
     }
     // A miss: the entry is built after the uncached read, so that read never waits for it.
-    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, mtimeNs, this.#runner);
+    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, ctimeNs, this.#runner);
     return { value, served: 'cold' };
   }
 }

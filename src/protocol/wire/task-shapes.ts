@@ -109,8 +109,8 @@ export interface ScanPersistedSourcePayload {
   readonly source: 'scan';
   /** The artifact; `capture` is required (the scan is of that prefix). */
   readonly artifact: ArtifactRef & { readonly capture: CapturedRevision };
-  /** The capture's `mtimeNs` (decimal), recorded with the cache entry. */
-  readonly mtimeNs: string;
+  /** The capture's `ctimeNs` (decimal), recorded with the cache entry. */
+  readonly ctimeNs: string;
   readonly resume: ScanSourceResume | null;
 }
 
@@ -136,7 +136,7 @@ export interface ScannedSource {
   /** `cold`: scanned from offset 0; `appended`: continued from the resume checkpoint. */
   readonly served: 'cold' | 'appended';
   /** The revision of the bytes scanned (the capture, or the current file when it was replaced or shortened). */
-  readonly revision: { readonly dev: string; readonly ino: string; readonly size: string; readonly mtimeNs: string };
+  readonly revision: { readonly dev: string; readonly ino: string; readonly size: string; readonly ctimeNs: string };
   /** SHA-256 (hex) of the up to 4096 bytes ending at `revision.size`: the warm path's content check. */
   readonly tailDigest: string;
   /** The new resume point: the validator checkpoint and its digests. */

@@ -77,7 +77,7 @@ function isScannedSource(value: unknown): boolean {
   const resume = value['resume'];
   return (
     (value['served'] === 'cold' || value['served'] === 'appended') &&
-    ['dev', 'ino', 'size', 'mtimeNs'].every((key) => typeof revision[key] === 'string') &&
+    ['dev', 'ino', 'size', 'ctimeNs'].every((key) => typeof revision[key] === 'string') &&
     isDigest(value['tailDigest']) &&
     isDigest(resume['headerDigest']) &&
     isDigest(resume['guard']) &&

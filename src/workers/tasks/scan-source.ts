@@ -43,7 +43,7 @@ interface ScanInput {
   readonly windowBase: number;
   /** The bytes from `windowBase` to the end of the capture (`bytes` is its tail), for the digests. */
   readonly window: Uint8Array;
-  readonly revision: { readonly dev: string; readonly ino: string; readonly size: string; readonly mtimeNs: string };
+  readonly revision: { readonly dev: string; readonly ino: string; readonly size: string; readonly ctimeNs: string };
   /** The header record's (raw) or frame 0's (zstd) bytes; for a cold scan, a prefix of `bytes`. */
   readonly header: Uint8Array | undefined;
   readonly checkpoint: TitleScanCheckpoint | undefined;
@@ -85,7 +85,7 @@ async function resumedInput(payload: ScanPersistedSourcePayload, resume: ScanSou
       bytes: window.subarray(offset - from),
       windowBase: from,
       window,
-      revision: { dev: capture.dev, ino: capture.ino, size: capture.size, mtimeNs: payload.mtimeNs },
+      revision: { dev: capture.dev, ino: capture.ino, size: capture.size, ctimeNs: payload.ctimeNs },
       header,
       checkpoint,
     };
@@ -107,9 +107,9 @@ async function coldInput(payload: ScanPersistedSourcePayload, signal: AbortSigna
           dev: payload.artifact.capture.dev,
           ino: payload.artifact.capture.ino,
           size: payload.artifact.capture.size,
-          mtimeNs: payload.mtimeNs,
+          ctimeNs: payload.ctimeNs,
         }
-      : { dev: revision.dev, ino: revision.ino, size: revision.size, mtimeNs: revision.mtimeNs },
+      : { dev: revision.dev, ino: revision.ino, size: revision.size, ctimeNs: revision.ctimeNs },
     header: undefined,
     checkpoint: undefined,
   };

@@ -2,7 +2,7 @@
 // artifact's entry, another format version) or garbage files are ignored, counted and rebuilt, and the answer stays
 // the cold one; the in-memory LRU holds no more than its byte bound; the configuration is validated; `false` turns
 // the cache off.
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ async function filledCache(name: string): Promise<string> {
 
 async function entryFiles(cacheDir: string): Promise<string[]> {
   return (await readdir(cacheDir))
-    .filter((name) => name.endsWith('.v1'))
+    .filter((name) => name.endsWith('.v2'))
     .sort()
     .map((name) => join(cacheDir, name));
 }
@@ -123,7 +123,7 @@ describe('source cache files', () => {
       'another format version',
       async (files) => {
         for (const file of files)
-          await writeFile(file, (await readFile(file, 'utf8')).replace('sessionctx-source-cache 1', 'sessionctx-source-cache 9'));
+          await writeFile(file, (await readFile(file, 'utf8')).replace('sessionctx-source-cache 2', 'sessionctx-source-cache 9'));
       },
     ],
     [
@@ -268,4 +268,64 @@ describe('source cache bounds and configuration', () => {
       });
     });
   }
+});
+
+describe('a rewrite that puts its modification time back', () => {
+  it('an equal-size in-place rewrite with the tail kept and the mtime restored is read again, not served warm', async () => {
+    const rawRoot = join(dir, 'raw-root');
+    const session = longSession({
+      id: 'source-r',
+      cwd: '/work/p',
+      seed: 7,
+      minEvents: 60,
+      textBytes: 80,
+      toolCallsPerTurn: 1,
+      chunksPerAnswer: 2,
+      // No compaction: the first prompt stays on the surface, so the changed letter is model-visible.
+      compactAfterTurn: 1_000,
+    });
+    const path = artifactPathOf(rawRoot, session.header, 'none');
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, artifactBytes(session.header, session.events, 'none'));
+    // A whole-second modification time, so that putting it back restores it to the nanosecond.
+    const mtime = new Date(1_780_000_000_000);
+    await utimes(path, mtime, mtime);
+    const cacheDir = join(dir, 'rewrite-cache');
+    const prepareText = async (engine: LocalSessionEngine): Promise<string> => {
+      const prepared = await engine.prepare(TARGET, [{ type: 'text', text: 'x' }], [{ sessionId: 'source-r' }]);
+      return JSON.stringify(prepared.additionalContext?.content);
+    };
+    const first = await createEngine({ root: rawRoot, compression: 'none', workers: false, sourceCache: { directory: cacheDir } });
+    const before = await prepareText(first);
+    await first.close();
+    // Change one letter of the first user prompt: same size, the last 4 KiB untouched, still a valid log.
+    const bytes = await readFile(path);
+    const text = bytes.toString('utf8');
+    const at = text.indexOf('"text":"', text.indexOf('"user/message"')) + '"text":"'.length;
+    const original = text[at] as string;
+    const rewritten = `${text.slice(0, at)}${original === 'Q' ? 'R' : 'Q'}${text.slice(at + 1)}`;
+    expect(Buffer.byteLength(rewritten)).toBe(bytes.length);
+    expect(at).toBeLessThan(bytes.length - 4096);
+    await writeFile(path, rewritten);
+    await utimes(path, mtime, mtime);
+    expect((await stat(path, { bigint: true })).mtimeNs).toBe(1_780_000_000_000_000_000n);
+    const served: SourceServedReport[] = [];
+    const second = await createEngine({
+      root: rawRoot,
+      compression: 'none',
+      workers: false,
+      sourceCache: { directory: cacheDir },
+      onSourceServed: (report) => served.push(report),
+    });
+    const cold = await createEngine({ root: rawRoot, compression: 'none', workers: false, sourceCache: false });
+    try {
+      const after = await prepareText(second);
+      expect(after).not.toBe(before);
+      expect(after).toBe(await prepareText(cold));
+      expect(served.map((report) => report.served)).toEqual(['cold']);
+    } finally {
+      await second.close();
+      await cold.close();
+    }
+  });
 });

@@ -40,7 +40,7 @@ async function payloadOf(
       compression,
       capture: { dev: stats.dev.toString(), ino: stats.ino.toString(), size: stats.size.toString() },
     },
-    mtimeNs: stats.mtimeNs.toString(),
+    ctimeNs: stats.ctimeNs.toString(),
     resume,
   };
 }
