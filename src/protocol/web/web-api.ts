@@ -1,0 +1,179 @@
+/**
+ * The Web API contract of `sessionctx serve` (issue 18): every remote method as `POST /api/<service>/<method>` with a
+ * JSON body of arguments and a JSON reply {@link WebReply}. The server's handlers and the page's typed client stubs are
+ * both written against {@link WebApi}, so the two cannot drift (the page imports these types; `tsc` checks both).
+ * Plain JSON data only.
+ */
+import type { SearchPage, SearchQuery } from '../search-types.js';
+
+/** A failure as the API reports it: the typed error's stable code and its message. */
+export interface WebError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Every reply: `{ok: true, value}` or `{ok: false, error}`. */
+export type WebReply<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: WebError };
+
+/** A session of the corpus as the Sessions view lists it. */
+export interface WebSessionRow {
+  readonly sessionId: string;
+  /** The discovery label (title, else id), escaped as discovery escapes labels. */
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  /** Bytes of its artifact (0 for a live session without one). */
+  readonly sizeBytes: number;
+  readonly live: boolean;
+}
+
+/** A discovery result with its canonical mention (the seed's host face: same order and contents as `candidates()`). */
+export interface WebCandidate {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  readonly mention: string;
+}
+
+/** A mention found in a user message: its label and the canonical mention text. */
+export interface WebMention {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly mention: string;
+}
+
+/** Per source of a session-reference context: what was kept and omitted (the replay's compact source summary). */
+export interface WebSourceSummary {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly keptMessages: number;
+  readonly omittedMessages: number;
+  readonly omittedBytes: number;
+  readonly truncated: boolean;
+  readonly compacted: boolean;
+}
+
+/** One item of a session's current surface as the Session view shows it (a closed union on `kind`). */
+export type WebTranscriptItem =
+  | { readonly kind: 'user'; readonly seq: number; readonly time: number; readonly text: string; readonly mentions: readonly WebMention[] }
+  | { readonly kind: 'assistant'; readonly seq: number; readonly time: number; readonly text: string }
+  | { readonly kind: 'reasoning'; readonly seq: number; readonly time: number; readonly text: string }
+  | {
+      readonly kind: 'tool-call';
+      readonly seq: number;
+      readonly time: number;
+      readonly callId: string;
+      readonly name: string;
+      readonly argumentsText: string;
+    }
+  | { readonly kind: 'tool-result'; readonly seq: number; readonly time: number; readonly callId: string; readonly text: string }
+  | { readonly kind: 'checkpoint'; readonly seq: number; readonly time: number; readonly text: string }
+  | {
+      /** A session-reference context, attached to the direct user message before it (`attachedToSeq`). */
+      readonly kind: 'session-recall';
+      readonly seq: number;
+      readonly time: number;
+      readonly attachedToSeq: number | null;
+      readonly labels: readonly string[];
+      readonly sources: readonly WebSourceSummary[];
+      /** The framed JSON of the context message, shown in a bounded block. */
+      readonly text: string;
+    };
+
+/** A session's current surface as a conversation. */
+export interface WebSurface {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  readonly items: readonly WebTranscriptItem[];
+}
+
+/** Per source of a preview: kept/omitted messages and bytes against the budget. */
+export interface WebPreviewSource extends WebSourceSummary {
+  /** Bytes of the source's rendered snapshot data. */
+  readonly renderedBytes: number;
+  /** The per-source byte budget it was rendered within. */
+  readonly budgetBytes: number;
+}
+
+/** Exactly what the model would receive for a message: the rewritten text and the context message, if any. */
+export interface WebPreview {
+  /** The rewritten message text (mentions replaced by their labels, as `prepare()` rewrites them). */
+  readonly content: string;
+  /** The context message's text (the snapshot), absent when the message cites no session. */
+  readonly context?: string;
+  readonly sources: readonly WebPreviewSource[];
+  /** The total byte budget of one context message. */
+  readonly totalBudgetBytes: number;
+}
+
+/** One point of a session's estimated context size over its log. */
+export interface WebContextPoint {
+  readonly seq: number;
+  readonly turn: number;
+  /** Estimated tokens of the context the model would see after this event. */
+  readonly tokens: number;
+}
+
+/** Where the context shrank, and why. */
+export interface WebContextDrop {
+  readonly seq: number;
+  readonly kind: 'compaction' | 'dcp-compress' | 'dcp-prune';
+  readonly tokensBefore: number;
+  readonly tokensAfter: number;
+  /** The DCP block (`bN`) of a compress drop. */
+  readonly blockId?: string;
+}
+
+/** A DCP block as the Context view's table shows it. */
+export interface WebDcpBlock {
+  /** `bN`. */
+  readonly id: string;
+  readonly topic: string;
+  /** The seq range it covers. */
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly tokensSaved: number;
+  readonly state: 'active' | 'consumed' | 'absorbed-native' | 'expanded';
+}
+
+/** The Context view of one session: its size over the log, its drops, its DCP blocks and `/dcp stats`. */
+export interface WebDcpSummary {
+  readonly sessionId: string;
+  readonly points: readonly WebContextPoint[];
+  readonly drops: readonly WebContextDrop[];
+  readonly blocks: readonly WebDcpBlock[];
+  /** The `/dcp stats` text for the session, as the command prints it. */
+  readonly statsText: string;
+}
+
+/** Every remote method: its arguments and its value. */
+export interface WebApi {
+  'sessions/list': {
+    readonly args: Record<string, never>;
+    readonly value: { readonly sessions: readonly WebSessionRow[]; readonly skipped: number };
+  };
+  'sessions/candidates': {
+    readonly args: { readonly target?: string; readonly query: string; readonly limit?: number };
+    readonly value: readonly WebCandidate[];
+  };
+  'sessions/surface': { readonly args: { readonly sessionId: string }; readonly value: WebSurface };
+  'references/prepare': { readonly args: { readonly target?: string; readonly content: string }; readonly value: WebPreview };
+  'dcp/summary': { readonly args: { readonly sessionId: string }; readonly value: WebDcpSummary };
+  'search/sessions': { readonly args: SearchQuery; readonly value: SearchPage };
+}
+
+/** A method's name, `<service>/<method>`. */
+export type WebMethod = keyof WebApi;
+
+/** Every method name, in the order the docs list them. */
+export const WEB_METHODS: readonly WebMethod[] = [
+  'sessions/list',
+  'sessions/candidates',
+  'sessions/surface',
+  'references/prepare',
+  'dcp/summary',
+  'search/sessions',
+];
