@@ -19,7 +19,7 @@ import {
   unreadableMetadataError,
 } from '../../protocol/dcp/range-errors.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
-import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
+import { toolPairingBalancedBefore } from '../host-api/tool-pairing.js';
 import type { AppendixSettings } from './range-appendix.js';
 import { buildRangeAppendix } from './range-appendix.js';
 import type { ResolverContext } from './ref-resolver.js';

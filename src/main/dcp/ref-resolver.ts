@@ -16,7 +16,7 @@ import { nearestValidCuts } from '../../protocol/dcp/nearest-cuts.js';
 import { parseBoundaryRef } from '../../protocol/dcp/refs.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { PairingSource } from '../host-api/host-api.js';
-import { toolPairingBalancedBefore } from '../host/tool-pairing.js';
+import { toolPairingBalancedBefore } from '../host-api/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import { isNativeLike } from '../../protocol/dcp/replace-class.js';
 import { assertNever } from '../../protocol/assert-never.js';

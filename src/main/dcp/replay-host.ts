@@ -12,7 +12,7 @@ import { isRecord } from '../../protocol/record-guard.js';
 import type { ContextWindowLookup } from '../host-api/host-api.js';
 import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { SurfaceView } from '../../protocol/surface-view.js';
-import { TokenMeter } from '../host/token-meter.js';
+import { TokenMeter } from '../host-api/token-meter.js';
 import type { IndexHost } from './index-host.js';
 
 /** The replayed host state; `apply` folds one stored event and returns its surface delta. */

@@ -16,7 +16,7 @@ import type { AppendOptions } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { ToolPairingReader } from '../host-api/host-api.js';
-import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host/tool-pairing.js';
+import { toolPairingBalancedAfter, toolPairingBalancedBefore } from '../host-api/tool-pairing.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { DcpRuntime } from './dcp-runtime.js';
 import type { DcpSessionContext } from './dcp-session-context.js';

@@ -4,7 +4,7 @@
  */
 import { isEventOf } from '../../protocol/event-map.js';
 import { storedPayload } from '../../protocol/dcp/stored-payload.js';
-import { SeqTable } from '../host/seq-table.js';
+import { SeqTable } from '../host-api/seq-table.js';
 import type { IndexStep } from './index-step.js';
 
 /** The turn fold of one session. */

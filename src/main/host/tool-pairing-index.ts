@@ -5,7 +5,7 @@
  */
 import type { SessionEvent } from '../../protocol/events.js';
 import type { AnyTypedEvent } from '../../protocol/event-map.js';
-import { SeqTable } from './seq-table.js';
+import { SeqTable } from '../host-api/seq-table.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
 import type { ToolPairingReader } from '../host-api/host-api.js';
 export type { ToolPairingReader } from '../host-api/host-api.js';

@@ -57,7 +57,7 @@ export interface SessionReferenceServiceOptions {
 }
 
 /** `rank(candidateCwd, targetCwd)` of §7.1. */
-function rank(candidateCwd: string | undefined, targetCwd: string | undefined): number {
+function rank(candidateCwd: string | undefined, targetCwd: string | undefined): 0 | 1 | 2 {
   if (candidateCwd !== undefined && targetCwd !== undefined && candidateCwd === targetCwd) return 0;
   return candidateCwd === undefined ? 1 : 2;
 }
@@ -95,15 +95,16 @@ export class SessionReferenceService {
       Promise.resolve().then(() => this.sessionQuery.listSessions(signal)),
       signal,
     );
-    const records = listed
-      .filter((record) => record.header.id !== agent.id)
-      .map((record, index) => ({ record, index, rank: rank(record.header.cwd, targetCwd) }));
-    const byRank = (a: { rank: number; index: number }, b: { rank: number; index: number }): number => a.rank - b.rank || a.index - b.index;
-    const observed = needle === '' ? [...records].sort(byRank).slice(0, limit) : records;
+    // One bucket per rank, each in listing order: concatenated they are the records sorted by (rank, listing
+    // position) — §7.3's order — without a sort, and the scan below can stop at `limit`.
+    const buckets: [SessionRecord[], SessionRecord[], SessionRecord[]] = [[], [], []];
+    for (const record of listed) if (record.header.id !== agent.id) buckets[rank(record.header.cwd, targetCwd)].push(record);
+    const ordered = buckets[0].concat(buckets[1], buckets[2]);
+    const observed = needle === '' ? ordered.slice(0, limit) : ordered;
     const observations = await raceSignal(
       Promise.resolve().then(() =>
         this.sessionQuery.readTitleSnapshots(
-          observed.map((entry) => entry.record.header.id),
+          observed.map((record) => record.header.id),
           signal,
         ),
       ),
@@ -115,12 +116,14 @@ export class SessionReferenceService {
       const title = observation.value.title as { title?: unknown } | undefined;
       if (title !== undefined && typeof title.title === 'string') labels.set(observation.sessionId, title.title);
     }
-    const labelled = observed.map((entry) => ({ ...entry, label: labels.get(entry.record.header.id) ?? entry.record.header.id }));
-    const matching = needle === '' ? labelled : labelled.filter((entry) => matchesNeedle(entry.record, entry.label, needle));
-    return matching
-      .sort(byRank)
-      .slice(0, limit)
-      .map(({ record, label }) => toCandidate(record, label));
+    const found: Candidate[] = [];
+    for (const record of observed) {
+      if (found.length === limit) break;
+      const label = labels.get(record.header.id) ?? record.header.id;
+      if (needle !== '' && !matchesNeedle(record, label, needle)) continue;
+      found.push(toCandidate(record, label));
+    }
+    return found;
   }
 
   /**
@@ -287,11 +290,37 @@ function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
 }
 
 function matchesNeedle(record: SessionRecord, label: string, needle: string): boolean {
-  return (
-    record.header.id.toLocaleLowerCase().includes(needle) ||
-    (record.header.cwd?.toLocaleLowerCase().includes(needle) ?? false) ||
-    label.toLocaleLowerCase().includes(needle)
-  );
+  const keys = searchKeys(record, label);
+  return keys.id.includes(needle) || (keys.cwd?.includes(needle) ?? false) || keys.label.includes(needle);
+}
+
+/** A record's lower-cased id, cwd and label, as discovery matches them. */
+interface SearchKeys {
+  readonly id: string;
+  readonly cwd: string | undefined;
+  /** The label the lower-cased {@link label} was made from. */
+  readonly labelSource: string;
+  readonly label: string;
+}
+
+/**
+ * Lower-cased keys per record object. The warm corpus view hands out the same frozen record objects until a session
+ * changes, so a keystroke lower-cases only what changed (the label is checked, since titles change without a new
+ * record); a record the view replaces is simply collected.
+ */
+const SEARCH_KEYS = new WeakMap<SessionRecord, SearchKeys>();
+
+function searchKeys(record: SessionRecord, label: string): SearchKeys {
+  const known = SEARCH_KEYS.get(record);
+  if (known !== undefined && known.labelSource === label) return known;
+  const keys: SearchKeys = {
+    id: known?.id ?? record.header.id.toLocaleLowerCase(),
+    cwd: known === undefined ? record.header.cwd?.toLocaleLowerCase() : known.cwd,
+    labelSource: label,
+    label: label.toLocaleLowerCase(),
+  };
+  SEARCH_KEYS.set(record, keys);
+  return keys;
 }
 
 function toCandidate(record: SessionRecord, label: string): Candidate {

@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../src/protocol/events.js';
 import { createUserMessage } from '../../../src/protocol/user-message.js';
 import { DEFAULT_LEDGER_POOL_MIN_EVENTS } from '../../../src/main/dcp/ledger-service.js';
-import { parseStoredDcpCommand, runStoredDcpCommand } from '../../../src/main/dcp/stored-session.js';
+import { parseStoredDcpCommand, runStoredDcpCommand } from '../../../src/main/compose/stored-dcp-session.js';
 import { JsonlSessionStore } from '../../../src/main/store/jsonl-store.js';
 import type { TaskRunner } from '../../../src/main/pool/task-runner.js';
 import { WorkerPool } from '../../../src/main/pool/worker-pool.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveCompositionConfig } from '../../../src/main/config/composition-config.js';
-import { parseStoredDcpCommand } from '../../../src/main/dcp/stored-session.js';
+import { parseStoredDcpCommand } from '../../../src/main/compose/stored-dcp-session.js';
 import { dcpPlugin } from '../../../src/main/dcp/dcp-plugin.js';
 import type { PluginContext } from '../../../src/main/host/plugin-context.js';
 import { resolveReferenceConfig } from '../../../src/main/reference/reference-config.js';

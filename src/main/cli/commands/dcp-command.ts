@@ -8,8 +8,8 @@
 import { DCP_COMMAND_HINT } from '../../../protocol/dcp/constants.js';
 import { asSessionId } from '../../../protocol/events.js';
 import { DcpCommandError } from '../../dcp/dcp-command-error.js';
-import { parseStoredDcpCommand, runStoredDcpCommand } from '../../dcp/stored-session.js';
-import type { StoredDcpCommandLine } from '../../dcp/stored-session.js';
+import { parseStoredDcpCommand, runStoredDcpCommand } from '../../compose/stored-dcp-session.js';
+import type { StoredDcpCommandLine } from '../../compose/stored-dcp-session.js';
 import { UsageError } from '../usage-error.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';

@@ -5,7 +5,7 @@
 import type { SessionEvent } from '../../../protocol/events.js';
 import type { SurfaceFold } from '../../../protocol/surface-fold.js';
 import type { CompactionBracketReader } from '../compaction-brackets.js';
-import type { ShadowClaimReader } from '../shadow-price-claim.js';
+import type { ShadowClaimReader } from '../../host-api/shadow-price-claim.js';
 import type { SurfaceReader } from '../../../protocol/surface-view.js';
 import type { TurnState } from '../turn-state.js';
 

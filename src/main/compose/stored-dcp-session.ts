@@ -21,10 +21,10 @@ import { DcpConfigError } from '../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
 import { normalizeCommandArgs } from '../../protocol/dcp/manual-replay.js';
 import { assertNever } from '../../protocol/assert-never.js';
-import { DcpCommandError } from './dcp-command-error.js';
-import { dcpPlugin } from './dcp-plugin.js';
-import type { FullLogTasksOptions } from './ledger-service.js';
-import { recordedContextWindows } from './recorded-context-windows.js';
+import { DcpCommandError } from '../dcp/dcp-command-error.js';
+import { dcpPlugin } from '../dcp/dcp-plugin.js';
+import type { FullLogTasksOptions } from '../dcp/ledger-service.js';
+import { recordedContextWindows } from '../dcp/recorded-context-windows.js';
 
 /** Shown after `/dcp compress`: the CLI runs no model, so the trigger does not reach a model turn here. */
 export const STORED_COMPRESS_NOTE =

@@ -3,8 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Session } from '../../../src/main/host/session.js';
-import { NotOnSurfaceError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../../../src/main/host/tool-pairing.js';
-import { appendRaw, assistantData, expectThrow, newSession, toolCallBlock, toolResultData, userData } from './host-builders.js';
+import { NotOnSurfaceError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../../../src/main/host-api/tool-pairing.js';
+import { appendRaw, assistantData, expectThrow, newSession, toolCallBlock, toolResultData, userData } from '../host/host-builders.js';
 
 /** The running count after each position, recounted from the events by HOST.md §5's definition. */
 function naiveCounts(session: Session): number[] {

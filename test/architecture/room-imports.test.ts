@@ -1,0 +1,117 @@
+/**
+ * The rooms of ARCHITECTURE.md as a check: which folder of `src/` may import which. Reads every source file's
+ * import specifiers (static, `export … from` and dynamic) and resolves the relative ones to a folder, so a change
+ * that lets DCP reach into the host, or the pure protocol into the file system, fails here.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const SRC = join(REPO, 'src');
+
+interface SourceImport {
+  readonly file: string;
+  /** The imported module: a repo-relative path for a relative specifier, else the bare specifier. */
+  readonly target: string;
+  readonly typeOnly: boolean;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+'([^']+)'|import\('([^']+)'\)/g;
+
+function importsOf(file: string): SourceImport[] {
+  const text = readFileSync(file, 'utf8');
+  const found: SourceImport[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const specifier = match[3] ?? match[4];
+    if (specifier === undefined) continue;
+    const target = specifier.startsWith('.')
+      ? relative(REPO, resolve(dirname(file), specifier))
+          .split(sep)
+          .join('/')
+          .replace(/\.js$/, '.ts')
+      : specifier;
+    found.push({ file: relative(REPO, file).split(sep).join('/'), target, typeOnly: match[2] !== undefined });
+  }
+  return found;
+}
+
+const ALL = sourceFiles(SRC).flatMap(importsOf);
+
+function from(folder: string): SourceImport[] {
+  return ALL.filter((entry) => entry.file.startsWith(`${folder}/`));
+}
+
+function isNodeBuiltin(specifier: string): boolean {
+  return specifier.startsWith('node:');
+}
+
+describe('room imports (ARCHITECTURE.md, Rooms)', () => {
+  it('sees the imports it checks', () => {
+    expect(ALL.length).toBeGreaterThan(1000);
+    expect(from('src/main/dcp').some((entry) => entry.target.startsWith('src/main/host-api/'))).toBe(true);
+  });
+
+  it('protocol imports nothing outside protocol except its pure, synchronous packages', () => {
+    const pure = new Set(['zod', 'msgpackr', 'node:buffer', 'node:crypto']);
+    const outside = from('src/protocol').filter((entry) => !entry.target.startsWith('src/protocol/') && !pure.has(entry.target));
+    expect(outside).toEqual([]);
+  });
+
+  it('io imports only protocol, io and Node built-ins', () => {
+    const outside = from('src/io').filter(
+      (entry) => !entry.target.startsWith('src/protocol/') && !entry.target.startsWith('src/io/') && !isNodeBuiltin(entry.target),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('workers never import main', () => {
+    expect(from('src/workers').filter((entry) => entry.target.startsWith('src/main/'))).toEqual([]);
+  });
+
+  it('the host API never imports the host or a plugin', () => {
+    const banned = ['src/main/host/', 'src/main/dcp/', 'src/main/reference/', 'src/main/compose/'];
+    expect(from('src/main/host-api').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
+  });
+
+  it('DCP and the reference service depend on the host API, never on the host', () => {
+    const reaching = [...from('src/main/dcp'), ...from('src/main/reference')].filter((entry) => entry.target.startsWith('src/main/host/'));
+    expect(reaching).toEqual([]);
+  });
+
+  it('the host does not know its plugins', () => {
+    const banned = ['src/main/dcp/', 'src/main/reference/', 'src/main/compose/', 'src/main/cli/'];
+    expect(from('src/main/host').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
+  });
+
+  it('no two files of the host import each other in a circle', () => {
+    const edges = new Map<string, string[]>();
+    for (const entry of from('src/main/host')) {
+      if (entry.typeOnly || !entry.target.startsWith('src/main/host/')) continue;
+      edges.set(entry.file, [...(edges.get(entry.file) ?? []), entry.target]);
+    }
+    const cycles: string[][] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...path.slice(path.indexOf(file)), file]);
+        return;
+      }
+      state.set(file, 'open');
+      for (const next of edges.get(file) ?? []) visit(next, [...path, file]);
+      state.set(file, 'done');
+    };
+    for (const file of edges.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});
