@@ -32,6 +32,7 @@ import { readDirectory, type SessionDirectory } from '../store/store-layout.js';
 import type { JsonlStoreConfig } from '../store/store-config.js';
 import {
   assembleTolerantListing,
+  listedHeader,
   listSessionDirectory,
   walkProject,
   type DirectoryListing,
@@ -116,8 +117,13 @@ export interface CorpusViewOptions {
 
 /** How many directories a build or a sweep handles at once (the store's listing concurrency). */
 const CONCURRENCY = 64;
-/** Notifications are coalesced for this long before a background refresh runs. */
-const REFRESH_DELAY_MS = 5;
+/**
+ * Notifications are coalesced: a background refresh runs once none has arrived for this long (a burst of appends,
+ * one notification each, costs one refresh, not one per append) ...
+ */
+const REFRESH_QUIET_MS = 20;
+/** ... or this long after the first of a burst that never pauses. A call never waits for it: it refreshes itself. */
+const REFRESH_MAX_DELAY_MS = 200;
 
 function yieldTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
@@ -180,6 +186,21 @@ export class CorpusView {
   #sweepRun: Promise<void> | undefined;
   #sweepTimer: NodeJS.Timeout | undefined;
   #refreshTimer: NodeJS.Timeout | undefined;
+  /**
+   * The header of each listed record: an unchanged session's check keeps its record, so it keeps its header
+   * object across refreshes, and what discovery caches per header (its lower-cased search keys) survives them.
+   */
+  readonly #headerObjects = new WeakMap<Record<string, unknown>, SessionHeader>();
+  readonly #headerOf = (record: Record<string, unknown>): SessionHeader => {
+    let header = this.#headerObjects.get(record);
+    if (header === undefined) {
+      header = listedHeader(record);
+      this.#headerObjects.set(record, header);
+    }
+    return header;
+  };
+  /** When the first notification of the pending burst arrived (`performance.now()`). */
+  #burstStartedAt = 0;
   #closed = false;
   #onBackgroundRefresh: ((snapshot: CorpusSnapshot) => void) | undefined;
   readonly #changeListeners = new Set<() => void>();
@@ -303,25 +324,30 @@ export class CorpusView {
       if (changed.length === 2 || !this.#projects.has(project)) this.#dirtyProjects.add(project);
       this.#dirtySessions.add(`${project}\u0000${session}`);
     }
-    if (this.#refreshTimer === undefined) {
-      this.#refreshTimer = setTimeout(() => {
-        this.#refreshTimer = undefined;
+    const now = performance.now();
+    if (this.#refreshTimer === undefined) this.#burstStartedAt = now;
+    else clearTimeout(this.#refreshTimer);
+    const delay = Math.max(0, Math.min(REFRESH_QUIET_MS, this.#burstStartedAt + REFRESH_MAX_DELAY_MS - now));
+    this.#refreshTimer = setTimeout(() => this.#backgroundRefresh(), delay);
+    this.#refreshTimer.unref();
+  }
+
+  /** The coalesced refresh after a burst of notifications, then the change listeners. */
+  #backgroundRefresh(): void {
+    this.#refreshTimer = undefined;
+    if (this.#closed) return;
+    void this.#serialized(async () => {
+      if (this.#full || this.#closed) return;
+      if ((await this.#refresh()) > 0 && !this.#full) this.#onBackgroundRefresh?.(this.#snapshot);
+    })
+      .catch(() => {
+        // A background refresh that fails (the root became unreadable) leaves its marks: the next call retries
+        // and reports the failure itself.
+      })
+      .finally(() => {
         if (this.#closed) return;
-        void this.#serialized(async () => {
-          if (this.#full || this.#closed) return;
-          if ((await this.#refresh()) > 0 && !this.#full) this.#onBackgroundRefresh?.(this.#snapshot);
-        })
-          .catch(() => {
-            // A background refresh that fails (the root became unreadable) leaves its marks: the next call retries
-            // and reports the failure itself.
-          })
-          .finally(() => {
-            if (this.#closed) return;
-            for (const listener of this.#changeListeners) listener();
-          });
-      }, REFRESH_DELAY_MS);
-      this.#refreshTimer.unref();
-    }
+        for (const listener of this.#changeListeners) listener();
+      });
   }
 
   /** Reads the whole root again (cold), replacing every watch. */
@@ -479,7 +505,7 @@ export class CorpusView {
         entries.push(entry);
       }
     }
-    const assembled = assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes);
+    const assembled = assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes, this.#headerOf);
     const headerById = new Map<string, SessionHeader>();
     for (const header of assembled.headers) headerById.set(header.id, header);
     const entryById = new Map<string, ViewSessionEntry>();

@@ -304,14 +304,14 @@ interface SearchKeys {
 }
 
 /**
- * Lower-cased keys per record object. The warm corpus view hands out the same frozen record objects until a session
+ * Lower-cased keys per header object. The warm corpus view hands out the same frozen header objects until a session
  * changes, so a keystroke lower-cases only what changed (the label is checked, since titles change without a new
- * record); a record the view replaces is simply collected.
+ * header); a header the view replaces is simply collected.
  */
-const SEARCH_KEYS = new WeakMap<SessionRecord, SearchKeys>();
+const SEARCH_KEYS = new WeakMap<SessionRecord['header'], SearchKeys>();
 
 function searchKeys(record: SessionRecord, label: string): SearchKeys {
-  const known = SEARCH_KEYS.get(record);
+  const known = SEARCH_KEYS.get(record.header);
   if (known !== undefined && known.labelSource === label) return known;
   const keys: SearchKeys = {
     id: known?.id ?? record.header.id.toLocaleLowerCase(),
@@ -319,7 +319,7 @@ function searchKeys(record: SessionRecord, label: string): SearchKeys {
     labelSource: label,
     label: label.toLocaleLowerCase(),
   };
-  SEARCH_KEYS.set(record, keys);
+  SEARCH_KEYS.set(record.header, keys);
   return keys;
 }
 

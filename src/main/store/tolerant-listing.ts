@@ -165,8 +165,14 @@ export function listedHeader(record: Record<string, unknown>): SessionHeader {
  * artifact and listed for none, problems sorted by path, and the segments a title lookup may answer from.
  * `outcomes[i]` is the check of `walk.directories[i]`. Pure, so the store's listing and the corpus view's
  * incremental one cannot drift apart.
+ * @param headerOf - how a listed header record becomes a header (default {@link listedHeader}); the corpus view
+ *   passes a memo so an unchanged session keeps its header object across refreshes
  */
-export function assembleTolerantListing(walk: TolerantWalk, outcomes: readonly DirectoryListing[]): AssembledListing {
+export function assembleTolerantListing(
+  walk: TolerantWalk,
+  outcomes: readonly DirectoryListing[],
+  headerOf: (record: Record<string, unknown>) => SessionHeader = listedHeader,
+): AssembledListing {
   const problems: ListingProblem[] = [...walk.problems];
   // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
   const unsure = new Set<string>(walk.flatSegments);
@@ -202,7 +208,7 @@ export function assembleTolerantListing(walk: TolerantWalk, outcomes: readonly D
       problems.push(listingProblem(artifact, 'SESSION_STORE_DUPLICATE_ID', duplicateIdError(id).message));
       continue;
     }
-    headers.push(listedHeader(record));
+    headers.push(headerOf(record));
   }
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   // A lookup from this listing must find what locateArtifact finds: not when a project directory was unreadable
