@@ -11,7 +11,6 @@ import { resolveDcpConfig } from '../src/protocol/dcp/config.js';
 import { foldLedger } from '../src/protocol/dcp/ledger-fold.js';
 import type { LedgerWindow } from '../src/protocol/dcp/ledger-fold.js';
 import type { SessionEvent } from '../src/protocol/events.js';
-import type { CommandResult } from '../src/main/host/command-runtime.js';
 import { DEFAULT_CATCH_UP_SLICE_MS, DEFAULT_LEDGER_POOL_MIN_EVENTS } from '../src/main/dcp/ledger-service.js';
 import { LiveByteLog } from '../src/main/live/live-byte-log.js';
 import { LiveLogTracker } from '../src/main/live/live-log-tracker.js';
@@ -23,6 +22,7 @@ import type { DcpLoaded } from './support/dcp-steps.js';
 import { loadDcpSession } from './support/dcp-steps.js';
 import { measure, measureSlow } from './support/measure.js';
 import type { MeasuredRow } from './support/measure.js';
+import type { CommandResult } from '../src/main/host-api/host-api.js';
 
 const CONFIG = resolveDcpConfig({ compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } }).config;
 

@@ -9,7 +9,6 @@ import type { UserMessage } from '../../src/protocol/user-message.js';
 import { createUserMessage } from '../../src/protocol/user-message.js';
 import { Agent } from '../../src/main/host/agent.js';
 import { createPluginContext, silentLogger } from '../../src/main/host/plugin-context.js';
-import type { PreStepDecision } from '../../src/main/host/pre-step-waterfall.js';
 import { ScriptedModel } from '../../src/main/host/scripted-model.js';
 import { Session } from '../../src/main/host/session.js';
 import type { DcpIndex } from '../../src/main/dcp/dcp-index.js';
@@ -19,6 +18,7 @@ import { dcpPlugin } from '../../src/main/dcp/dcp-plugin.js';
 import { DcpRuntime } from '../../src/main/dcp/dcp-runtime.js';
 import { generateDcpCorpus } from './dcp-corpus.js';
 import type { MeasuredRow } from './measure.js';
+import type { PreStepDecision } from '../../src/main/host-api/host-api.js';
 
 /** A seeded session with its DCP runtime (index already built by the cold replay). */
 export interface DcpLoaded {

@@ -8,7 +8,7 @@ import type { AssistantMessageData, Message, SessionEvent, ToolCallBlock } from 
 import { isEventOf } from '../../protocol/event-map.js';
 import type { CleanupOutcome } from '../../protocol/dcp/result-text.js';
 import { AUTHOR_NOT_FOUND_WARNING, cleanCompressArguments, cleanedAuthorMessage } from '../../protocol/dcp/inline-cleanup.js';
-import type { AppendOptions } from '../host-api/host-api.js';
+import type { HostSession } from '../host-api/host-api.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { DcpIndex } from './dcp-index.js';
 
@@ -17,7 +17,7 @@ export interface CleanupTarget {
   readonly surface: SurfaceReader;
   readonly events: readonly SessionEvent[];
   readonly meter: { estimateOf(seq: number): number | undefined };
-  append(type: string, data: unknown, options?: AppendOptions): SessionEvent;
+  readonly append: HostSession['append'];
 }
 
 /** The warning of a cleanup unit the host refused (a host choice: §7.12 names no text for it). */

@@ -8,13 +8,14 @@ import type { MessageSource, SessionEvent } from '../../protocol/events.js';
 import { dcpCheckpointSource } from '../../protocol/dcp/checkpoint-source.js';
 import { compressCompactionId, disambiguatedCompressCompactionId } from '../../protocol/dcp/constants.js';
 import { createUserMessage } from '../../protocol/user-message.js';
-import type { AppendOptions } from '../host-api/host-api.js';
+import type { AppendOptions, HostEventType, HostSession } from '../host-api/host-api.js';
+import type { SessionEventMap } from '../../protocol/event-map.js';
 import type { DcpIndex } from './dcp-index.js';
 import type { RangePlan } from './range-plan.js';
 
 /** The appends a commit needs; a `Session` satisfies it. */
 export interface CommitTarget {
-  append(type: string, data: unknown, options?: AppendOptions): SessionEvent;
+  readonly append: HostSession['append'];
   requestContext(): { readonly provider: string; readonly model: string } | undefined;
 }
 
@@ -39,7 +40,7 @@ export function compactionIdFor(index: DcpIndex, callId: string, inputIndex: num
 type Attempt = { readonly ok: true; readonly event: SessionEvent } | { readonly ok: false; readonly message: string };
 
 /** One append whose refusal is a value, not a throw. */
-function attempt(target: CommitTarget, type: string, data: unknown, options?: AppendOptions): Attempt {
+function attempt<K extends HostEventType>(target: CommitTarget, type: K, data: SessionEventMap[K], options?: AppendOptions): Attempt {
   try {
     return { ok: true, event: target.append(type, data, options) };
   } catch (error) {

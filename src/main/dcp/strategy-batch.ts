@@ -12,7 +12,8 @@ import { COMPRESS_TOOL_NAME, DCP_MESSAGE_SOURCE } from '../../protocol/dcp/const
 import { dedupReplacementMessage, purgeText } from '../../protocol/dcp/strategy-texts.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { AppendOptions } from '../host-api/host-api.js';
+import type { HostSession } from '../host-api/host-api.js';
+import type { SessionEventMap } from '../../protocol/event-map.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import { estimateMessage } from '../../protocol/token-estimator.js';
 import type { ToolPairingReader } from '../host-api/host-api.js';
@@ -28,7 +29,7 @@ export interface StrategyTarget {
   readonly events: readonly SessionEvent[];
   readonly meter: { estimateOf(seq: number): number | undefined };
   readonly toolPairing: ToolPairingReader;
-  append(type: string, data: unknown, options?: AppendOptions): SessionEvent;
+  readonly append: HostSession['append'];
   openBrackets(): readonly unknown[];
 }
 
@@ -38,15 +39,16 @@ export interface StrategySelection {
   readonly purgeErrors: boolean;
 }
 
-/** One planned prune unit: the shadowed seqs (surface order) and the replacing event. */
-interface PruneUnit {
+/** One planned prune unit: the shadowed seqs (surface order) and the replacing event, typed by its event type. */
+type PruneUnit = {
   readonly kind: 'dedup' | 'purge';
   readonly shadowed: readonly number[];
   readonly position: number;
-  readonly type: 'tool/result' | 'user/message';
-  readonly data: unknown;
   readonly replacementTokens: number;
-}
+} & (
+  | { readonly type: 'tool/result'; readonly data: SessionEventMap['tool/result'] }
+  | { readonly type: 'user/message'; readonly data: SessionEventMap['user/message'] }
+);
 
 /** The outcome of one batch (§8.2). */
 export type StrategyBatchResult =
@@ -237,7 +239,9 @@ export function runStrategyBatch(context: DcpSessionContext, currentTurn: number
       return { kind: 'ran', deduplicated, purged, tokensSaved, firstPosition, hostError: errorMessage(error) };
     }
     try {
-      target.append(unit.type, unit.data, { surfaceOp: { op: 'replace', start: first, end: last }, sourceEventSeqs: [...unit.shadowed] });
+      const options = { surfaceOp: { op: 'replace', start: first, end: last }, sourceEventSeqs: [...unit.shadowed] } as const;
+      if (unit.type === 'tool/result') target.append(unit.type, unit.data, options);
+      else target.append(unit.type, unit.data, options);
     } catch (error) {
       // The prune stays as an unpriced metering event (a log-only record); the batch stops here.
       return { kind: 'ran', deduplicated, purged, tokensSaved, firstPosition, hostError: errorMessage(error) };

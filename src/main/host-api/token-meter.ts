@@ -12,7 +12,6 @@ import type { ShadowClaim } from './shadow-price-claim.js';
 import type { SurfaceDelta } from '../../protocol/surface-view.js';
 import { estimateEvent, estimateSystem, estimateTools } from '../../protocol/token-estimator.js';
 import type { TokenMeasure, SessionMeter } from './host-api.js';
-export type { TokenMeasure, SessionMeter } from './host-api.js';
 
 /**
  * The meter's running sums, updated by the session after each stored event (after the surface view, before

@@ -1,5 +1,4 @@
 import type { PairingSource } from './host-api.js';
-export type { PairingSource } from './host-api.js';
 
 /** `HOST_NOT_ON_SURFACE`: the seq a balance question names is not a current surface node. */
 export class NotOnSurfaceError extends Error {

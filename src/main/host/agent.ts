@@ -39,7 +39,6 @@ import type {
   ToolDefinition,
   TurnAbortReason,
 } from '../host-api/host-api.js';
-export type { TurnAbortReason } from '../host-api/host-api.js';
 
 /** A `turn/end` reason (SESSION-LOG.md §3.4) as this loop writes it. */
 export type TurnEndReason =
@@ -47,8 +46,6 @@ export type TurnEndReason =
   | { readonly kind: 'blocked' }
   | { readonly kind: 'aborted'; readonly reason: unknown }
   | { readonly kind: 'error'; readonly error: ModelFailure };
-
-export type { CommandDefinition } from '../host-api/host-api.js';
 
 /** Agent construction options. */
 export interface AgentOptions {

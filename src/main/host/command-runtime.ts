@@ -17,7 +17,6 @@ import type {
   CommandDefinition,
   HostAgent,
 } from '../host-api/host-api.js';
-export type { CommandResult, CommandNotification, CommandContext, CommandDefinition } from '../host-api/host-api.js';
 
 /** A parsed command line: the name and the arguments exactly as typed (absent when empty). */
 export interface ParsedCommand {

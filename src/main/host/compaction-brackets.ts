@@ -6,7 +6,6 @@
 import type { SessionEvent } from '../../protocol/events.js';
 import type { AnyTypedEvent } from '../../protocol/event-map.js';
 import type { OpenBracket } from '../host-api/host-api.js';
-export type { OpenBracket } from '../host-api/host-api.js';
 
 /** Read access to the bracket state. */
 export interface CompactionBracketReader {

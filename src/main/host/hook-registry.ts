@@ -1,5 +1,4 @@
 import type { HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
-export type { AgentErrorEvent, HostHookMap, HostHookName, ListenOptions } from '../host-api/host-api.js';
 
 /** Listener lists by hook name. */
 export class HookRegistry {

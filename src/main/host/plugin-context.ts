@@ -7,7 +7,6 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import { errorMessage } from '../../protocol/errors.js';
 import type { SessionQuery } from '../corpus/session-query.js';
 import type { HostAgent, HostHookMap, PluginLogger, SessionDirectory, PluginContext } from '../host-api/host-api.js';
-export type { PluginLogger, SessionDirectory, PluginContext, Plugin } from '../host-api/host-api.js';
 
 /** A logger that drops everything. */
 export const silentLogger: PluginLogger = Object.freeze({

@@ -7,7 +7,6 @@ import { isLosslessJson } from '../../protocol/lossless-json.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { runWaterfall } from './waterfall.js';
 import type { PreStepPayload, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';
-export type { PreStepPayload, EnterDecision, PreStepDecision, PreStepListener } from '../host-api/host-api.js';
 
 /**
  * The runtime-context provider (HOST.md §6.3): an optional snapshot message with source

@@ -11,7 +11,6 @@ import { validateSessionHeader } from '../../protocol/session-header.js';
 import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../../protocol/event-map.js';
 import { isEventOf } from '../../protocol/event-map.js';
-import type { OpenBracket } from './compaction-brackets.js';
 import { CompactionBracketState } from './compaction-brackets.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { ownFrozen } from './frozen-data.js';
@@ -19,7 +18,6 @@ import { SessionAppendError } from './session-append-error.js';
 import { ShadowClaimState } from '../host-api/shadow-price-claim.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
 import { SurfaceView } from '../../protocol/surface-view.js';
-import type { SessionMeter } from '../host-api/token-meter.js';
 import { TokenMeter } from '../host-api/token-meter.js';
 import type { ToolPairingReader } from './tool-pairing-index.js';
 import { ToolPairingIndex } from './tool-pairing-index.js';
@@ -28,12 +26,14 @@ import { createHostValidationLayers } from './validation/default-layers.js';
 import type { AppendCandidate, ValidationLayer, ValidationMode, ValidationState } from './validation/validation-layer.js';
 import type {
   AppendOptions,
-  SessionEventListener,
   ContextWindowLookup,
-  RequestContext,
-  OpenStep,
   HostEventType,
   HostSession,
+  OpenBracket,
+  OpenStep,
+  RequestContext,
+  SessionEventListener,
+  SessionMeter,
 } from '../host-api/host-api.js';
 export type {
   AppendOptions,

@@ -4,7 +4,6 @@
 import type { RequestHeaderRecord } from '../../protocol/event-map.js';
 import type { ToolDescriptor } from './model-client.js';
 import type { SystemSection } from '../host-api/host-api.js';
-export type { SystemSection } from '../host-api/host-api.js';
 
 /** The `request/header` header record (SESSION-LOG.md §3.6), keys in writer order. */
 export interface RequestHeader extends RequestHeaderRecord {

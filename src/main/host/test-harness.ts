@@ -5,17 +5,14 @@
 import type { MessageSource, SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { asSessionId } from '../../protocol/events.js';
 import { Agent } from './agent.js';
-import type { CommandNotification, CommandResult } from './command-runtime.js';
-import type { AgentErrorEvent } from './hook-registry.js';
-import type { Plugin, PluginLogger } from './plugin-context.js';
 import { createPluginContext } from './plugin-context.js';
 import { assertRequestMatchesColdFold } from './request-invariant.js';
 import type { ScriptEntry } from './scripted-model.js';
 import { ScriptedModel } from './scripted-model.js';
 import { Session } from './session.js';
-import type { PluginStorage } from './storage/plugin-storage.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { UserMessage } from '../../protocol/user-message.js';
+import type { AgentErrorEvent, CommandNotification, CommandResult, Plugin, PluginLogger, PluginStorage } from '../host-api/host-api.js';
 
 /** The harness clock's first value (2026-01-01T00:00:00Z); each reading adds 1 ms, so logs are reproducible. */
 export const HARNESS_EPOCH_MS = 1_767_225_600_000;

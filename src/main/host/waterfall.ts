@@ -3,7 +3,6 @@
  * the rest of the chain and resolves to the downstream decision; what the listener returns is its own decision.
  */
 import type { WaterfallListener } from '../host-api/host-api.js';
-export type { WaterfallListener } from '../host-api/host-api.js';
 
 /**
  * Runs `listeners` in list order around `innermost` (the default decision) and resolves to the outermost

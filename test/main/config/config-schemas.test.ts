@@ -12,9 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveCompositionConfig } from '../../../src/main/config/composition-config.js';
 import { parseStoredDcpCommand } from '../../../src/main/compose/stored-dcp-session.js';
 import { dcpPlugin } from '../../../src/main/dcp/dcp-plugin.js';
-import type { PluginContext } from '../../../src/main/host/plugin-context.js';
 import { resolveReferenceConfig } from '../../../src/main/reference/reference-config.js';
 import { resolveDcpConfig } from '../../../src/protocol/dcp/config.js';
+import type { PluginContext } from '../../../src/main/host-api/host-api.js';
 
 function failureOf(run: () => unknown): Error {
   try {

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message, SessionEvent } from '../../../src/protocol/events.js';
 import { HELP_TEXT } from '../../../src/protocol/dcp/command-texts.js';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import type { ScriptEntry } from '../../../src/main/host/scripted-model.js';
 import type { DcpHarness } from './dcp-harness.js';
 import {
@@ -17,6 +16,7 @@ import {
   readTool,
   turn,
 } from './dcp-harness.js';
+import type { Plugin } from '../../../src/main/host-api/host-api.js';
 
 /** Turn 1 and turn 2 read a.txt; every later turn answers with text. */
 const READ_TWICE: ScriptEntry[] = [

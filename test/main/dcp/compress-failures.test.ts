@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../src/protocol/events.js';
 import { Agent } from '../../../src/main/host/agent.js';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import { createPluginContext } from '../../../src/main/host/plugin-context.js';
 import { assertRequestMatchesColdFold } from '../../../src/main/host/request-invariant.js';
 import { ScriptedModel } from '../../../src/main/host/scripted-model.js';
@@ -36,6 +35,7 @@ import {
   turn,
   userMessage,
 } from './dcp-harness.js';
+import type { Plugin } from '../../../src/main/host-api/host-api.js';
 
 const PLAIN = (index: number) => `turn ${index} prompt ${'p'.repeat(300)}`;
 

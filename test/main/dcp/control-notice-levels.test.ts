@@ -2,8 +2,8 @@
 // did what was scheduled — `info` when it ran (a sweep with nothing to prune ran), `warn` when it could not (a
 // sweep while a compaction is busy, a control whose turn was rejected). `sessionctx dcp` fails a command on `warn`.
 import { describe, expect, it } from 'vitest';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import { busyDuringPreStep, createDcpHarness, readTool, turn } from './dcp-harness.js';
+import type { Plugin } from '../../../src/main/host-api/host-api.js';
 
 function levels(harness: ReturnType<typeof createDcpHarness>): Array<[string, string]> {
   return harness.notifications.map((notification) => [notification.level, notification.text]);

@@ -8,7 +8,6 @@ import type { Message, SessionEvent } from '../../../src/protocol/events.js';
 import { KNOWN_EVENT_TYPES, isRecord } from '../../../src/protocol/events.js';
 import { MARKER_STRICT_RE } from '../../../src/protocol/dcp/constants.js';
 import { deriveModelMessages, foldSurface } from '../../../src/protocol/surface-fold.js';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import type { ScriptEntry, ScriptedReply } from '../../../src/main/host/scripted-model.js';
 import { Session } from '../../../src/main/host/session.js';
 import type { TestHarness, TestHarnessOptions } from '../../../src/main/host/test-harness.js';
@@ -25,6 +24,7 @@ import { silentLogger } from '../../../src/main/host/plugin-context.js';
 import type { UserMessage } from '../../../src/protocol/user-message.js';
 import { createUserMessage } from '../../../src/protocol/user-message.js';
 import { indexSnapshot } from './index-snapshot.js';
+import type { Plugin } from '../../../src/main/host-api/host-api.js';
 
 /** The §18 test defaults: `retainRecentTurns = 1`, `minNetSavingsTokens = 1`. */
 export const TEST_DCP_CONFIG = { compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } };

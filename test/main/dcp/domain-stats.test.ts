@@ -1,12 +1,12 @@
 // DCP.md §18 item 61 and §15.3: the `dcp_stats` cross-session store behind `/dcp stats`, through the real harness
 // with MemoryStorage and failing storage stubs.
 import { describe, expect, it } from 'vitest';
-import type { PluginStorage, StorageDomain, StorageEntry, StorageOpenOptions } from '../../../src/main/host/storage/plugin-storage.js';
 import { MemoryStorage } from '../../../src/main/host/storage/memory-storage.js';
 import { computeLedger } from './ledger-oracle.js';
 import type { DcpLedger } from '../../../src/protocol/dcp/ledger.js';
 import type { DcpHarness } from './dcp-harness.js';
 import { compressReply, createDcpHarness, range, texts, turn } from './dcp-harness.js';
+import type { PluginStorage, StorageDomain, StorageEntry, StorageOpenOptions } from '../../../src/main/host-api/host-api.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/protocol/events.js';
 import { MARKER_STRICT_RE } from '../../../src/protocol/dcp/constants.js';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import { resolveRange, resolveRef } from '../../../src/main/dcp/ref-resolver.js';
 import { compactRange, newSession } from '../host/host-builders.js';
 import {
@@ -22,6 +21,7 @@ import {
   turn,
   userMessage,
 } from './dcp-harness.js';
+import type { Plugin } from '../../../src/main/host-api/host-api.js';
 
 describe('§18 item 2: half-open ranges on surface positions', () => {
   it('[m0001, m0002) over the surface [10, 20, 30, 40] shadows [10, 20]', () => {

@@ -6,7 +6,6 @@ import type { Message, SessionEvent } from '../../../src/protocol/events.js';
 import { readFailedError } from '../../../src/protocol/reference-errors.js';
 import { deriveModelMessages, foldSurface } from '../../../src/protocol/surface-fold.js';
 import { Agent } from '../../../src/main/host/agent.js';
-import type { Plugin, PluginContext } from '../../../src/main/host/plugin-context.js';
 import type { ModelChunk } from '../../../src/main/host/model-client.js';
 import { RequestInvariantError } from '../../../src/main/host/request-invariant.js';
 import { ScriptedModel } from '../../../src/main/host/scripted-model.js';
@@ -15,6 +14,7 @@ import type { ToolDefinition } from '../../../src/main/host/tool-definition.js';
 import type { UserMessage } from '../../../src/protocol/user-message.js';
 import { createUserMessage } from '../../../src/protocol/user-message.js';
 import { collapsedTypes, newSession, typesOf, waitFor } from './host-builders.js';
+import type { Plugin, PluginContext } from '../../../src/main/host-api/host-api.js';
 
 const readTool: ToolDefinition = {
   name: 'read',

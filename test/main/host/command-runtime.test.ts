@@ -3,11 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionEvent } from '../../../src/protocol/events.js';
 import { createUserMessage } from '../../../src/protocol/user-message.js';
-import type { CommandContext, CommandDefinition } from '../../../src/main/host/command-runtime.js';
 import { COMMAND_INPUT_PATTERN, parseCommandInput } from '../../../src/main/host/command-runtime.js';
-import type { Plugin } from '../../../src/main/host/plugin-context.js';
 import { createTestHarness } from '../../../src/main/host/test-harness.js';
 import { typesOf } from './host-builders.js';
+import type { CommandContext, CommandDefinition, Plugin } from '../../../src/main/host-api/host-api.js';
 
 /** dsh's command id format: `cmd-` + 8 hex digits (random per runtime) + `-` + a counter from 1. */
 const COMMAND_ID = /^cmd-[0-9a-f]{8}-[1-9][0-9]*$/;

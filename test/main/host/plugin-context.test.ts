@@ -1,7 +1,7 @@
 // HOST.md §1: the plugin context — hooks with prepend, tools, sections, frozen config, logger, dispose order.
 import { describe, expect, it } from 'vitest';
-import type { PluginContext } from '../../../src/main/host/plugin-context.js';
 import { createTestHarness } from '../../../src/main/host/test-harness.js';
+import type { PluginContext } from '../../../src/main/host-api/host-api.js';
 
 describe('plugin context', () => {
   it('gives each plugin its frozen configuration by namespace, or undefined', () => {

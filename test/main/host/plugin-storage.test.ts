@@ -4,12 +4,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PluginContext } from '../../../src/main/host/plugin-context.js';
 import { JsonFileStorage } from '../../../src/main/host/storage/json-file-storage.js';
 import { MemoryStorage } from '../../../src/main/host/storage/memory-storage.js';
-import type { PluginStorage } from '../../../src/main/host/storage/plugin-storage.js';
 import { PluginStorageError } from '../../../src/main/host/storage/plugin-storage.js';
 import { createTestHarness } from '../../../src/main/host/test-harness.js';
+import type { PluginContext, PluginStorage } from '../../../src/main/host-api/host-api.js';
 
 /** Awaits `promise`, expecting a `PluginStorageError` with `code` (and `message` when given). */
 async function expectStorageError(promise: Promise<unknown>, code: string, message?: string): Promise<void> {

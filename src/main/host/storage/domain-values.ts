@@ -3,8 +3,8 @@
  * call order, and the handle plugins hold. Backends differ only in how a new set of entries is persisted.
  */
 import { isLosslessJson } from '../../../protocol/lossless-json.js';
-import type { StorageDomain, StorageEntry } from './plugin-storage.js';
 import { PluginStorageError } from './plugin-storage.js';
+import type { StorageDomain, StorageEntry } from '../../host-api/host-api.js';
 
 /** Persists the complete next set of entries (key → JSON text); the domain commits them only if this resolves. */
 export type PersistEntries = (entries: ReadonlyMap<string, string>) => Promise<void>;

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { errorMessage } from '../../../protocol/errors.js';
 import { isRecord } from '../../../protocol/events.js';
 import { DomainHandle, DomainValues } from './domain-values.js';
-import type { PluginStorage, StorageDomain, StorageOpenOptions } from './plugin-storage.js';
 import { checkDomainArguments, PluginStorageError } from './plugin-storage.js';
+import type { PluginStorage, StorageDomain, StorageOpenOptions } from '../../host-api/host-api.js';
 
 /** True for a Node error with `code === 'ENOENT'`. */
 function isMissingFile(error: unknown): boolean {

@@ -3,8 +3,8 @@
  * hosts that want statistics for the lifetime of one process only.
  */
 import { DomainHandle, DomainValues } from './domain-values.js';
-import type { PluginStorage, StorageDomain, StorageOpenOptions } from './plugin-storage.js';
 import { checkDomainArguments } from './plugin-storage.js';
+import type { PluginStorage, StorageDomain, StorageOpenOptions } from '../../host-api/host-api.js';
 
 /** Storage whose domains are maps in memory; every handle on the same domain and version shares one map. */
 export class MemoryStorage implements PluginStorage {

@@ -1,5 +1,3 @@
-export type { StorageOpenOptions, StorageEntry, StorageDomain, PluginStorage } from '../../host-api/host-api.js';
-
 /** Stable codes of storage failures. */
 export type PluginStorageErrorCode =
   /** A domain name, version or key of the wrong form. */

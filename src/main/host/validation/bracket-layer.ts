@@ -6,10 +6,10 @@
  */
 import { isCompactionCheckpoint } from '../../../protocol/checkpoint.js';
 import { isNonNegativeSafeInteger, isRecord } from '../../../protocol/events.js';
-import type { OpenBracket } from '../compaction-brackets.js';
 import { SessionAppendError } from '../session-append-error.js';
 import { dataField } from '../turn-state.js';
 import type { AppendCandidate, ValidationLayer, ValidationState } from './validation-layer.js';
+import type { OpenBracket } from '../../host-api/host-api.js';
 
 /** `<T|none>` for the open turn, `<T|null>` for a bracket or event turn (a missing field shows as `undefined`). */
 function renderTurn(turn: unknown, absent: 'none' | 'null'): string {
