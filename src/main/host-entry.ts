@@ -18,3 +18,7 @@ export type { ModelChunk, ModelClient, ModelFailure, ModelRequest, ToolDescripto
 export { createTestHarness, HARNESS_EPOCH_MS } from './host/test-harness.js';
 export type { LoggedLine, TestHarness, TestHarnessOptions } from './host/test-harness.js';
 export type * from './host-api/host-api.js';
+export { MemoryStorage } from './host/storage/memory-storage.js';
+export { JsonFileStorage } from './host/storage/json-file-storage.js';
+export { PluginStorageError } from './host/storage/plugin-storage.js';
+export type { PluginStorageErrorCode } from './host/storage/plugin-storage.js';
