@@ -32,11 +32,27 @@ export function liveSources(prefix: string, count: number, messages: number): Se
   });
 }
 
-/** A pool engine over a raw root with `poolSize` threads and the given live sessions attached. */
+/**
+ * A pool engine over a raw root with `poolSize` threads and the given live sessions attached, with the engine's
+ * defaults otherwise (the source cache on; its files beside the root, not in the user's cache directory).
+ */
 export async function poolEngine(root: string, poolSize: number, live: readonly Session[] = []): Promise<LocalSessionEngine> {
-  const engine = await createEngine({ root, compression: 'none', poolSize });
+  const engine = await createEngine({ root, compression: 'none', poolSize, store: { cacheDirectory: `${root}.cache` } });
   for (const session of live) engine.attachLive(session);
   return engine;
+}
+
+/**
+ * What the engine's source cache holds and how it served the run, as one report line.
+ * @param engine - an engine built by {@link poolEngine}
+ * @returns the line, or a note that the cache is off
+ */
+export function sourceCacheLine(engine: LocalSessionEngine): string {
+  const cache = engine.sourceCache;
+  if (cache === undefined) return 'Source cache: off.';
+  const { entries, bytes, warm, appended, cold, evicted } = cache.stats;
+  const mib = (value: number): string => (value / 2 ** 20).toFixed(1);
+  return `Source cache (on, the engine default): ${entries} entries, ${mib(bytes)} MiB of memory held (bound ${mib(cache.config.maxBytes)} MiB); disk sources served warm ${warm}, appended ${appended}, cold ${cold}; ${evicted} evicted.`;
 }
 
 /** The in-thread reference service (the baseline: every stage on the caller's thread). */

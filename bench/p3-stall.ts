@@ -8,7 +8,16 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPoolSize } from '../src/main/pool/pool-config.js';
 import { writeTextSources } from './support/reference-corpus.js';
-import { BENCH_CONTENT, BENCH_TARGET, inThreadService, liveSources, measureStall, poolEngine, referencesTo } from './p3-pool-support.js';
+import {
+  BENCH_CONTENT,
+  BENCH_TARGET,
+  inThreadService,
+  liveSources,
+  measureStall,
+  poolEngine,
+  referencesTo,
+  sourceCacheLine,
+} from './p3-pool-support.js';
 import type { StallFigures } from './p3-pool-support.js';
 
 /** Text messages per source: about 16 MiB of raw JSONL. */
@@ -75,6 +84,8 @@ export async function runP3(): Promise<string> {
         row('idle main thread, nothing running (noise floor of this machine)', idleStall),
         row('in-thread, disk (baseline)', threadDiskStall),
         row('in-thread, live (baseline)', threadLiveStall),
+        '',
+        sourceCacheLine(engine),
         '',
         `1-minute load average of the machine when the suite ended: ${loadavg()[0]?.toFixed(2)} (on ${availableParallelism()} cores).`,
         '',

@@ -8,7 +8,16 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeTextSources } from './support/reference-corpus.js';
-import { BENCH_CONTENT, BENCH_TARGET, inThreadService, liveSources, percentile, poolEngine, referencesTo } from './p3-pool-support.js';
+import {
+  BENCH_CONTENT,
+  BENCH_TARGET,
+  inThreadService,
+  liveSources,
+  percentile,
+  poolEngine,
+  referencesTo,
+  sourceCacheLine,
+} from './p3-pool-support.js';
 
 const CALLS = 500;
 const MESSAGES = 200;
@@ -69,6 +78,8 @@ export async function runP7(): Promise<string> {
         '|---|---:|---:|---:|---:|---:|---:|---:|',
         line('pool (2 threads)', pooled),
         line('in-thread (baseline)', inThread),
+        '',
+        sourceCacheLine(engine),
         '',
         `Throughput pool / in-thread: ${(inThread.wallMs / pooled.wallMs).toFixed(2)}; p99 pool / in-thread: ${(percentile(pooled.latencies, 99) / percentile(inThread.latencies, 99)).toFixed(2)}.`,
       ].join('\n');
