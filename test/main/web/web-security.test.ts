@@ -1,5 +1,6 @@
 // The security rules of `sessionctx serve` (issue 18, docs/WEB.md "Security model"), one test per rule, against a
 // real server over a copy of the dsh-small fixtures serving a tiny test page.
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { MAX_API_BODY_BYTES, startWebServer } from '../../../src/main/web/web-server.js';
@@ -213,6 +214,31 @@ describe('API requests', () => {
   it('a body over the limit is 413 WEB_PAYLOAD_TOO_LARGE', async () => {
     const big = JSON.stringify({ query: 'x'.repeat(MAX_API_BODY_BYTES) });
     const res = await apiRequest({ path: '/api/sessions/candidates', body: big });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { code: 'WEB_PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('a chunked body (no Content-Length) that grows past the limit is 413 too', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: 'POST',
+          path: '/api/sessions/candidates',
+          headers: { host: `127.0.0.1:${server.port}`, cookie, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      req.on('error', reject);
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      for (let sent = 0; sent <= MAX_API_BODY_BYTES; sent += piece.length) req.write(piece);
+      req.end();
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { code: 'WEB_PAYLOAD_TOO_LARGE' } });
   });
