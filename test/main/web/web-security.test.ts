@@ -1,10 +1,13 @@
 // The security rules of `sessionctx serve` (issue 18, docs/WEB.md "Security model"), one test per rule, against a
 // real server over a copy of the dsh-small fixtures serving a tiny test page.
 import { request } from 'node:http';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { MAX_API_BODY_BYTES, startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
+import { defaultAssetsDir } from '../../../src/main/web/static-assets.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 import { callApi, cookiePair, makeWebFixture, send, signIn, TEST_APP_JS, TEST_INDEX_HTML, testEngine } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
 
@@ -291,6 +294,10 @@ describe('static files', () => {
       expect([400, 404]).toContain(res.status);
       expect(res.body).not.toContain('TOP-SECRET');
     }
+  });
+
+  it("the default assets directory is the package's dist/web", () => {
+    expect(defaultAssetsDir()).toBe(`${join(REPO_ROOT, 'dist', 'web')}${sep}`);
   });
 
   it('an unknown path without an extension gets index.html (the page routes); a missing file is 404', async () => {
