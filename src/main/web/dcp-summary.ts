@@ -5,7 +5,7 @@
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
-import { parseStoredDcpCommand, runStoredDcpCommand } from '../dcp/stored-session.js';
+import { parseStoredDcpCommand, runStoredDcpCommand } from '../compose/stored-dcp-session.js';
 import { sameRevision, statRevision } from '../../io/file-revision.js';
 import { contextSummary } from './context-summary.js';
 import type { RevisionCache } from './revision-cache.js';
