@@ -10,6 +10,7 @@ import { mcpCommand } from './mcp-command.js';
 import { mentionCommand } from './mention-command.js';
 import { prepareCommand } from './prepare-command.js';
 import { SCRIPT_GROUP_DESCRIPTION, scriptRunCommand } from './script-command.js';
+import { serveCommand } from './serve-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { showCommand } from './show-command.js';
 
@@ -32,6 +33,7 @@ export const ALL_COMMANDS: readonly CliCommandDefinition[] = [
   scriptRunCommand,
   dcpCommand,
   mcpCommand,
+  serveCommand,
   configCommand,
   demoCommand,
 ];

@@ -1,0 +1,80 @@
+/**
+ * `sessionctx serve`: the Web front door (issue 18, docs/WEB.md). Serves the built page and its API from one loopback
+ * HTTP server on a warm engine until SIGINT or SIGTERM. The first line on stdout is exactly
+ * `sessionctx serve: <url with the token>`; diagnostics go to stderr. Read-only on the corpus.
+ */
+import { InvalidArgumentError } from 'commander';
+import { escapeTerminalText } from '../../../protocol/uri/display-escape.js';
+import { openBrowser } from '../../web/open-browser.js';
+import { startWebServer } from '../../web/web-server.js';
+import type { CliCommandDefinition } from '../cli-command.js';
+import { withEngine } from '../open-engine.js';
+import { diagnosticPrefix } from '../terminal-style.js';
+
+/**
+ * A port: a whole number from 0 (any free port) to 65535.
+ * @param value - the flag's text.
+ */
+function parsePortOption(value: string): number {
+  const port = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('it must be a whole number from 0 to 65535.');
+  return port;
+}
+
+/** The options of `serve`. */
+export interface ServeOptions {
+  readonly port?: number;
+  readonly host?: string;
+  readonly open?: boolean;
+}
+
+/** `sessionctx serve [--port N] [--host H] [--open]`. */
+export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
+  name: ['serve'],
+  usage: {
+    description: 'serve the Web page (sessions, replay, the @ picker, previews, context charts) on a loopback address until stopped',
+    examples: ['sessionctx serve --root ~/.dsh/sessions --open', 'sessionctx serve --port 8737'],
+  },
+  options: [
+    { flags: '--port <n>', description: 'the port (default: 0, any free port)', parse: parsePortOption },
+    { flags: '--host <host>', description: 'the loopback address to bind (default: 127.0.0.1; other addresses are refused)' },
+    { flags: '--open', description: 'open the page in the system browser' },
+  ],
+  run(context, { options }) {
+    const { io } = context;
+    const { config } = context.resolved;
+    const warn = (message: string): void => {
+      io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(message)}\n`);
+    };
+    return withEngine(
+      context,
+      async (engine) => {
+        const server = await startWebServer({
+          engine,
+          ...(options.host === undefined ? {} : { host: options.host }),
+          port: options.port ?? 0,
+          budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
+          dcpConfig: config.dcp,
+        });
+        io.stdout.write(`sessionctx serve: ${server.url}\n`);
+        // Build the warm listing now, not at the page's first request.
+        engine.listSessionsReport().catch((error: unknown) => {
+          warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        if (options.open === true) openBrowser(server.url, warn);
+        await new Promise<void>((resolve) => {
+          const stop = (): void => {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+            resolve();
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+          context.signal?.addEventListener('abort', stop, { once: true });
+        });
+        await server.close();
+      },
+      { longLived: true },
+    );
+  },
+};
