@@ -313,7 +313,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
             >
               <span class="suggestion-label">{option.label}</span>
               <span class="suggestion-meta">
-                {option.cwd ?? 'no project'} · {formatTime(option.createdAt)}
+                <span class="suggestion-cwd">{option.cwd ?? 'no project'}</span> · {formatTime(option.createdAt)}
               </span>
             </div>
           ))}
