@@ -1,23 +1,48 @@
 /**
- * The Context view of one stored session (issue 18): its estimated context size over the log, the drops where
- * native compaction, DCP compress blocks and prunes landed, its DCP blocks and the `/dcp stats` text. Read-only.
+ * The Context view of one stored session (issue 18): {@link contextSummary} of its log and the `/dcp stats` text,
+ * read as `sessionctx dcp stats` reads it (a read: nothing is appended, no lock is taken).
  */
+import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
+import { parseStoredDcpCommand, runStoredDcpCommand } from '../dcp/stored-session.js';
+import { contextSummary } from './context-summary.js';
 import type { WebEngine } from './web-handlers.js';
+import { WebServerError } from './web-server-error.js';
 
 /** What {@link dcpSummary} reads. */
 export interface DcpSummaryOptions {
   readonly engine: WebEngine;
   readonly sessionId: SessionId;
+  /** The `dcp` configuration namespace (DCP.md §16). */
   readonly dcpConfig: Readonly<Record<string, unknown>>;
   readonly signal: AbortSignal;
 }
 
+/** `/dcp stats`, parsed once. */
+const STATS = parseStoredDcpCommand('stats');
+
 /**
  * The Context view of a stored session.
  * @param options - the engine, the session, the DCP configuration and the request's signal.
+ * @throws WebServerError `WEB_NO_SESSION_ROOT` when the engine has no root; the store's typed errors
+ *   (`SESSION_QUERY_SESSION_NOT_FOUND`, …) and `DCP_CONFIG_INVALID` as they are.
  */
 export async function dcpSummary(options: DcpSummaryOptions): Promise<WebDcpSummary> {
-  return { sessionId: options.sessionId, points: [], drops: [], blocks: [], statsText: '' };
+  const { engine, sessionId, signal } = options;
+  const store = engine.store;
+  if (store === undefined) throw new WebServerError('WEB_NO_SESSION_ROOT', 'this server has no session root, so no stored log to read');
+  const { config } = resolveDcpConfig(options.dcpConfig);
+  const inspection = await store.inspectArtifact(sessionId, signal);
+  signal.throwIfAborted();
+  const summary = contextSummary(inspection.events, { manualDefault: config.manualMode.default, nudgeMinRatio: config.nudge.minRatio });
+  signal.throwIfAborted();
+  const stats = await runStoredDcpCommand({
+    store,
+    sessionId,
+    command: STATS,
+    dcpConfig: options.dcpConfig,
+    fullLogTasks: { runner: engine.runner },
+  });
+  return { sessionId, ...summary, statsText: stats.text };
 }

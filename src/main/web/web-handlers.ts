@@ -12,7 +12,8 @@ import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebApi, WebMethod, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
-import type { SessionTitleObservation } from '../corpus/session-query.js';
+import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import { artifactPathFor } from '../../io/artifact-path.js';
 import { dcpSummary } from './dcp-summary.js';
 import { previewView, type PreviewBudget } from './preview-view.js';
 import { surfaceView } from './surface-view.js';
@@ -55,12 +56,29 @@ function labelOf(sessionId: string, observation: SessionTitleObservation | undef
   return escapeDisplayText(typeof title === 'string' ? title : sessionId);
 }
 
-/** The bytes of a session's artifact, or 0 when it has none (a live session not yet written) or it vanished. */
-async function artifactBytes(engine: WebEngine, sessionId: SessionId, signal: AbortSignal): Promise<number> {
-  const path = await engine.store?.locate(sessionId, signal);
-  if (path === undefined) return 0;
+/** The size of the regular file at `path`, or `undefined` when there is none. */
+async function fileSize(path: string): Promise<number | undefined> {
   const info = await stat(path).catch(() => undefined);
-  return info?.size ?? 0;
+  return info?.isFile() === true ? info.size : undefined;
+}
+
+/**
+ * The bytes of a session's artifact, or 0 when it has none (a live session not yet written) or it vanished. The
+ * path its header names is tried first (one `stat`); only an artifact found elsewhere costs the store's lookup.
+ */
+async function artifactBytes(engine: WebEngine, record: SessionRecord, signal: AbortSignal): Promise<number> {
+  const store = engine.store;
+  if (store === undefined || !record.persisted) return 0;
+  const { id, cwd } = record.header;
+  try {
+    const named = await fileSize(artifactPathFor(store.config, id, cwd));
+    if (named !== undefined) return named;
+    const located = await store.locate(id, signal);
+    return located === undefined ? 0 : ((await fileSize(located)) ?? 0);
+  } catch {
+    // A size is a detail of the row: a layout problem of this one session (reported by its reads) must not fail the list.
+    return 0;
+  }
 }
 
 /** The label of one session as discovery gives it. */
@@ -81,7 +99,7 @@ export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
       const ids = report.records.map((record) => record.header.id);
       const [titles, sizes] = await Promise.all([
         engine.readTitleSnapshots(ids, signal),
-        Promise.all(ids.map((id) => artifactBytes(engine, id, signal))),
+        Promise.all(report.records.map((record) => artifactBytes(engine, record, signal))),
       ]);
       // The listing's order is already newest first (createdAt descending, then id; SESSION-LOG.md §10.3).
       const sessions: WebSessionRow[] = report.records.map((record, index) => ({

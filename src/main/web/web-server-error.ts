@@ -32,6 +32,8 @@ export const WEB_ERROR_STATUS = {
   WEB_UNKNOWN_METHOD: 404,
   /** A static file that does not exist (or may not be served). */
   WEB_NOT_FOUND: 404,
+  /** `dcp/summary` on a server whose engine has no session root. */
+  WEB_NO_SESSION_ROOT: 404,
   /** `search/sessions` on a server that was started without a search function. */
   SEARCH_UNAVAILABLE: 501,
 } as const;

@@ -165,10 +165,13 @@ class WebRequestHandler {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     setSecurityHeaders(res);
-    const api = (req.url ?? '/').startsWith('/api/');
+    // Until the URL is parsed, a failure is reported in the API's form when the raw path looks like the API's.
+    let api = (req.url ?? '/').startsWith('/api/');
     try {
       const origin = checkRequestHeaders(req.headers, this.#port, this.#allowedHosts);
       const url = new URL(req.url ?? '/', origin);
+      // The parsed path decides (dot segments resolved), so `/x/../api/…` is the API and `/api/../x` is not.
+      api = url.pathname.startsWith('/api/');
       if (req.method === 'OPTIONS' || (api ? req.method !== 'POST' : req.method !== 'GET' && req.method !== 'HEAD')) {
         res.setHeader('Allow', allowOf(url.pathname));
         throw new WebServerError('WEB_METHOD_NOT_ALLOWED', `${String(req.method)} is not allowed on ${url.pathname}`);

@@ -18,13 +18,16 @@ afterAll(async () => {
 });
 
 /** Starts `sessionctx serve` and resolves with its first stdout line. */
-function startServe(args: readonly string[]): {
+function startServe(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): {
   child: ChildProcess;
   firstLine: Promise<string>;
   exit: Promise<number | null>;
   stderr: () => string;
 } {
-  const child = spawn(process.execPath, [CLI_BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI_BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   let err = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -63,6 +66,22 @@ describe('sessionctx serve', () => {
       }
     });
   }
+
+  it('--open without a system opener only warns on stderr; the server runs on', async () => {
+    // No directory of this PATH holds xdg-open (or open): starting the opener fails.
+    const serve = startServe(['--root', fixture.root, '--open', '--no-workers'], { ...process.env, PATH: fixture.dir });
+    try {
+      const line = await serve.firstLine;
+      expect(line).toMatch(/^sessionctx serve: http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+      while (!serve.stderr().includes('could not open a browser')) await new Promise((resolve) => setTimeout(resolve, 20));
+      const port = Number(/:(\d+)\//.exec(line)?.[1]);
+      expect((await send(port, { path: '/?token=wrong' })).status).toBe(401);
+      serve.child.kill('SIGTERM');
+      expect(await serve.exit).toBe(0);
+    } finally {
+      serve.child.kill('SIGKILL');
+    }
+  });
 
   it('refuses a non-loopback --host with WEB_HOST_NOT_LOOPBACK and exit status 1', async () => {
     const serve = startServe(['--root', fixture.root, '--host', '0.0.0.0', '--no-workers']);

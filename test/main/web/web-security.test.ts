@@ -1,9 +1,13 @@
 // The security rules of `sessionctx serve` (issue 18, docs/WEB.md "Security model"), one test per rule, against a
 // real server over a copy of the dsh-small fixtures serving a tiny test page.
+import { request } from 'node:http';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { MAX_API_BODY_BYTES, startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
+import { defaultAssetsDir } from '../../../src/main/web/static-assets.js';
+import { REPO_ROOT } from '../../support/fixtures.js';
 import { callApi, cookiePair, makeWebFixture, send, signIn, TEST_APP_JS, TEST_INDEX_HTML, testEngine } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
 
@@ -217,6 +221,31 @@ describe('API requests', () => {
     expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { code: 'WEB_PAYLOAD_TOO_LARGE' } });
   });
 
+  it('a chunked body (no Content-Length) that grows past the limit is 413 too', async () => {
+    const res = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: server.port,
+          method: 'POST',
+          path: '/api/sessions/candidates',
+          headers: { host: `127.0.0.1:${server.port}`, cookie, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
+      req.on('error', reject);
+      const piece = Buffer.alloc(64 * 1024, 0x20);
+      for (let sent = 0; sent <= MAX_API_BODY_BYTES; sent += piece.length) req.write(piece);
+      req.end();
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({ ok: false, error: { code: 'WEB_PAYLOAD_TOO_LARGE' } });
+  });
+
   it('a body that is not JSON is 400 WEB_BAD_REQUEST', async () => {
     for (const body of ['{', '', 'undefined', "{'a':1}"]) {
       const res = await apiRequest({ body });
@@ -265,6 +294,10 @@ describe('static files', () => {
       expect([400, 404]).toContain(res.status);
       expect(res.body).not.toContain('TOP-SECRET');
     }
+  });
+
+  it("the default assets directory is the package's dist/web", () => {
+    expect(defaultAssetsDir()).toBe(`${join(REPO_ROOT, 'dist', 'web')}${sep}`);
   });
 
   it('an unknown path without an extension gets index.html (the page routes); a missing file is 404', async () => {
