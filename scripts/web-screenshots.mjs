@@ -67,6 +67,10 @@ try {
   await page.goto(`${server.origin}/#/context/${LONG}`);
   await page.locator('svg.chart, .context-view .hint').first().waitFor();
   await page.screenshot({ path: join(out, 'context.png'), fullPage: true });
+
+  await page.goto(`${server.origin}/#/context/s2-compress`);
+  await page.locator('table.blocks').waitFor();
+  await page.screenshot({ path: join(out, 'context-dcp.png'), fullPage: true });
   console.log(`screenshots written to ${out}`);
 } finally {
   await browser.close();

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli } from '../../support/cli-process.js';
 import { DCP_DSH, fixtureSessions } from '../../support/fixtures.js';
 import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
 
@@ -90,7 +91,12 @@ describe('the Context view', () => {
       .evaluateAll((nodes) => nodes.map((n) => [...n.querySelectorAll('td')].map((td) => td.textContent)));
     // The scenario's one compress call: topic "early cache discussion", active at the end of the conversation.
     expect(rows.map((r) => [r[0], r[1], r[4]])).toEqual([['b1', 'early cache discussion', 'active']]);
-    expect(await page.locator('pre.stats').textContent()).toMatch(/^DCP statistics:\n/);
+    // The /dcp stats text exactly as the built CLI prints it for the same stored session (DCP.md §18 item 18's header).
+    const cli = await runBuiltCli(['dcp', 'stats', '--session', 's2-compress', '--root', fixture.root]);
+    expect(cli.code).toBe(0);
+    const stats = (await page.locator('pre.stats').textContent()) ?? '';
+    expect(stats.startsWith('DCP statistics (heuristic token estimates):\n')).toBe(true);
+    expect(`${stats}\n`).toBe(cli.stdout);
   });
 
   it('marks the deduplication prune of the s4-dedup scenario', async () => {
@@ -103,6 +109,6 @@ describe('the Context view', () => {
   it('draws the estimated context as one series with an accessible title', async () => {
     await openContext('s2-compress');
     expect(await page.getByRole('img', { name: /Estimated context tokens over the log/ }).count()).toBe(1);
-    expect(await page.locator('svg.chart path.series').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+( L[\d.]+,[\d.]+)+$/);
+    expect(await page.locator('svg.chart path.series').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+( H[\d.]+ V[\d.]+)+$/);
   });
 });

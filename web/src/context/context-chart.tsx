@@ -8,7 +8,7 @@ import type { WebContextDrop, WebContextPoint } from '../../../src/protocol/web/
 
 const WIDTH = 800;
 const HEIGHT = 260;
-const PAD = { left: 56, right: 16, top: 16, bottom: 36 } as const;
+const PAD = { left: 56, right: 16, top: 28, bottom: 36 } as const;
 
 /** How each drop kind is named in words. */
 export const DROP_NAMES: Readonly<Record<WebContextDrop['kind'], string>> = {
@@ -38,8 +38,11 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
   const top = yTicks[yTicks.length - 1] ?? peak;
   const x = (seq: number): number => PAD.left + ((seq - minSeq) / (maxSeq - minSeq)) * (WIDTH - PAD.left - PAD.right);
   const y = (tokens: number): number => HEIGHT - PAD.bottom - (tokens / top) * (HEIGHT - PAD.top - PAD.bottom);
-  const line = points.map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.seq).toFixed(1)},${y(p.tokens).toFixed(1)}`).join(' ');
-  const xTicks = ticks(maxSeq - minSeq, 6).map((t) => t + minSeq);
+  // A step line: the context keeps its size until the next event changes it, so a drop is a vertical edge.
+  const line = points
+    .map((p, i) => (i === 0 ? `M${x(p.seq).toFixed(1)},${y(p.tokens).toFixed(1)}` : `H${x(p.seq).toFixed(1)} V${y(p.tokens).toFixed(1)}`))
+    .join(' ');
+  const xTicks = ticks(maxSeq, 6).filter((t) => t >= minSeq);
   return (
     <figure class="context-chart">
       <svg
@@ -70,7 +73,7 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
           <text class="axis-label" x={(WIDTH + PAD.left) / 2} y={HEIGHT - 4} text-anchor="middle">
             seq
           </text>
-          <text class="axis-label" x={12} y={PAD.top + 4} text-anchor="start">
+          <text class="axis-label" x={PAD.left - 6} y={12} text-anchor="end">
             tokens
           </text>
         </g>
