@@ -3,7 +3,7 @@
  * never a downloaded browser, a fresh user-data directory per launch (removed on close), and a watch on each page
  * that records every page error and console warning or error, so a test can fail on them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -36,6 +36,8 @@ export interface LaunchedChromium {
  * @param options `viewport` of its pages (default 1280×900)
  */
 export async function launchChromium(options: { viewport?: { width: number; height: number } } = {}): Promise<LaunchedChromium> {
+  // Said plainly instead of Playwright's launch error: the tests never download a browser.
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`the browser tests need Debian's Chromium at ${CHROMIUM_PATH}: apt-get install chromium`);
   const userDataDir = mkdtempSync(join(tmpdir(), 'sessionctx-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(userDataDir, {

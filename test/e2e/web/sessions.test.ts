@@ -110,3 +110,46 @@ describe('the Sessions view', () => {
     await page.getByRole('heading', { level: 1, name: 'How does Raft leader election' }).waitFor();
   });
 });
+
+describe('the Sessions view with full-text search', () => {
+  const asked: unknown[] = [];
+  const snippet = 'Write unit tests for CartService.removeItem. The relevant code';
+  let searching: WebPageFixture;
+  beforeAll(async () => {
+    // A stand-in search function: the page's part is asking and showing, whatever engine answers.
+    searching = await startWebPageFixture({
+      search: async (query) => {
+        asked.push(query);
+        return {
+          results: [
+            {
+              sessionId: 'session-9d029d81-e515-48ac-b168-fef7011f3491',
+              label: 'Write unit tests CartService.removeItem',
+              cwd: '/home/dev/projects/webshop',
+              createdAt: 1772581543659,
+              mention:
+                '@[Write unit tests CartService.removeItem](dsh-session:InNlc3Npb24tOWQwMjlkODEtZTUxNS00OGFjLWIxNjgtZmVmNzAxMWYzNDkxIg)',
+              score: 1,
+              hits: [{ seq: 3, role: 'user', time: 1772581543700, snippet, highlights: [[33, 43]] }],
+            },
+          ],
+        };
+      },
+    });
+  });
+  afterAll(async () => {
+    await searching?.close();
+  });
+
+  it('asks search/sessions after a pause and lists the matching conversations with their highlighted snippets', async () => {
+    ({ page, problems } = await searching.open('#/'));
+    await page.locator('section.project').first().waitFor();
+    await page.getByRole('searchbox', { name: 'Search sessions' }).fill('removeitem');
+    const results = page.getByRole('region', { name: 'In conversations' });
+    await results.waitFor();
+    expect(asked).toEqual([{ query: 'removeitem', limit: 20 }]);
+    expect(await results.locator('.session-title').allTextContents()).toEqual(['Write unit tests CartService.removeItem']);
+    expect(await results.locator('mark').allTextContents()).toEqual([snippet.slice(33, 43)]);
+    expect(await results.locator('.snippet').textContent()).toBe(`user ${snippet}`);
+  });
+});

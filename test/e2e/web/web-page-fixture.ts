@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
+import type { WebSearch } from '../../../src/main/web/web-handlers.js';
 import { type RunningWebServer, startWebServer } from '../../../src/main/web/web-server.js';
 import { type LaunchedChromium, launchChromium, watchPageProblems } from '../../support/chromium.js';
 import { runBuiltCli } from '../../support/cli-process.js';
@@ -40,6 +41,8 @@ export interface WebPageFixtureOptions {
   readonly dcpSessions?: boolean;
   /** Viewport of the pages. */
   readonly viewport?: { width: number; height: number };
+  /** The server's full-text search (none: `search/sessions` replies `SEARCH_UNAVAILABLE`). */
+  readonly search?: WebSearch;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function startWebPageFixture(options: WebPageFixtureOptions = {}): 
     }
   }
   const engine = await createEngine({ root, workers: false, sourceCache: false });
-  const server = await startWebServer({ engine });
+  const server = await startWebServer(options.search === undefined ? { engine } : { engine, search: options.search });
   const browser = await launchChromium(options.viewport === undefined ? {} : { viewport: options.viewport });
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
   // The token is exchanged once for the session cookie; later pages of this context carry the cookie.
