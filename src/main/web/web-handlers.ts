@@ -10,12 +10,13 @@ import type { SessionId } from '../../protocol/events.js';
 import type { SearchPage, SearchQuery } from '../../protocol/search-types.js';
 import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
-import type { WebApi, WebMethod, WebSessionRow } from '../../protocol/web/web-api.js';
+import type { WebApi, WebDcpSummary, WebMethod, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
 import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import { artifactPathFor } from '../../io/artifact-path.js';
 import { dcpSummary } from './dcp-summary.js';
 import { previewView, type PreviewBudget } from './preview-view.js';
+import { RevisionCache } from './revision-cache.js';
 import { surfaceView } from './surface-view.js';
 import { webReader } from './web-reader.js';
 import { WebServerError } from './web-server-error.js';
@@ -49,6 +50,9 @@ export interface WebHandlerOptions {
   readonly dcpConfig: Readonly<Record<string, unknown>>;
   readonly search?: WebSearch | undefined;
 }
+
+/** How many Context views the server keeps computed. */
+const DCP_SUMMARY_CACHE_ENTRIES = 8;
 
 /** The discovery label of an observation (SESSION-REFERENCE.md §7.3 step 6), display-escaped. */
 function labelOf(sessionId: string, observation: SessionTitleObservation | undefined): string {
@@ -93,6 +97,8 @@ async function sessionLabel(engine: WebEngine, sessionId: SessionId, signal: Abo
  */
 export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
   const { engine } = options;
+  // The Context view of a long session is a whole-log replay: the last few are kept while their logs do not change.
+  const summaries = new RevisionCache<WebDcpSummary>(DCP_SUMMARY_CACHE_ENTRIES);
   return {
     async 'sessions/list'(_args, { signal }) {
       const report = await engine.listSessionsReport(signal);
@@ -140,7 +146,7 @@ export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
     },
 
     'dcp/summary'(args, { signal }) {
-      return dcpSummary({ engine, sessionId: asSessionId(args.sessionId), dcpConfig: options.dcpConfig, signal });
+      return dcpSummary({ engine, sessionId: asSessionId(args.sessionId), dcpConfig: options.dcpConfig, signal, cache: summaries });
     },
 
     'search/sessions'(args, { signal }) {

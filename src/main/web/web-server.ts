@@ -7,6 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { createServer } from 'node:http';
+import { pipeline } from 'node:stream/promises';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -131,6 +132,10 @@ function readBody(req: IncomingMessage): Promise<string> {
       if (!over) resolve(Buffer.concat(chunks).toString('utf8'));
     });
     req.on('error', reject);
+    // A client that goes away mid-body never sends the rest: the call must not wait for it.
+    req.on('close', () => {
+      if (!req.complete && !over) reject(new Error('the client closed the request'));
+    });
   });
 }
 
@@ -207,16 +212,13 @@ class WebRequestHandler {
       res.end();
       return;
     }
-    await new Promise<void>((resolve) => {
-      const stream = createReadStream(asset.path);
-      stream.on('error', () => {
-        // The file went away mid-read (a rebuild): the status is sent, so the connection is cut.
-        res.destroy();
-        resolve();
-      });
-      stream.on('end', resolve);
-      stream.pipe(res);
-    });
+    try {
+      // `pipeline` closes the file when the client goes away mid-download, and cuts the reply when the file does.
+      await pipeline(createReadStream(asset.path), res);
+    } catch {
+      // The client left, or the file vanished mid-read (a rebuild): the status is sent, so the connection is cut.
+      res.destroy();
+    }
   }
 
   #requireCookie(req: IncomingMessage): void {

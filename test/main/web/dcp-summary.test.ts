@@ -43,6 +43,7 @@ let smallEngine: LocalSessionEngine;
 let smallServer: RunningWebServer;
 let smallCookie: string;
 const DCP_ROOT = (): string => join(dir, 'dcp-root');
+const CACHED_HEADER = (createdAt: number) => ({ version: 0 as const, id: asSessionId('session-cached'), createdAt, cwd: '/work/dcp' });
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'sessionctx-web-dcp-'));
@@ -54,6 +55,9 @@ beforeAll(async () => {
       events as SessionEvent[],
     );
   }
+  // A second copy of s2 that the cache test appends to.
+  const s2 = recorded('s2-compress').events;
+  await store.create(CACHED_HEADER(s2[0].time), s2 as SessionEvent[]);
   fixture = await makeWebFixture();
   dcpEngine = await testEngine(DCP_ROOT());
   dcpServer = await startWebServer({ engine: dcpEngine, assetsDir: fixture.assetsDir });
@@ -188,5 +192,39 @@ describe('dcp/summary', () => {
     const { status, reply } = await callApi(smallServer.port, smallCookie, 'dcp/summary', { sessionId: 'session-nope' });
     expect(status).toBe(404);
     expect(reply).toMatchObject({ ok: false, error: { code: 'SESSION_QUERY_SESSION_NOT_FOUND' } });
+  });
+
+  it('a second view of an unchanged log is served from the cache; an append makes it read the log again', async () => {
+    const store = dcpEngine.store!;
+    const original = store.inspectArtifact.bind(store);
+    let inspections = 0;
+    store.inspectArtifact = (...args: Parameters<typeof original>) => {
+      inspections += 1;
+      return original(...args);
+    };
+    try {
+      const first = await callApi(dcpServer.port, dcpCookie, 'dcp/summary', { sessionId: 'session-cached' });
+      expect(first.reply.ok, JSON.stringify(first.reply).slice(0, 300)).toBe(true);
+      const afterFirst = inspections;
+      expect(afterFirst).toBeGreaterThan(0);
+      const second = await callApi(dcpServer.port, dcpCookie, 'dcp/summary', { sessionId: 'session-cached' });
+      expect(second.reply).toEqual(first.reply);
+      expect(inspections).toBe(afterFirst);
+      const { events } = recorded('s2-compress');
+      const last = events[events.length - 1];
+      await store.append(CACHED_HEADER(events[0].time), [
+        {
+          type: 'session/title',
+          seq: last.seq + 1,
+          time: last.time + 1,
+          data: { title: 'Renamed', messageSeqs: [], source: { kind: 'user' } },
+        } as SessionEvent,
+      ]);
+      const third = await callApi(dcpServer.port, dcpCookie, 'dcp/summary', { sessionId: 'session-cached' });
+      expect(third.reply.ok).toBe(true);
+      expect(inspections).toBeGreaterThan(afterFirst);
+    } finally {
+      store.inspectArtifact = original;
+    }
   });
 });
