@@ -50,10 +50,10 @@ try {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.focus();
   await page.keyboard.type('Compare this with @removeItem');
-  await page.getByRole('listbox', { name: 'Session suggestions' }).getByRole('option').first().waitFor();
+  await page.locator('[role=listbox][aria-busy="false"] [role=option]').first().waitFor();
   await page.keyboard.press('Enter');
   await page.keyboard.type('and @webshop');
-  await page.getByRole('listbox', { name: 'Session suggestions' }).getByRole('option').nth(1).waitFor();
+  await page.locator('[role=listbox][aria-busy="false"] [role=option]').nth(1).waitFor();
   await page.keyboard.press('ArrowDown');
   await page.screenshot({ path: join(out, 'compose-picker.png') });
 

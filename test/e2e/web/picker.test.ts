@@ -82,9 +82,10 @@ async function chips(): Promise<{ text: string; mention: string }[]> {
     .evaluateAll((nodes) => nodes.map((node) => ({ text: node.textContent ?? '', mention: node.getAttribute('data-mention') ?? '' })));
 }
 
+/** Waits until the last lookup answered (the listbox is no longer busy) with `rows` rows. */
 async function waitForMenu(rows: number): Promise<void> {
+  await expect.poll(() => listbox().getAttribute('aria-busy')).toBe('false');
   await expect.poll(() => options().count()).toBe(rows);
-  await expect.poll(() => page.locator('.suggestions-status').count()).toBe(0);
 }
 
 async function pickWebshop(index: number): Promise<void> {
@@ -210,6 +211,28 @@ describe('the @ picker', () => {
     // Long after the held-back lookups would have answered, the menu still shows the last query's rows.
     await page.waitForTimeout(1000);
     expect(await menuText()).toBe(GOLDEN_MENU);
+  });
+
+  it('an answer that arrives between ArrowDown and Enter keeps the highlighted session, so Enter picks what was chosen', async () => {
+    await openCompose();
+    await page.keyboard.type('@websho');
+    await waitForMenu(3);
+    // The next lookup is held back: the person moves the highlight over the rows still shown, then the answer comes.
+    await page.route('**/api/sessions/candidates', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      try {
+        await route.continue();
+      } catch {
+        // Aborted by a later keystroke while held back: nothing to continue.
+      }
+    });
+    await page.keyboard.type('p');
+    await page.keyboard.press('ArrowDown');
+    expect(await activeIndex()).toBe(1);
+    await waitForMenu(3);
+    expect(await activeIndex()).toBe(1);
+    await page.keyboard.press('Enter');
+    expect(await message().inputValue()).toBe(`@${WEBSHOP.result[1]!.label} `);
   });
 
   it('IME composition passes through: keys while composing never pick, close or move', async () => {

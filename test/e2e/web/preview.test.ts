@@ -59,7 +59,9 @@ async function openCompose(hash = '#/compose'): Promise<void> {
 /** Types dsh's case message `Background for this task: @<label>.` with the mention picked as a chip. */
 async function typeCompactedCase(): Promise<void> {
   await page.keyboard.type('Background for this task: @0219bec5');
-  await expect.poll(() => page.getByRole('listbox', { name: 'Session suggestions' }).getByRole('option').count()).toBe(1);
+  const listbox = page.getByRole('listbox', { name: 'Session suggestions' });
+  await expect.poll(() => listbox.getAttribute('aria-busy')).toBe('false');
+  await expect.poll(() => listbox.getByRole('option').count()).toBe(1);
   await page.keyboard.press('Enter');
   await page.keyboard.press('Backspace'); // the space the pick added
   await page.keyboard.type('.');

@@ -34,6 +34,8 @@ interface Picker {
   readonly query: string;
   readonly options: readonly WebCandidate[];
   readonly active: number;
+  /** The person moved the highlight (ArrowUp/ArrowDown) since the options last changed. */
+  readonly moved: boolean;
   readonly status: 'loading' | 'ready' | 'failed';
   readonly error?: string;
 }
@@ -93,8 +95,12 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
   // The `@` an Escape dismissed: it stays closed while the caret is in that same `@query`.
   const dismissedAt = useRef<number | undefined>(undefined);
   const [picker, setPicker] = useState<Picker | undefined>(undefined);
+  // The picker as of the last change, read by key handlers and lookup replies between renders.
   const pickerRef = useRef(picker);
-  pickerRef.current = picker;
+  function show(next: Picker | undefined): void {
+    pickerRef.current = next;
+    setPicker(next);
+  }
 
   useLayoutEffect(() => {
     const box = textarea.current;
@@ -107,7 +113,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
   function close(): void {
     lookup.current?.abort();
     lookup.current = undefined;
-    setPicker(undefined);
+    show(undefined);
   }
 
   /** Starts a new lookup for `mention` (aborting the last), or closes the picker when there is none. */
@@ -121,19 +127,32 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
     const controller = new AbortController();
     lookup.current = controller;
     const previous = pickerRef.current;
-    const kept = previous !== undefined && previous.at === mention.at ? previous.options : [];
-    setPicker({ at: mention.at, query: mention.query, options: kept, active: 0, status: 'loading' });
+    const same = previous !== undefined && previous.at === mention.at;
+    // While the lookup runs, the last answer stays on screen and its highlight stays where it was.
+    show({
+      at: mention.at,
+      query: mention.query,
+      options: same ? previous.options : [],
+      active: same ? previous.active : 0,
+      moved: same ? previous.moved : false,
+      status: 'loading',
+    });
     const args =
       target === undefined ? { query: mention.query, limit: SUGGESTION_LIMIT } : { target, query: mention.query, limit: SUGGESTION_LIMIT };
     call('sessions/candidates', args, controller.signal).then(
       (options) => {
         if (controller.signal.aborted) return;
-        setPicker({ at: mention.at, query: mention.query, options, active: 0, status: 'ready' });
+        // The first row is highlighted, unless the person moved the highlight to a session this answer still lists:
+        // an answer arriving between ArrowDown and Enter must not change what Enter picks.
+        const shown = pickerRef.current;
+        const chosen = shown?.moved === true ? shown.options[shown.active]?.sessionId : undefined;
+        const kept = chosen === undefined ? -1 : options.findIndex((option) => option.sessionId === chosen);
+        show({ at: mention.at, query: mention.query, options, active: Math.max(kept, 0), moved: kept >= 0, status: 'ready' });
       },
       (error: unknown) => {
         if (controller.signal.aborted || isAbort(error)) return;
         const message = error instanceof WebApiError ? error.message : String(error);
-        setPicker({ at: mention.at, query: mention.query, options: [], active: 0, status: 'failed', error: message });
+        show({ at: mention.at, query: mention.query, options: [], active: 0, moved: false, status: 'failed', error: message });
       },
     );
   }
@@ -193,7 +212,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
         case 'ArrowUp':
           if (count === 0) break;
           event.preventDefault();
-          setPicker({ ...open, active: (open.active + (event.key === 'ArrowDown' ? 1 : count - 1)) % count });
+          show({ ...open, moved: true, active: (open.active + (event.key === 'ArrowDown' ? 1 : count - 1)) % count });
           return;
         case 'Enter':
           if (event.shiftKey || event.isComposing) break;
@@ -296,7 +315,13 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
         @ picks a session · ↑↓ choose · Enter picks · Esc closes · Shift+Enter new line · Ctrl+Enter previews
       </p>
       {open && hasOptions ? (
-        <div id="session-suggestions" class="suggestions" role="listbox" aria-label="Session suggestions">
+        <div
+          id="session-suggestions"
+          class="suggestions"
+          role="listbox"
+          aria-label="Session suggestions"
+          aria-busy={picker.status === 'loading'}
+        >
           {picker.options.map((option, index) => (
             // biome-ignore lint/a11y/useKeyWithClickEvents: the keys of the options are the textarea's (aria-activedescendant): ArrowUp/Down and Enter.
             <div
