@@ -1,0 +1,114 @@
+/**
+ * The Context view in a real Chromium (issue 18): the chart of a session's estimated context with one marked element
+ * per drop, the DCP block table and the `/dcp stats` text. Expected drops are counted from logs written by dsh:
+ * native compactions in a dsh-small session's own log, DCP compress blocks and prunes in the dcp-dsh fixture log of
+ * the scenario that `sessionctx script run` replays into the root (`<name>.dsh.json`).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runBuiltCli } from '../../support/cli-process.js';
+import { DCP_DSH, fixtureSessions } from '../../support/fixtures.js';
+import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+
+interface LoggedEvent {
+  readonly type: string;
+  readonly data?: { readonly compactionId?: string };
+}
+
+/** Drops by kind in a dsh-written log: compaction brackets (DCP's ids start `dcp-`) and prunes. */
+function dropsInLog(events: readonly LoggedEvent[]): Record<'compaction' | 'dcp-compress' | 'dcp-prune', number> {
+  const starts = events.filter((e) => e.type === 'compaction/start');
+  return {
+    compaction: starts.filter((e) => !(e.data?.compactionId ?? '').startsWith('dcp-')).length,
+    'dcp-compress': starts.filter((e) => (e.data?.compactionId ?? '').startsWith('dcp-')).length,
+    'dcp-prune': events.filter((e) => e.type === 'compaction/prune').length,
+  };
+}
+
+function dshSmallLog(id: string): LoggedEvent[] {
+  const session = fixtureSessions().find((s) => s.id === id);
+  if (session === undefined) throw new Error(`no fixture session ${id}`);
+  return readFileSync(session.rawPath, 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as LoggedEvent);
+}
+
+function dcpDshLog(name: string): { events: LoggedEvent[]; commands: unknown } {
+  return JSON.parse(readFileSync(join(DCP_DSH, `${name}.dsh.json`), 'utf8')) as { events: LoggedEvent[]; commands: unknown };
+}
+
+let fixture: WebPageFixture;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  fixture = await startWebPageFixture({ dcpSessions: true });
+});
+afterAll(async () => {
+  await fixture?.close();
+});
+afterEach(async () => {
+  expect(problems).toEqual([]);
+  await page?.close();
+});
+
+async function openContext(sessionId: string): Promise<void> {
+  ({ page, problems } = await fixture.open(`#/context/${encodeURIComponent(sessionId)}`));
+  await page.locator('svg.chart, .context-view .hint').first().waitFor();
+}
+
+async function chartDrops(): Promise<Record<string, number>> {
+  const kinds = await page.locator('svg.chart [data-drop-kind]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-drop-kind')));
+  const out: Record<string, number> = { compaction: 0, 'dcp-compress': 0, 'dcp-prune': 0 };
+  for (const kind of kinds) out[kind ?? ''] = (out[kind ?? ''] ?? 0) + 1;
+  return out;
+}
+
+describe('the Context view', () => {
+  it('marks each native compaction of a compacted dsh session as a drop on the chart', async () => {
+    const id = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+    const expected = dropsInLog(dshSmallLog(id));
+    expect(expected.compaction).toBe(2); // sessions.tsv: 2 compactions
+    await openContext(id);
+    expect(await chartDrops()).toEqual(expected);
+    const names = await page.locator('svg.chart [data-drop-kind] title').allTextContents();
+    expect(names.every((name) => /^native compaction at seq \d+: \d+ → \d+ tokens$/.test(name))).toBe(true);
+    expect(await page.locator('.context-view .hint', { hasText: 'No DCP blocks in this session.' }).count()).toBe(1);
+  });
+
+  it('marks the DCP compress block and the prune of the s2-compress scenario, lists block b1 and prints /dcp stats', async () => {
+    const log = dcpDshLog('s2-compress');
+    const expected = dropsInLog(log.events);
+    expect(expected['dcp-compress']).toBe(1);
+    await openContext('s2-compress');
+    expect(await chartDrops()).toEqual(expected);
+    const rows = await page
+      .locator('table.blocks tbody tr')
+      .evaluateAll((nodes) => nodes.map((n) => [...n.querySelectorAll('td')].map((td) => td.textContent)));
+    // The scenario's one compress call: topic "early cache discussion", active at the end of the conversation.
+    expect(rows.map((r) => [r[0], r[1], r[4]])).toEqual([['b1', 'early cache discussion', 'active']]);
+    // The /dcp stats text exactly as the built CLI prints it for the same stored session (DCP.md §18 item 18's header).
+    const cli = await runBuiltCli(['dcp', 'stats', '--session', 's2-compress', '--root', fixture.root]);
+    expect(cli.code).toBe(0);
+    const stats = (await page.locator('pre.stats').textContent()) ?? '';
+    expect(stats.startsWith('DCP statistics (heuristic token estimates):\n')).toBe(true);
+    expect(`${stats}\n`).toBe(cli.stdout);
+  });
+
+  it('marks the deduplication prune of the s4-dedup scenario', async () => {
+    const expected = dropsInLog(dcpDshLog('s4-dedup').events);
+    expect(expected['dcp-prune']).toBe(1);
+    await openContext('s4-dedup');
+    expect(await chartDrops()).toEqual(expected);
+  });
+
+  it('draws the estimated context as one series with an accessible title', async () => {
+    await openContext('s2-compress');
+    expect(await page.getByRole('img', { name: /Estimated context tokens over the log/ }).count()).toBe(1);
+    expect(await page.locator('svg.chart path.series').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+( H[\d.]+ V[\d.]+)+$/);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * The Session view in a real Chromium (issue 18): replay association (a session-reference context attaches to the
+ * direct message before it; the seed's Web host), the summary line texts, the collapsed recall row with its bounded
+ * JSON, checkpoints as cards and collapsed tools and reasoning. Expected rows are hand-written from the fixture log
+ * (`golden/replay-96692971.txt`, see golden/README.md) and counts come from dsh's `expected/surfaces.json`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readExpected, REPO_ROOT } from '../../support/fixtures.js';
+import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+
+const WITH_RECALL = 'session-96692971-d1af-4d7b-a519-2e3dc0969b7e';
+const COMPACTED = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+const GOLDEN_REPLAY = readFileSync(join(REPO_ROOT, 'test', 'e2e', 'web', 'golden', 'replay-96692971.txt'), 'utf8');
+
+interface SurfaceCase {
+  readonly session: { readonly id: string };
+  readonly events: readonly { readonly seq: number; readonly type: string; readonly data: Record<string, any> }[];
+}
+
+/** dsh's current surface of a fixture session. */
+function dshSurface(id: string): SurfaceCase {
+  const found = readExpected<SurfaceCase[]>('surfaces.json').find((s) => s.session.id === id);
+  if (found === undefined) throw new Error(`no surface for ${id}`);
+  return found;
+}
+
+let fixture: WebPageFixture;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  fixture = await startWebPageFixture();
+});
+afterAll(async () => {
+  await fixture?.close();
+});
+afterEach(async () => {
+  expect(problems).toEqual([]);
+  await page?.close();
+});
+
+/** One conversation row as the golden file spells it. */
+async function rowText(row: ReturnType<Page['locator']>): Promise<string> {
+  return row.evaluate((node) => {
+    const kind = node.getAttribute('data-kind');
+    const text = (selector: string) => [...node.querySelectorAll(selector)].map((n) => n.textContent ?? '');
+    if (kind === 'user') {
+      const lines = [`user: ${text('.bubble-text')[0]}`];
+      for (const chip of text('.chip')) lines.push(`  chip: ${chip}`);
+      for (const line of text('.referenced')) lines.push(`  ${line}`);
+      return lines.join('\n');
+    }
+    if (kind === 'session-recall')
+      return [`recall: ${text('summary')[0]}`, ...text('.recall-source').map((line) => `  ${line}`)].join('\n');
+    return `${kind}`;
+  });
+}
+
+describe('the Session view', () => {
+  it('attaches the session-reference context to the direct message before it, with the summary lines (golden replay)', async () => {
+    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
+    const rows = page.locator('.conversation-row');
+    const recalls = page.locator('.conversation-row[data-kind="session-recall"]');
+    await expect.poll(() => recalls.count()).toBe(1);
+    const kinds = await rows.evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-kind')}@${n.getAttribute('data-seq')}`));
+    const at = kinds.indexOf('session-recall@165');
+    expect(at).toBeGreaterThan(0);
+    expect(kinds[at - 1]).toBe('user@164');
+    const text = `${await rowText(rows.nth(at - 1))}\n${await rowText(rows.nth(at))}\n`;
+    expect(text).toBe(GOLDEN_REPLAY);
+    // The snapshot JSON never shows as a bubble: it sits in the collapsed recall row only.
+    expect(await page.locator('.bubble', { hasText: '<referenced-sessions>' }).count()).toBe(0);
+  });
+
+  it('keeps the recall row collapsed; opened, it shows the framed JSON in a bounded, scrollable block', async () => {
+    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
+    const recall = page.locator('details.recall');
+    await recall.waitFor();
+    expect(await recall.evaluate((node: any) => node.open)).toBe(false);
+    const json = recall.locator('pre.recall-json');
+    expect(await json.isVisible()).toBe(false);
+    await recall.locator('summary').click();
+    await expect.poll(() => json.isVisible()).toBe(true);
+    const text = (await json.textContent()) ?? '';
+    expect(text.startsWith('## Referenced sessions\n')).toBe(true);
+    expect(text.endsWith('</referenced-sessions>')).toBe(true);
+    const box = await json.evaluate((node) => {
+      const style = (globalThis as any).getComputedStyle(node);
+      return { maxHeight: style.maxHeight, overflowY: style.overflowY, scrolls: node.scrollHeight > node.clientHeight };
+    });
+    expect(box.maxHeight).not.toBe('none');
+    expect(box.overflowY).toBe('auto');
+    expect(box.scrolls).toBe(true);
+  });
+
+  it('shows checkpoints as cards and keeps tool calls, tool results and reasoning collapsed', async () => {
+    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(COMPACTED)}`));
+    const surface = dshSurface(COMPACTED);
+    const checkpoints = surface.events.filter(
+      (e) => e.type === 'user/message' && typeof e.data['source']?.compactionId === 'string',
+    ).length;
+    const toolResults = surface.events.filter((e) => e.type === 'tool/result').length;
+    const reasoning = surface.events.filter(
+      (e) => e.type === 'assistant/message' && e.data['message'].content.some((block: { type: string }) => block.type === 'reasoning'),
+    ).length;
+    await page.locator('.conversation-row').first().waitFor();
+    expect(await page.locator('article.checkpoint').count()).toBe(checkpoints);
+    expect(checkpoints).toBeGreaterThan(0);
+    expect(await page.locator('details.tool-result').count()).toBe(toolResults);
+    expect(await page.locator('details.reasoning').count()).toBe(reasoning);
+    const opened = await page.locator('details.tool, details.reasoning').evaluateAll((nodes) => nodes.filter((n: any) => n.open).length);
+    expect(opened).toBe(0);
+    expect(await page.getByRole('article', { name: 'Compaction checkpoint' }).first().textContent()).toContain(
+      'This is an automatically generated checkpoint',
+    );
+  });
+});

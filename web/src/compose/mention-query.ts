@@ -1,0 +1,32 @@
+/**
+ * When the `@` picker is open and what it looks up (issue 18, Compose): an `@` at the start of the text or after
+ * whitespace opens it; the query runs from just after that `@` to the caret and holds no whitespace; an `@` that is a
+ * chip's own never does.
+ */
+import type { Draft } from './chip-model.js';
+
+/** The `@query` being typed: where its `@` is and the query text. */
+export interface MentionQuery {
+  /** Index of the `@`. */
+  readonly at: number;
+  /** From just after the `@` to the caret. */
+  readonly query: string;
+}
+
+/**
+ * The `@query` the caret is in, if any.
+ *
+ * @param draft the draft
+ * @param caret a collapsed caret (`undefined` for a selection: no picker while text is selected)
+ */
+export function mentionQueryAt(draft: Draft, caret: number | undefined): MentionQuery | undefined {
+  if (caret === undefined) return undefined;
+  const { text } = draft;
+  let at = caret - 1;
+  while (at >= 0 && !/\s/u.test(text[at] ?? '')) at -= 1;
+  // `at` is now the whitespace before the token (or -1): the token is [at + 1, caret).
+  const start = at + 1;
+  if (text[start] !== '@' || start >= caret) return undefined;
+  if (draft.chips.some((chip) => chip.start < caret && chip.end > start)) return undefined;
+  return { at: start, query: text.slice(start + 1, caret) };
+}

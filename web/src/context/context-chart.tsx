@@ -1,0 +1,104 @@
+/**
+ * The Context chart (issue 18): a session's estimated context tokens over its log (by seq), as inline SVG built from
+ * JSX (no chart library), with each drop — native compaction, DCP compress, DCP prune — a distinct marked element
+ * (`data-drop-kind`, an accessible name and a tooltip).
+ */
+import type { JSX } from 'preact';
+import type { WebContextDrop, WebContextPoint } from '../../../src/protocol/web/web-api.js';
+
+const WIDTH = 800;
+const HEIGHT = 260;
+const PAD = { left: 56, right: 16, top: 28, bottom: 36 } as const;
+
+/** How each drop kind is named in words. */
+export const DROP_NAMES: Readonly<Record<WebContextDrop['kind'], string>> = {
+  compaction: 'native compaction',
+  'dcp-compress': 'DCP compress',
+  'dcp-prune': 'DCP prune',
+};
+
+/** Round numbers for an axis from 0 to `max`. */
+function ticks(max: number, count: number): number[] {
+  if (max <= 0) return [0];
+  const raw = max / count;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
+  const out: number[] = [];
+  for (let v = 0; v <= max + step / 2; v += step) out.push(v);
+  return out;
+}
+
+/** The chart of `points` with `drops` marked. */
+export function ContextChart({ points, drops }: { points: readonly WebContextPoint[]; drops: readonly WebContextDrop[] }): JSX.Element {
+  if (points.length === 0) return <p class="hint">This session has no events to chart.</p>;
+  const minSeq = points[0]!.seq;
+  const maxSeq = Math.max(points[points.length - 1]!.seq, minSeq + 1);
+  const peak = Math.max(1, ...points.map((p) => p.tokens), ...drops.map((d) => d.tokensBefore));
+  const yTicks = ticks(peak, 4);
+  const top = yTicks[yTicks.length - 1] ?? peak;
+  const x = (seq: number): number => PAD.left + ((seq - minSeq) / (maxSeq - minSeq)) * (WIDTH - PAD.left - PAD.right);
+  const y = (tokens: number): number => HEIGHT - PAD.bottom - (tokens / top) * (HEIGHT - PAD.top - PAD.bottom);
+  // A step line: the context keeps its size until the next event changes it, so a drop is a vertical edge.
+  const line = points
+    .map((p, i) => (i === 0 ? `M${x(p.seq).toFixed(1)},${y(p.tokens).toFixed(1)}` : `H${x(p.seq).toFixed(1)} V${y(p.tokens).toFixed(1)}`))
+    .join(' ');
+  const xTicks = ticks(maxSeq, 6).filter((t) => t >= minSeq);
+  return (
+    <figure class="context-chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-labelledby="chart-title chart-desc"
+        class="chart"
+        preserveAspectRatio="xMidYMid meet"
+      >
+        <title id="chart-title">Estimated context tokens over the log</title>
+        <desc id="chart-desc">
+          {`${points.length} points from seq ${minSeq} to ${points[points.length - 1]!.seq}, peak ${Math.max(...points.map((p) => p.tokens))} tokens, ${drops.length} drops`}
+        </desc>
+        <g class="axis">
+          {yTicks.map((t) => (
+            <g key={`y${t}`}>
+              <line class="grid" x1={PAD.left} x2={WIDTH - PAD.right} y1={y(t)} y2={y(t)} />
+              <text class="tick" x={PAD.left - 6} y={y(t) + 4} text-anchor="end">
+                {t}
+              </text>
+            </g>
+          ))}
+          {xTicks.map((t) => (
+            <text key={`x${t}`} class="tick" x={x(t)} y={HEIGHT - PAD.bottom + 16} text-anchor="middle">
+              {t}
+            </text>
+          ))}
+          <text class="axis-label" x={(WIDTH + PAD.left) / 2} y={HEIGHT - 4} text-anchor="middle">
+            seq
+          </text>
+          <text class="axis-label" x={PAD.left - 6} y={12} text-anchor="end">
+            tokens
+          </text>
+        </g>
+        <path class="series" d={line} />
+        <g class="drops">
+          {drops.map((drop, index) => {
+            const name = `${DROP_NAMES[drop.kind]}${drop.blockId === undefined ? '' : ` ${drop.blockId}`} at seq ${drop.seq}: ${drop.tokensBefore} → ${drop.tokensAfter} tokens`;
+            return (
+              <g key={`${drop.kind}-${drop.seq}-${index}`} class={`drop drop-${drop.kind}`} data-drop-kind={drop.kind} data-seq={drop.seq}>
+                <title>{name}</title>
+                <line class="drop-line" x1={x(drop.seq)} x2={x(drop.seq)} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
+                <circle class="drop-dot" cx={x(drop.seq)} cy={y(drop.tokensAfter)} r={5} />
+              </g>
+            );
+          })}
+        </g>
+      </svg>
+      <figcaption class="legend">
+        <span class="legend-item legend-series">estimated context</span>
+        {(Object.keys(DROP_NAMES) as WebContextDrop['kind'][]).map((kind) => (
+          <span key={kind} class={`legend-item legend-${kind}`}>
+            {DROP_NAMES[kind]} ({drops.filter((d) => d.kind === kind).length})
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,202 @@
+/**
+ * Session (issue 18): the current surface as a conversation — user and assistant bubbles, compaction checkpoints as
+ * cards, tool calls, results and reasoning collapsed — with each session-reference context attached to its user
+ * message: chips and `Referenced session · <labels>` on the bubble, `Session recall · <labels>` as a collapsed row
+ * that opens to a per-source summary and the framed JSON in a bounded block.
+ */
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import type { WebMention, WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
+import { call, isAbort } from '../api/client.js';
+import { formatTime, isoTime } from '../format.js';
+import { type ConversationRow, conversationRows, joinedLabels, LABEL_JOINER, type RecallItem, type UserItem } from '../replay/associate.js';
+import { hrefOf } from '../router.js';
+
+/** The Session view of one session. */
+export function SessionView({ sessionId }: { sessionId: string }): JSX.Element {
+  const [surface, setSurface] = useState<WebSurface | undefined>(undefined);
+  const [failure, setFailure] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    const controller = new AbortController();
+    setSurface(undefined);
+    setFailure(undefined);
+    call('sessions/surface', { sessionId }, controller.signal).then(setSurface, (error: unknown) => {
+      if (!isAbort(error)) setFailure(error instanceof Error ? error.message : String(error));
+    });
+    return () => controller.abort();
+  }, [sessionId]);
+
+  if (failure !== undefined)
+    return (
+      <main class="view session-view">
+        <h1>Session</h1>
+        <p role="alert" class="error">
+          Could not read the session: {failure}
+        </p>
+      </main>
+    );
+  if (surface === undefined)
+    return (
+      <main class="view session-view">
+        <p role="status">Loading the session…</p>
+      </main>
+    );
+  const toolNames = new Map<string, string>();
+  for (const item of surface.items) if (item.kind === 'tool-call') toolNames.set(item.callId, item.name);
+  return (
+    <main class="view session-view" aria-labelledby="session-heading">
+      <h1 id="session-heading">{surface.label}</h1>
+      <p class="session-meta">
+        {surface.cwd ?? '(no project)'} · <time dateTime={isoTime(surface.createdAt)}>{formatTime(surface.createdAt)}</time> ·{' '}
+        <a href={hrefOf({ view: 'context', sessionId })}>Context</a> ·{' '}
+        <a href={hrefOf({ view: 'compose', target: sessionId })}>Compose in this session</a>
+      </p>
+      <ol class="conversation" aria-label="Conversation">
+        {conversationRows(surface.items).map((row) => (
+          <li key={`${row.kind}-${row.item.seq}`} class="conversation-row" data-seq={row.item.seq} data-kind={row.item.kind}>
+            <Row row={row} toolNames={toolNames} />
+          </li>
+        ))}
+      </ol>
+    </main>
+  );
+}
+
+function Row({ row, toolNames }: { row: ConversationRow; toolNames: ReadonlyMap<string, string> }): JSX.Element {
+  switch (row.kind) {
+    case 'user':
+      return <UserBubble item={row.item} recalls={row.recalls} />;
+    case 'recall':
+      return <RecallRow item={row.item} />;
+    case 'other':
+      return <OtherItem item={row.item} toolNames={toolNames} />;
+    default: {
+      const never: never = row;
+      throw new TypeError(`unknown row ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The text with each `@<label>` of a mention shown as a chip; mentions not found in it follow as chips. */
+function TextWithChips({ text, mentions }: { text: string; mentions: readonly WebMention[] }): JSX.Element {
+  const parts: (string | JSX.Element)[] = [];
+  const unplaced: WebMention[] = [];
+  let rest = text;
+  let key = 0;
+  for (const mention of mentions) {
+    const shown = `@${mention.label}`;
+    const index = rest.indexOf(shown);
+    if (index < 0) {
+      unplaced.push(mention);
+      continue;
+    }
+    parts.push(rest.slice(0, index));
+    parts.push(
+      <span class="chip" key={key++} title={mention.mention} data-session-id={mention.sessionId}>
+        {shown}
+      </span>,
+    );
+    rest = rest.slice(index + shown.length);
+  }
+  parts.push(rest);
+  return (
+    <>
+      <p class="bubble-text">{parts}</p>
+      {unplaced.length > 0 ? (
+        <p class="chips">
+          {unplaced.map((mention) => (
+            <span class="chip" key={mention.sessionId} title={mention.mention} data-session-id={mention.sessionId}>
+              @{mention.label}
+            </span>
+          ))}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+function UserBubble({ item, recalls }: { item: UserItem; recalls: readonly RecallItem[] }): JSX.Element {
+  const labels = recalls.flatMap((recall) => recall.labels);
+  return (
+    <article class="bubble user" aria-label="User message">
+      <TextWithChips text={item.text} mentions={item.mentions} />
+      {labels.length > 0 ? <p class="referenced">Referenced session · {labels.join(LABEL_JOINER)}</p> : null}
+      <Time ms={item.time} />
+    </article>
+  );
+}
+
+function RecallRow({ item }: { item: RecallItem }): JSX.Element {
+  return (
+    <details class="recall">
+      <summary>Session recall · {joinedLabels(item)}</summary>
+      <ul class="recall-sources">
+        {item.sources.map((source) => (
+          <li key={source.sessionId} class="recall-source">
+            {source.label} {source.keptMessages} kept · {source.omittedMessages} omitted{source.truncated ? ' · truncated' : ''}
+          </li>
+        ))}
+      </ul>
+      <pre class="bounded recall-json">{item.text}</pre>
+    </details>
+  );
+}
+
+function OtherItem({
+  item,
+  toolNames,
+}: {
+  item: Exclude<WebTranscriptItem, UserItem | RecallItem>;
+  toolNames: ReadonlyMap<string, string>;
+}): JSX.Element {
+  switch (item.kind) {
+    case 'assistant':
+      return (
+        <article class="bubble assistant" aria-label="Assistant message">
+          <p class="bubble-text">{item.text}</p>
+          <Time ms={item.time} />
+        </article>
+      );
+    case 'reasoning':
+      return (
+        <details class="reasoning">
+          <summary>Reasoning</summary>
+          <pre class="bounded">{item.text}</pre>
+        </details>
+      );
+    case 'tool-call':
+      return (
+        <details class="tool tool-call">
+          <summary>Tool call · {item.name}</summary>
+          <pre class="bounded">{item.argumentsText}</pre>
+        </details>
+      );
+    case 'tool-result':
+      return (
+        <details class="tool tool-result">
+          <summary>Tool result · {toolNames.get(item.callId) ?? item.callId}</summary>
+          <pre class="bounded">{item.text}</pre>
+        </details>
+      );
+    case 'checkpoint':
+      return (
+        <article class="checkpoint" aria-label="Compaction checkpoint">
+          <h2 class="checkpoint-title">Checkpoint</h2>
+          <p class="bubble-text">{item.text}</p>
+          <Time ms={item.time} />
+        </article>
+      );
+    default: {
+      const never: never = item;
+      throw new TypeError(`unknown item ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function Time({ ms }: { ms: number }): JSX.Element {
+  return (
+    <time class="item-time" dateTime={isoTime(ms)}>
+      {formatTime(ms)}
+    </time>
+  );
+}
