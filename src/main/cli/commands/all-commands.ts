@@ -10,6 +10,7 @@ import { mcpCommand } from './mcp-command.js';
 import { mentionCommand } from './mention-command.js';
 import { prepareCommand } from './prepare-command.js';
 import { SCRIPT_GROUP_DESCRIPTION, scriptRunCommand } from './script-command.js';
+import { searchCommand } from './search-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { showCommand } from './show-command.js';
 
@@ -25,6 +26,7 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
  */
 export const ALL_COMMANDS: readonly CliCommandDefinition[] = [
   sessionsCommand,
+  searchCommand,
   showCommand,
   mentionCommand,
   prepareCommand,
