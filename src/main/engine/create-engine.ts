@@ -225,8 +225,16 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const search = new SearchService({
     config: searchConfig,
     index: searchIndex,
-    store,
-    readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions only.
+    store:
+      store === undefined
+        ? undefined
+        : {
+            config: store.config,
+            list: async (signal) => (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
+          },
+    // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
+    readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
   });
 

@@ -58,7 +58,10 @@ const SEARCH_INPUT = z.strictObject({
   cwd: z.string().min(1).optional(),
   since: z.number().finite().optional(),
   until: z.number().finite().optional(),
-  roles: z.array(z.enum(SEARCH_ROLES as unknown as [SearchRole, ...SearchRole[]])).min(1).optional(),
+  roles: z
+    .array(z.enum(SEARCH_ROLES as unknown as [SearchRole, ...SearchRole[]]))
+    .min(1)
+    .optional(),
   limit: z.number().int().min(1).max(1000).optional(),
   cursor: z.string().min(1).optional(),
 });
@@ -116,7 +119,7 @@ const TOOL_DEFINITIONS = [
       type: 'object',
       properties: {
         query: { type: 'string', minLength: 1, maxLength: 10000, description: 'the literal phrase to find' },
-        cwd: { type: 'string', description: "only sessions whose working directory is this one" },
+        cwd: { type: 'string', description: 'only sessions whose working directory is this one' },
         since: { type: 'number', description: 'only text at or after this time (milliseconds since the epoch)' },
         until: { type: 'number', description: 'only text before this time (milliseconds since the epoch)' },
         roles: { type: 'array', items: { type: 'string', enum: [...SEARCH_ROLES] }, minItems: 1, description: 'only text of these roles' },

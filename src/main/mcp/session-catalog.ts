@@ -189,7 +189,10 @@ export class SessionCatalog {
    * @param query - the search request (validated by the engine)
    * @param signal - cancels the search at once
    */
-  async search(query: SearchQuery, signal?: AbortSignal): Promise<{ results: Array<SearchSessionResult & { uri: string }>; nextCursor?: string }> {
+  async search(
+    query: SearchQuery,
+    signal?: AbortSignal,
+  ): Promise<{ results: Array<SearchSessionResult & { uri: string }>; nextCursor?: string }> {
     const page = await this.#engine.searchSessions(query, signal);
     const results = page.results.map((result) => ({ ...result, uri: encodeSessionReferenceUri(result.sessionId) }));
     return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };

@@ -63,14 +63,19 @@ export interface SearchConfig {
  * @param cacheDirectory - sessionctx's cache directory when the caller names one (the store's `cacheDirectory`).
  * @throws SearchError `SEARCH_INVALID_CONFIG` naming the first bad key.
  */
-export function resolveSearchConfig(input: SearchConfigInput | undefined, env: NodeJS.ProcessEnv = process.env, cacheDirectory?: string): SearchConfig {
+export function resolveSearchConfig(
+  input: SearchConfigInput | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cacheDirectory?: string,
+): SearchConfig {
   const parsed = searchConfigSchema.safeParse(input ?? {});
   if (!parsed.success) {
     const { key, reason } = firstConfigIssue(parsed.error);
     throw new SearchError('SEARCH_INVALID_CONFIG', `search${key === '' ? '' : `.${key}`} ${reason}`);
   }
   const value = parsed.data;
-  if (value.defaultLimit > value.maxLimit) throw new SearchError('SEARCH_INVALID_CONFIG', 'search.defaultLimit must not exceed search.maxLimit');
+  if (value.defaultLimit > value.maxLimit)
+    throw new SearchError('SEARCH_INVALID_CONFIG', 'search.defaultLimit must not exceed search.maxLimit');
   let directory: string | null;
   if (value.directory !== undefined) directory = value.directory;
   else {

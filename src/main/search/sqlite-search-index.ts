@@ -151,7 +151,9 @@ export class SqliteSearchIndex implements SearchIndex {
       if (message.type === 'progress') pending.onProgress?.(message.done, message.total);
       else pending.onReply(message.ok ? { ok: true, value: message.value } : { ok: false, error: rebuildError(message.error) });
     });
-    worker.on('error', (error) => fail(new SearchError('SEARCH_WORKER_FAILED', `the search worker failed: ${error.message}`, { cause: error })));
+    worker.on('error', (error) =>
+      fail(new SearchError('SEARCH_WORKER_FAILED', `the search worker failed: ${error.message}`, { cause: error })),
+    );
     worker.on('exit', (code) => fail(new SearchError('SEARCH_WORKER_FAILED', `the search worker exited (code ${code})`)));
     this.#worker = worker;
     return worker;

@@ -100,7 +100,9 @@ export function searchFailure(error: unknown, what: string): SearchError {
   if (error instanceof SearchError) return error;
   const code = (error as { code?: unknown }).code;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_BUSY_TIMEOUT') {
-    return new SearchError('SEARCH_INDEX_BUSY', `${what}: the search index is locked by another process (${String(code)})`, { cause: error });
+    return new SearchError('SEARCH_INDEX_BUSY', `${what}: the search index is locked by another process (${String(code)})`, {
+      cause: error,
+    });
   }
   return new SearchError('SEARCH_INDEX_FAILED', `${what}: ${(error as Error).message ?? String(error)}`, { cause: error });
 }
@@ -155,7 +157,10 @@ export function openSearchDatabase(Sqlite: DatabaseConstructor, path: string | n
   }
   const verdict = inspectFile(path);
   if (typeof verdict === 'object') {
-    throw new SearchError('SEARCH_FOREIGN_DATABASE', `refusing to use "${path}" as the search index: ${verdict.foreign}; it was left untouched`);
+    throw new SearchError(
+      'SEARCH_FOREIGN_DATABASE',
+      `refusing to use "${path}" as the search index: ${verdict.foreign}; it was left untouched`,
+    );
   }
   if (verdict === 'rebuild') removeDatabaseFiles(path);
   let db: Database | undefined;

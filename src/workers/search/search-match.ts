@@ -17,8 +17,6 @@ interface MatchRow {
   readonly id: number;
   readonly session: number;
   readonly seq: number;
-  readonly role: SearchRole;
-  readonly time: number;
   readonly rank: number;
 }
 
@@ -67,13 +65,15 @@ export function runQuery(db: Database, root: string, plan: QueryPlan, checkCance
   });
   filters.push(`d.role IN (${plan.roles.map((_, index) => `@role${index}`).join(', ')})`);
   const statement = db.prepare(
-    `SELECT d.id AS id, d.session AS session, d.seq AS seq, d.role AS role, d.time AS time, bm25(${table}) AS rank
+    `SELECT d.id, d.session, d.seq, bm25(${table})
      FROM ${table} JOIN docs d ON d.id = ${table}.rowid JOIN sessions s ON s.id = d.session
      WHERE ${table} MATCH @match AND ${filters.join(' AND ')}`,
   );
   const sessions = new Map<number, SessionBest>();
   let rows = 0;
-  for (const row of statement.iterate(params) as IterableIterator<MatchRow>) {
+  // Raw rows (arrays) and only what ranking needs: the per-row cost is most of a broad query's time.
+  for (const [id, session, seq, rank] of statement.raw().iterate(params) as IterableIterator<[number, number, number, number]>) {
+    const row: MatchRow = { id, session, seq, rank };
     rows += 1;
     if (rows % CHECK_EVERY === 0) checkCancelled();
     const entry = sessions.get(row.session);
@@ -85,17 +85,26 @@ export function runQuery(db: Database, root: string, plan: QueryPlan, checkCance
   }
   checkCancelled();
   const info = db.prepare('SELECT session_id, cwd, created_at FROM sessions WHERE id = ?');
-  const ranked = [...sessions.values()].map((entry) => ({ entry, ...(info.get(entry.session) as { session_id: string; cwd: string | null; created_at: number }) }));
+  const ranked = [...sessions.values()].map((entry) => ({
+    entry,
+    ...(info.get(entry.session) as { session_id: string; cwd: string | null; created_at: number }),
+  }));
   ranked.sort((a, b) => a.entry.best - b.entry.best || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
   const page = ranked.slice(plan.offset, plan.offset + plan.limit);
   const markers = highlightMarkers(randomBytes(12).toString('hex'));
-  const highlight = db.prepare(`SELECT highlight(${table}, 0, @open, @close) AS text FROM ${table} WHERE ${table} MATCH @match AND rowid = @id`);
+  const highlight = db.prepare(
+    `SELECT highlight(${table}, 0, @open, @close) AS text FROM ${table} WHERE ${table} MATCH @match AND rowid = @id`,
+  );
+  const meta = db.prepare('SELECT role, time FROM docs WHERE id = ?');
   const results: WorkerSessionResult[] = page.map(({ entry, session_id, cwd, created_at }) => {
     const hits: WorkerHit[] = entry.hits.map((hit) => {
       checkCancelled();
-      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: hit.id }) as { text: string } | undefined;
+      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: hit.id }) as
+        | { text: string }
+        | undefined;
       const { snippet, highlights } = buildSnippet(parseHighlighted(found?.text ?? '', markers), plan.snippetLength);
-      return { seq: hit.seq, role: hit.role, time: hit.time, snippet, highlights };
+      const { role, time } = meta.get(hit.id) as { role: SearchRole; time: number };
+      return { seq: hit.seq, role, time, snippet, highlights };
     });
     return { sessionId: session_id, cwd, createdAt: created_at, score: -entry.best, hits };
   });

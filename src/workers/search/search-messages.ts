@@ -21,10 +21,9 @@ export interface SearchWorkerData {
   readonly cancel: SharedArrayBuffer;
 }
 
-/** One listed session of the root, as the index needs it. */
+/** One listed session of the root, as the index needs it (the worker derives its artifact path: SESSION-LOG.md §9.2–§9.4). */
 export interface SyncArtifact {
   readonly sessionId: string;
-  readonly path: string;
   readonly cwd: string | null;
   readonly createdAt: number;
 }
@@ -136,7 +135,6 @@ function isArtifact(value: unknown): value is SyncArtifact {
   return (
     isRecord(value) &&
     typeof value['sessionId'] === 'string' &&
-    typeof value['path'] === 'string' &&
     (value['cwd'] === null || typeof value['cwd'] === 'string') &&
     isTime(value['createdAt'])
   );
@@ -198,7 +196,12 @@ function isHit(value: unknown): value is WorkerHit {
     Array.isArray(highlights) &&
     highlights.every(
       (range: unknown) =>
-        Array.isArray(range) && range.length === 2 && isCount(range[0]) && isCount(range[1]) && range[0] < range[1] && range[1] <= snippet.length,
+        Array.isArray(range) &&
+        range.length === 2 &&
+        isCount(range[0]) &&
+        isCount(range[1]) &&
+        range[0] < range[1] &&
+        range[1] <= snippet.length,
     )
   );
 }

@@ -12,7 +12,15 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serializeError } from '../../protocol/wire/wire-error.js';
-import { fileIdentity, isCorruption, openSearchDatabase, removeDatabaseFiles, searchFailure, type DatabaseConstructor, type OpenedDatabase } from './search-database.js';
+import {
+  fileIdentity,
+  isCorruption,
+  openSearchDatabase,
+  removeDatabaseFiles,
+  searchFailure,
+  type DatabaseConstructor,
+  type OpenedDatabase,
+} from './search-database.js';
 import { SearchError } from './search-error.js';
 import { runQuery } from './search-match.js';
 import { isSearchRequest, type SearchReply, type SearchRequest, type SearchWorkerData } from './search-messages.js';
@@ -47,7 +55,9 @@ function loadSqlite(): DatabaseConstructor {
       }
       sqlite = loaded;
     } catch (error) {
-      sqlite = { unavailable: `the native SQLite module "${data.moduleName}" could not be loaded: ${(error as Error).message ?? String(error)}` };
+      sqlite = {
+        unavailable: `the native SQLite module "${data.moduleName}" could not be loaded: ${(error as Error).message ?? String(error)}`,
+      };
     }
   }
   if ('unavailable' in sqlite) throw new SearchError('SEARCH_UNAVAILABLE', `full-text search is unavailable: ${sqlite.unavailable}`);
@@ -129,7 +139,8 @@ async function handle(message: unknown): Promise<void> {
     }
     post({ type: 'result', id: message.id, ok: true, value });
   } catch (error) {
-    const failure = error instanceof RequestCancelled || error instanceof SearchError ? error : searchFailure(error, `search ${message.type} failed`);
+    const failure =
+      error instanceof RequestCancelled || error instanceof SearchError ? error : searchFailure(error, `search ${message.type} failed`);
     post({ type: 'result', id: message.id, ok: false, error: serializeError(failure) });
   }
 }

@@ -29,7 +29,11 @@ export type ScanControl = Pick<TaskControl, 'signal' | 'poll' | 'pollFn'>;
 
 /** A scan's answer with steps of the caller's kind (`readSource` keeps projection steps, search its documents). */
 export type ScanOutcome<S> =
-  | { readonly status: 'scanned'; readonly header: SessionHeader; readonly scan: Omit<ScannedSource, 'steps'> & { readonly steps: readonly S[] } }
+  | {
+      readonly status: 'scanned';
+      readonly header: SessionHeader;
+      readonly scan: Omit<ScannedSource, 'steps'> & { readonly steps: readonly S[] };
+    }
   | { readonly status: 'unscannable' };
 
 /** Bytes before a resume offset (and before the end of the scanned prefix) that the digests cover. */

@@ -44,7 +44,9 @@ describe('sessionctx search', () => {
     const result = page.results[0];
     expect(result?.mention).toBe(formatSessionReferenceMention({ sessionId: result?.sessionId as string, label: result?.label as string }));
     expect(page.nextCursor).toBeDefined();
-    const second = await runBuiltCli(['search', 'the', '--root', root, '--json', '--limit', '1', '--cursor', page.nextCursor as string], { env });
+    const second = await runBuiltCli(['search', 'the', '--root', root, '--json', '--limit', '1', '--cursor', page.nextCursor as string], {
+      env,
+    });
     const next = JSON.parse(second.stdout) as SearchPage;
     expect(next.results[0]?.sessionId).not.toBe(result?.sessionId);
   });

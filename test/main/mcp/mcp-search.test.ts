@@ -42,7 +42,13 @@ afterAll(async () => {
 });
 
 interface ToolPage {
-  readonly results: ReadonlyArray<{ sessionId: string; label: string; uri: string; mention: string; hits: ReadonlyArray<{ snippet: string; highlights: [number, number][] }> }>;
+  readonly results: ReadonlyArray<{
+    sessionId: string;
+    label: string;
+    uri: string;
+    mention: string;
+    hits: ReadonlyArray<{ snippet: string; highlights: [number, number][] }>;
+  }>;
   readonly nextCursor?: string;
 }
 
@@ -60,7 +66,8 @@ describe('search_sessions', () => {
     for (const found of page.results) {
       expect(found.uri).toBe(encodeSessionReferenceUri(found.sessionId));
       expect(found.mention).toBe(formatSessionReferenceMention({ sessionId: found.sessionId, label: found.label }));
-      for (const hit of found.hits) for (const [start, end] of hit.highlights) expect(hit.snippet.slice(start, end).toLowerCase()).toBe('file watcher');
+      for (const hit of found.hits)
+        for (const [start, end] of hit.highlights) expect(hit.snippet.slice(start, end).toLowerCase()).toBe('file watcher');
     }
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? '')).toEqual(page);
   });

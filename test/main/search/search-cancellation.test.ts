@@ -23,7 +23,8 @@ beforeAll(async () => {
   root = join(dir, 'root');
   for (let index = 0; index < SESSIONS; index += 1) {
     const session = new CorpusSession(`s-${index}`, '/work/big');
-    for (let turn = 0; turn < TURNS; turn += 1) session.turn(`common words in prompt ${turn} of ${index}`, `common answer ${turn}${index === 7 ? ' unique marker' : ''}`);
+    for (let turn = 0; turn < TURNS; turn += 1)
+      session.turn(`common words in prompt ${turn} of ${index}`, `common answer ${turn}${index === 7 ? ' unique marker' : ''}`);
     await writeSession(root, session, 'none');
   }
 }, 120_000);

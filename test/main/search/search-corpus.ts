@@ -94,7 +94,12 @@ export class CorpusSession {
     });
     const checkpoint = this.#push(
       'user/message',
-      { source: { kind: 'plugin', plugin: 'compact', compactionId }, content: [{ type: 'text', text: summary }], role: 'user', id: compactionId },
+      {
+        source: { kind: 'plugin', plugin: 'compact', compactionId },
+        content: [{ type: 'text', text: summary }],
+        role: 'user',
+        id: compactionId,
+      },
       { surfaceOp: { op: 'replace', start: first, end: last }, sourceEventSeqs: [start.seq, summaryEvent.seq, ...shadowed] },
     );
     this.#push('compaction/end', { compactionId, turn: null });
@@ -122,7 +127,12 @@ export async function writeSession(root: string, session: CorpusSession, compres
 }
 
 /** Appends events to an artifact (raw lines or new zstd frames). */
-export async function appendEvents(root: string, session: CorpusSession, events: readonly SessionEvent[], compression: Compression): Promise<void> {
+export async function appendEvents(
+  root: string,
+  session: CorpusSession,
+  events: readonly SessionEvent[],
+  compression: Compression,
+): Promise<void> {
   if (events.length === 0) return;
   await appendFile(artifactPathOf(root, session.header, compression), eventBytes(events, compression, 8));
 }

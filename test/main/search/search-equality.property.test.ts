@@ -14,7 +14,26 @@ import { appendEvents, containsPhrase, CorpusSession, tokens, writeSession } fro
 import { artifactPathOf } from '../../../bench/support/long-session.js';
 
 const RUNS = Number(process.env['SESSIONCTX_SOAK_RUNS'] ?? 10);
-const WORDS = ['café', 'CAFE', 'Cafe', 'naïve', 'naive', 'rounding', 'cartTotal', 'merge', 'note', 'Über', 'uber', 'señor', 'OOM', 'training', 'crème', 'brûlée', 'x1', '42'];
+const WORDS = [
+  'café',
+  'CAFE',
+  'Cafe',
+  'naïve',
+  'naive',
+  'rounding',
+  'cartTotal',
+  'merge',
+  'note',
+  'Über',
+  'uber',
+  'señor',
+  'OOM',
+  'training',
+  'crème',
+  'brûlée',
+  'x1',
+  '42',
+];
 const SEPARATORS = [' ', ', ', '. ', '-', '\n', ' "', '" '];
 
 const textArb = fc
@@ -29,9 +48,15 @@ type Action =
 
 const SESSIONS = 4;
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.nat(SESSIONS - 1), prompt: textArb, answer: textArb }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.nat(SESSIONS - 1), prompt: textArb, answer: textArb }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('compact' as const), session: fc.nat(SESSIONS - 1), summary: textArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('rewrite' as const), session: fc.nat(SESSIONS - 1), prompt: textArb, answer: textArb }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('rewrite' as const), session: fc.nat(SESSIONS - 1), prompt: textArb, answer: textArb }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), session: fc.nat(SESSIONS - 1) }) },
 );
 

@@ -30,7 +30,16 @@ beforeAll(async () => {
   cjk.turn('東京タワーに行きました', '了解です');
   await writeSession(root, cjk, 'none');
   // A session with tool calls and results (bench's dsh-shaped generator): its tool result text is "read_file" output.
-  const tools = longSession({ id: 's-tools', cwd: '/work/t', seed: 5, minEvents: 12, textBytes: 40, toolCallsPerTurn: 1, chunksPerAnswer: 1, compactAfterTurn: 0 });
+  const tools = longSession({
+    id: 's-tools',
+    cwd: '/work/t',
+    seed: 5,
+    minEvents: 12,
+    textBytes: 40,
+    toolCallsPerTurn: 1,
+    chunksPerAnswer: 1,
+    compactAfterTurn: 0,
+  });
   const path = artifactPathOf(root, tools.header, 'none');
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, artifactBytes(tools.header, tools.events, 'none'));
@@ -90,7 +99,9 @@ describe('queries', () => {
     expect(seen).toEqual(['s-6', 's-5', 's-4', 's-3', 's-2', 's-1', 's-0']);
     // A cursor is bound to its query.
     const first = await engine.searchSessions({ query: 'invoice', limit: 3 });
-    await expect(engine.searchSessions({ query: 'prompt', cursor: first.nextCursor as string })).rejects.toMatchObject({ code: 'SEARCH_INVALID_CURSOR' });
+    await expect(engine.searchSessions({ query: 'prompt', cursor: first.nextCursor as string })).rejects.toMatchObject({
+      code: 'SEARCH_INVALID_CURSOR',
+    });
   });
 
   it('filters by cwd, time range and role', async () => {

@@ -87,7 +87,7 @@ describe('the index file', () => {
     await mkdir(directory, { recursive: true });
     const file = join(directory, 'index-v1.sqlite');
     const other = new Database(file);
-    other.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES (\'alice\')');
+    other.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('alice')");
     other.close();
     const before = readFileSync(file);
     const engine = await engineAt(directory);
@@ -219,9 +219,11 @@ describe('queries are literal phrases', () => {
   });
 
   it('an empty phrase and a bad limit are SEARCH_INVALID_QUERY; a foreign cursor SEARCH_INVALID_CURSOR', async () => {
-    expect((await thrown(engine.searchSessions({ query: '  ' })) as { code?: unknown }).code).toBe('SEARCH_INVALID_QUERY');
-    expect((await thrown(engine.searchSessions({ query: 'cafe', limit: 0 })) as { code?: unknown }).code).toBe('SEARCH_INVALID_QUERY');
-    expect((await thrown(engine.searchSessions({ query: 'cafe', cursor: 'bogus' })) as { code?: unknown }).code).toBe('SEARCH_INVALID_CURSOR');
+    expect(((await thrown(engine.searchSessions({ query: '  ' }))) as { code?: unknown }).code).toBe('SEARCH_INVALID_QUERY');
+    expect(((await thrown(engine.searchSessions({ query: 'cafe', limit: 0 }))) as { code?: unknown }).code).toBe('SEARCH_INVALID_QUERY');
+    expect(((await thrown(engine.searchSessions({ query: 'cafe', cursor: 'bogus' }))) as { code?: unknown }).code).toBe(
+      'SEARCH_INVALID_CURSOR',
+    );
   });
 });
 
@@ -236,7 +238,7 @@ describe('without the native module', () => {
       const candidates = await engine.candidates({ id: 'x', session: { header: {} } }, 'merge', 5);
       expect(Array.isArray(candidates)).toBe(true);
       // The second search fails the same way (the failed load is remembered, not retried per call).
-      expect((await thrown(engine.searchSessions({ query: 'cafe' })) as { code?: unknown }).code).toBe('SEARCH_UNAVAILABLE');
+      expect(((await thrown(engine.searchSessions({ query: 'cafe' }))) as { code?: unknown }).code).toBe('SEARCH_UNAVAILABLE');
     } finally {
       await engine.close();
     }
@@ -245,7 +247,7 @@ describe('without the native module', () => {
   it('search.enabled false fails with SEARCH_DISABLED', async () => {
     const engine = await engineAt(join(dir, 'disabled'), { enabled: false });
     try {
-      expect((await thrown(engine.searchSessions({ query: 'cafe' })) as { code?: unknown }).code).toBe('SEARCH_DISABLED');
+      expect(((await thrown(engine.searchSessions({ query: 'cafe' }))) as { code?: unknown }).code).toBe('SEARCH_DISABLED');
     } finally {
       await engine.close();
     }

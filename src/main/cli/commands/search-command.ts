@@ -128,8 +128,16 @@ export const searchCommand: CliCommandDefinition<[phrase: string], SearchOptions
   },
   options: [
     { flags: '--cwd <dir>', description: 'only sessions whose working directory is this one' },
-    { flags: '--since <time>', description: 'only text written at or after this time: an ISO date or an age (30m, 12h, 7d, 2w)', parse: (value) => parseTimeOption(value) },
-    { flags: '--until <time>', description: 'only text written before this time: an ISO date or an age', parse: (value) => parseTimeOption(value) },
+    {
+      flags: '--since <time>',
+      description: 'only text written at or after this time: an ISO date or an age (30m, 12h, 7d, 2w)',
+      parse: (value) => parseTimeOption(value),
+    },
+    {
+      flags: '--until <time>',
+      description: 'only text written before this time: an ISO date or an age',
+      parse: (value) => parseTimeOption(value),
+    },
     {
       flags: '--role <role...>',
       description: `only text of these roles (${SEARCH_ROLES.join(', ')}; tool needs search.includeTools)`,
