@@ -41,7 +41,6 @@ interface SessionRow {
   readonly size: string;
   readonly ctime_ns: string;
   readonly include_tools: number;
-  readonly state: Buffer | null;
 }
 
 /** One session's pending write. */
@@ -74,7 +73,6 @@ const BATCH_DOCUMENTS = 4000;
 
 /** The prepared statements of a sync. */
 class Statements {
-  readonly sessionsOf;
   readonly insertSession;
   readonly updateSession;
   readonly updateMeta;
@@ -90,7 +88,6 @@ class Statements {
   readonly countDocs;
 
   constructor(db: Database) {
-    this.sessionsOf = db.prepare('SELECT id, session_id FROM sessions WHERE root = ?');
     this.insertSession = db.prepare(
       `INSERT INTO sessions (root, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, include_tools, scanned_bytes, state)
        VALUES (@root, @sessionId, @path, @cwd, @createdAt, @dev, @ino, @size, @ctimeNs, @includeTools, @scannedBytes, @state)`,
@@ -125,10 +122,10 @@ function sameRevision(row: SessionRow, revision: FileRevision): boolean {
   return row.dev === revision.dev && row.ino === revision.ino && row.size === revision.size && row.ctime_ns === revision.ctimeNs;
 }
 
-function stateOf(row: SessionRow): SessionState | undefined {
-  if (row.state === null) return undefined;
+function stateOf(blob: Buffer | null | undefined): SessionState | undefined {
+  if (blob === null || blob === undefined) return undefined;
   try {
-    return deserialize(row.state) as SessionState;
+    return deserialize(blob) as SessionState;
   } catch {
     // A state this build cannot read: the session is scanned whole.
     return undefined;
@@ -145,13 +142,16 @@ export class SearchSync {
   readonly #db: Database;
   readonly #statements: Statements;
   readonly #selectSession;
+  readonly #selectState;
 
   constructor(db: Database) {
     this.#db = db;
     this.#statements = new Statements(db);
+    // The rows of a root in one pass, without their states: an unchanged log needs only its revision.
     this.#selectSession = db.prepare(
-      'SELECT id, path, cwd, created_at, dev, ino, size, ctime_ns, include_tools, state FROM sessions WHERE root = ? AND session_id = ?',
+      'SELECT id, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, include_tools FROM sessions WHERE root = ?',
     );
+    this.#selectState = db.prepare('SELECT state FROM sessions WHERE id = ?');
   }
 
   /**
@@ -162,9 +162,10 @@ export class SearchSync {
   async sync(request: SyncRequest, control: ScanControl, onProgress: (done: number, total: number) => void): Promise<SyncSummary> {
     const counts = { unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0 };
     const listed = new Set(request.artifacts.map((artifact) => artifact.sessionId));
-    const gone = (this.#statements.sessionsOf.all(request.root) as Array<{ id: number; session_id: string }>).filter(
-      (row) => !listed.has(row.session_id),
-    );
+    const rows = new Map<string, SessionRow>();
+    for (const row of this.#selectSession.iterate(request.root) as IterableIterator<SessionRow & { session_id: string }>)
+      rows.set(row.session_id, row);
+    const gone = [...rows.values()].filter((row) => !listed.has((row as SessionRow & { session_id: string }).session_id));
     if (gone.length > 0) {
       this.#db.transaction(() => {
         for (const row of gone) {
@@ -189,7 +190,7 @@ export class SearchSync {
       let done = 0;
       for (const artifact of request.artifacts) {
         control.poll();
-        const write = await this.#plan(request, artifact, control);
+        const write = await this.#plan(request, artifact, control, rows.get(artifact.sessionId));
         if (write !== undefined) {
           if (write.kind === 'replace') {
             if (write.state === null) counts.unindexable += 1;
@@ -217,8 +218,12 @@ export class SearchSync {
   }
 
   /** What to write for one listed artifact (`undefined`: unchanged). */
-  async #plan(request: SyncRequest, listed: SyncArtifact, control: ScanControl): Promise<SessionWrite | undefined> {
-    const row = this.#selectSession.get(request.root, listed.sessionId) as SessionRow | undefined;
+  async #plan(
+    request: SyncRequest,
+    listed: SyncArtifact,
+    control: ScanControl,
+    row: SessionRow | undefined,
+  ): Promise<SessionWrite | undefined> {
     let path: string;
     try {
       // The stored path is the one this id and cwd name, unless the root moved; else derive it once.
@@ -244,7 +249,10 @@ export class SearchSync {
       const metaChanged = row.path !== artifact.path || row.cwd !== artifact.cwd || row.created_at !== artifact.createdAt;
       return metaChanged ? { kind: 'meta', row, artifact } : undefined;
     }
-    const previous = row !== undefined && row.include_tools === includeTools ? stateOf(row) : undefined;
+    const previous =
+      row !== undefined && row.include_tools === includeTools
+        ? stateOf((this.#selectState.get(row.id) as { state: Buffer | null } | undefined)?.state)
+        : undefined;
     const appendable =
       previous !== undefined &&
       row !== undefined &&
@@ -362,9 +370,9 @@ export class SearchSync {
     row: SessionRow | undefined,
     control: ScanControl,
   ): Promise<SessionWrite | undefined> {
-    const forgotten = row === undefined ? undefined : { ...row, state: null, size: '-1' };
-    if (forgotten !== undefined) this.#statements.updateSession.run(this.#params(request, artifact, forgotten, null, 0));
-    return this.#plan(request, artifact, control);
+    const forgotten = row === undefined ? undefined : { ...row, size: '-1' };
+    if (forgotten !== undefined) this.#statements.updateSession.run(this.#params(request, artifact, forgotten, null, 0, forgotten.id));
+    return this.#plan(request, artifact, control, forgotten);
   }
 
   #params(
