@@ -21,6 +21,9 @@ import type { QueryPlan, SyncRequest, SyncSummary, WorkerPage } from '../../work
 
 const WORKER_URL = new URL('../../workers/search/search-worker.js', import.meta.url);
 
+/** How long a closing worker may take to close its database before it is terminated. */
+const CLOSE_GRACE_MS = 2000;
+
 /** The native module search loads. */
 export const SQLITE_MODULE = 'better-sqlite3';
 
@@ -64,7 +67,16 @@ export class SqliteSearchIndex implements SearchIndex {
     this.#closed = true;
     const worker = this.#worker;
     this.#worker = undefined;
-    await worker?.terminate();
+    if (worker === undefined) return;
+    // Asked to close, the worker closes its database itself; one that does not end in time is terminated.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: 'close' });
+    });
   }
 
   /** Sends one request after the previous one settled in the worker; the caller's abort settles it at once. */

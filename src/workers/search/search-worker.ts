@@ -148,5 +148,15 @@ async function handle(message: unknown): Promise<void> {
 // One request at a time: the service sends the next only after this one's result.
 let queue: Promise<void> = Promise.resolve();
 port.on('message', (message: unknown) => {
+  if ((message as { type?: unknown } | null)?.type === 'close') {
+    // The service is closing: finish the request in hand, close the database (its WAL checkpointed and removed),
+    // then let the thread end by closing its port.
+    queue = queue.then(() => {
+      opened?.db.close();
+      opened = undefined;
+      port.close();
+    });
+    return;
+  }
   queue = queue.then(() => handle(message));
 });

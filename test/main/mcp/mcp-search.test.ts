@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await client.close();
   await engine.close();
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 interface ToolPage {

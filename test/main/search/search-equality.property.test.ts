@@ -97,7 +97,7 @@ describe('search equals a brute-force scan of the current texts', () => {
     dir = await mkdtemp(join(tmpdir(), 'sessionctx-search-eq-'));
   });
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   });
 
   for (const compression of ['none', 'zstd'] as const satisfies readonly Compression[]) {

@@ -42,7 +42,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
 
 async function engineAt(directory: string, extra: Record<string, unknown> = {}, searchModule?: string): Promise<LocalSessionEngine> {
