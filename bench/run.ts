@@ -18,6 +18,7 @@ import { runP6Strategies } from './p6-dcp-strategies.js';
 import { runP7 } from './p7-load.js';
 import { runP8 } from './p8-decode.js';
 import { runTransport } from './transport-codec.js';
+import { runSearch } from './search-fts.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -35,6 +36,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   p8: runP8,
   transport: runTransport,
   engine: runEngineDiscovery,
+  search: runSearch,
 };
 
 const requested = process.argv.slice(2);

@@ -38,13 +38,22 @@ export async function assertRootExists(root: string): Promise<void> {
  * @param context - the command's context.
  * @param work - what the command does with the engine.
  * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
- *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold).
+ *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
+ *   `onSearchProgress`: progress of the search index's update (`search`).
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
   context: CommandContext,
   work: (engine: LocalSessionEngine) => Promise<T>,
-  { createsRoot = false, longLived = false }: { readonly createsRoot?: boolean; readonly longLived?: boolean } = {},
+  {
+    createsRoot = false,
+    longLived = false,
+    onSearchProgress,
+  }: {
+    readonly createsRoot?: boolean;
+    readonly longLived?: boolean;
+    readonly onSearchProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<T> {
   const { config } = context.resolved;
   // A command that writes sessions (script run) creates a missing root; every other command needs it to exist.
@@ -58,6 +67,8 @@ export async function withEngine<T>(
     store: { env: io.env },
     // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
     corpus: { watch: longLived },
+    search: config.search,
+    ...(onSearchProgress === undefined ? {} : { onSearchProgress }),
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onListingProblem: (problem) => {
       io.stderr.write(

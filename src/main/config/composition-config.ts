@@ -20,6 +20,7 @@ import {
   referenceKeyRules,
 } from '../reference/reference-config.js';
 import { defaultSessionRoot } from '../store/store-config.js';
+import { searchConfigSchema } from '../search/search-config.js';
 import { readConfigFile } from './config-file.js';
 import { SessionctxConfigError } from './config-error.js';
 import { expandHome } from './home-path.js';
@@ -119,12 +120,18 @@ const compositionKeys = {
     default: () => ({ tools: true }),
     quotesValue: false,
   }),
+  /** Full-text search (issue 17, docs/SEARCH.md): the rules of `search/search-config.ts`, with their defaults. */
+  search: compositionKey({
+    schema: searchConfigSchema,
+    default: () => searchConfigSchema.parse({}),
+    quotesValue: false,
+  }),
 } as const;
 
 type CompositionKeys = typeof compositionKeys;
 type Key = keyof CompositionKeys;
 /** The keys a command-line flag (or a caller standing in for one) may set. */
-type FlagKey = Exclude<Key, 'dcp' | 'mcp'>;
+type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search'>;
 
 /** The resolved configuration. */
 export type CompositionConfig = { readonly [K in Key]: z.output<CompositionKeys[K]['schema']> };
@@ -198,7 +205,7 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
         const expanded = expandHome(checked as string, inputs.env);
         config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
-      } else if (key === 'dcp' || key === 'mcp') {
+      } else if (key === 'dcp' || key === 'mcp' || key === 'search') {
         config[key] = Object.freeze({ ...(checked as Record<string, unknown>) });
       } else {
         config[key] = checked;

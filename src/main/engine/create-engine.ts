@@ -33,6 +33,9 @@ import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, Titl
 import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { CorpusView, type CorpusViewStats } from '../corpus/corpus-view.js';
 import { recordDiscovery, WarmDiscovery, type DiscoveryReport } from '../corpus/warm-discovery.js';
+import { resolveSearchConfig } from '../search/search-config.js';
+import { SearchService } from '../search/search-service.js';
+import { SqliteSearchIndex } from '../search/sqlite-search-index.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
 export interface LocalSessionEngine extends SessionEngine {
@@ -84,6 +87,10 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
    * and a host's metrics. Results do not depend on it.
    */
   readonly onDiscovery?: (report: DiscoveryReport) => void;
+  /** Progress of the search index's update before a search (sessions checked of the listing): the CLI's progress bar. */
+  readonly onSearchProgress?: (done: number, total: number) => void;
+  /** The native SQLite module search loads (default `better-sqlite3`; tests name a missing one: `SEARCH_UNAVAILABLE`). */
+  readonly searchModule?: string;
 }
 
 /**
@@ -208,6 +215,29 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     ...(options.reference === undefined ? {} : { config: options.reference }),
   });
 
+  // Search: validated now, its worker started by the first search only.
+  const searchConfig = resolveSearchConfig(options.search, options.store?.env ?? process.env, storeCache);
+  const searchIndex = new SqliteSearchIndex({
+    databasePath: searchConfig.databasePath,
+    busyTimeoutMs: searchConfig.busyTimeoutMs,
+    ...(options.searchModule === undefined ? {} : { moduleName: options.searchModule }),
+  });
+  const search = new SearchService({
+    config: searchConfig,
+    index: searchIndex,
+    // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions only.
+    store:
+      store === undefined
+        ? undefined
+        : {
+            config: store.config,
+            list: async (signal) => (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
+          },
+    // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
+    readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
+  });
+
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
     const ids = (await listSessions(scan.signal)).map((record) => record.header.id);
     let titled = 0;
@@ -237,6 +267,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     candidates: (agent, text, limit, signal) =>
       recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
+    searchSessions: (query, signal) => search.search(query, signal),
     observeAllTitles,
     attachLive(session) {
       liveLogs.track(session);
@@ -255,6 +286,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       await view?.close();
       // A one-shot process leaves its cache entries behind for the next one.
       await sourceCache?.flush();
+      await searchIndex.close();
       await runner.close();
     },
   };

@@ -15,7 +15,8 @@ export type EngineMethod =
   | 'readTitleSnapshots'
   | 'listCandidates'
   | 'candidates'
-  | 'prepare';
+  | 'prepare'
+  | 'searchSessions';
 
 /** The argument index of each method's `AbortSignal`. */
 export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
@@ -26,6 +27,7 @@ export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
   listCandidates: 3,
   candidates: 3,
   prepare: 3,
+  searchSessions: 1,
 };
 
 /** One call to the engine thread. */

@@ -26,7 +26,13 @@ import { assertNever } from '../../protocol/assert-never.js';
 const ENTRY_URL = new URL('./engine-thread-entry.js', import.meta.url);
 
 /** Methods whose abort rejects with exactly `signal.reason` (the query layer, SESSION-LOG.md §10.1). */
-const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set(['listSessions', 'listSessionsReport', 'readSurface', 'readTitleSnapshots']);
+const QUERY_METHODS: ReadonlySet<EngineMethod> = new Set([
+  'listSessions',
+  'listSessionsReport',
+  'readSurface',
+  'readTitleSnapshots',
+  'searchSessions',
+]);
 
 /** The returned messages of a surface snapshot are deep-frozen (§10.4 step 8); the header is not. */
 function refreezeSurface(snapshot: SessionSurfaceSnapshot): SessionSurfaceSnapshot {
@@ -57,6 +63,7 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
     case 'listSessionsReport':
     case 'listCandidates':
     case 'candidates':
+    case 'searchSessions':
       return value;
     default:
       assertNever(method, 'unknown engine method');
@@ -101,6 +108,10 @@ class EngineThreadClient implements SessionEngine {
 
   prepare(...args: Parameters<SessionEngine['prepare']>): ReturnType<SessionEngine['prepare']> {
     return this.#call('prepare', args) as ReturnType<SessionEngine['prepare']>;
+  }
+
+  searchSessions(...args: Parameters<SessionEngine['searchSessions']>): ReturnType<SessionEngine['searchSessions']> {
+    return this.#call('searchSessions', args) as ReturnType<SessionEngine['searchSessions']>;
   }
 
   async observeAllTitles(options: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {

@@ -10,6 +10,8 @@ import type { SessionListReport, SessionRecord, SessionTitleObservation } from '
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
 import type { SourceCacheConfigInput } from '../cache/source-cache-config.js';
 import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
+import type { SearchPage, SearchQuery } from '../../protocol/search-types.js';
+import type { SearchConfigInput } from '../search/search-config.js';
 
 /** How an engine is built. Plain data, so the same options can be sent to an engine thread. */
 export interface SessionEngineOptions {
@@ -57,6 +59,12 @@ export interface SessionEngineOptions {
    * The view needs a tolerant listing and `titles: 'index'`; otherwise discovery is cold as before.
    */
   readonly corpus?: CorpusViewConfigInput;
+  /**
+   * Full-text search (issue 17, docs/SEARCH.md): `enabled`, `includeTools`, `defaultLimit`, `maxLimit`,
+   * `hitsPerSession`, `snippetLength`, `busyTimeoutMs`, `directory` (default `<user cache directory>/search`, `null`
+   * in memory). Validated when the engine is built (`SEARCH_INVALID_CONFIG`).
+   */
+  readonly search?: SearchConfigInput;
 }
 
 /** Progress of a long job, reported through a callback (a `comlink.proxy` across threads). */
@@ -103,6 +111,12 @@ export interface SessionEngine {
     references: readonly unknown[],
     signal?: AbortSignal,
   ): Promise<PreparedReferences>;
+  /**
+   * Full-text search over the current conversation of every persisted session (issue 17, docs/SEARCH.md): the
+   * root's index is brought up to date first (incremental per log), off this thread. Rejects with a `SearchError`
+   * code (`SEARCH_UNAVAILABLE`, `SEARCH_INVALID_QUERY`, …) or, when `signal` aborts, at once with `signal.reason`.
+   */
+  searchSessions(query: SearchQuery, signal?: AbortSignal): Promise<SearchPage>;
   /** Observes the title of every listed session in batches, reporting progress (the CLI's `index`). */
   observeAllTitles(options?: ObserveAllTitlesOptions): Promise<TitleScanSummary>;
   /** Closes the pool (and the engine thread). Idempotent. */

@@ -26,6 +26,7 @@ import { z } from 'zod';
 import { errorCode } from '../../protocol/error-code.js';
 import { SESSION_REFERENCE_SCHEME } from '../../protocol/uri/session-uri.js';
 import { McpRequestError } from './mcp-request-error.js';
+import { SEARCH_ROLES, type SearchRole } from '../../protocol/search-types.js';
 import { SESSION_RESOURCE_MIME_TYPE } from './session-catalog.js';
 import type { SessionCatalog } from './session-catalog.js';
 
@@ -50,6 +51,19 @@ export interface SessionMcpServerOptions {
 const FIND_INPUT = z.strictObject({
   query: z.string().max(1000).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
+});
+
+const SEARCH_INPUT = z.strictObject({
+  query: z.string().min(1).max(10_000),
+  cwd: z.string().min(1).optional(),
+  since: z.number().finite().optional(),
+  until: z.number().finite().optional(),
+  roles: z
+    .array(z.enum(SEARCH_ROLES as unknown as [SearchRole, ...SearchRole[]]))
+    .min(1)
+    .optional(),
+  limit: z.number().int().min(1).max(1000).optional(),
+  cursor: z.string().min(1).optional(),
 });
 
 const REFERENCE_INPUT = z.strictObject({
@@ -92,6 +106,53 @@ const TOOL_DEFINITIONS = [
       additionalProperties: false,
     },
     outputSchema: { type: 'object', properties: { sessions: { type: 'array', items: FOUND_SESSION_SCHEMA } }, required: ['sessions'] },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: 'search_sessions',
+    title: 'Search sessions',
+    description:
+      'Full-text search of what was said in agent sessions (user and assistant text, compaction summaries): the query is a ' +
+      'literal phrase, case- and accent-insensitive. Returns matching sessions best first, each with its label, mention, ' +
+      'dsh-session: URI and best hits (event seq, role, time, snippet, highlight ranges into the snippet); nextCursor pages on.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: 10000, description: 'the literal phrase to find' },
+        cwd: { type: 'string', description: 'only sessions whose working directory is this one' },
+        since: { type: 'number', description: 'only text at or after this time (milliseconds since the epoch)' },
+        until: { type: 'number', description: 'only text before this time (milliseconds since the epoch)' },
+        roles: { type: 'array', items: { type: 'string', enum: [...SEARCH_ROLES] }, minItems: 1, description: 'only text of these roles' },
+        limit: { type: 'integer', minimum: 1, maximum: 1000, description: "sessions per page (default: the server's search.defaultLimit)" },
+        cursor: { type: 'string', description: 'the nextCursor of the previous page' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        results: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              sessionId: { type: 'string' },
+              label: { type: 'string' },
+              cwd: { type: 'string' },
+              createdAt: { type: 'number' },
+              uri: { type: 'string' },
+              mention: { type: 'string' },
+              score: { type: 'number' },
+              hits: { type: 'array', items: { type: 'object' } },
+            },
+            required: ['sessionId', 'label', 'createdAt', 'uri', 'mention', 'score', 'hits'],
+          },
+        },
+        nextCursor: { type: 'string' },
+      },
+      required: ['results'],
+    },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
   {
@@ -274,6 +335,12 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
           if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
           const sessions = await catalog.find(parsed.data.query ?? '', parsed.data.limit, extra.signal);
           return { content: [{ type: 'text', text: JSON.stringify({ sessions }) }], structuredContent: { sessions } };
+        }
+        if (name === 'search_sessions') {
+          const parsed = SEARCH_INPUT.safeParse(input);
+          if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
+          const page = await catalog.search(parsed.data, extra.signal);
+          return { content: [{ type: 'text', text: JSON.stringify(page) }], structuredContent: page };
         }
         if (name === 'reference_sessions') {
           const parsed = REFERENCE_INPUT.safeParse(input);

@@ -9,6 +9,7 @@ import { errorCode } from '../../protocol/error-code.js';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
+import type { SearchQuery, SearchSessionResult } from '../../protocol/search-types.js';
 import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/reference-types.js';
 import { McpRequestError } from './mcp-request-error.js';
 
@@ -117,7 +118,7 @@ export function sessionIdOf(reference: unknown): SessionId {
 }
 
 /** What the catalog needs of the engine (a narrow face, so a test can stand in for the engine). */
-export type CatalogEngine = Pick<LocalSessionEngine, 'listCandidates' | 'candidates' | 'readTitleSnapshots' | 'prepare'>;
+export type CatalogEngine = Pick<LocalSessionEngine, 'listCandidates' | 'candidates' | 'readTitleSnapshots' | 'prepare' | 'searchSessions'>;
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
@@ -181,6 +182,20 @@ export class SessionCatalog {
       uri: encodeSessionReferenceUri(candidate.sessionId),
       mention: candidate.mention,
     }));
+  }
+
+  /**
+   * Full-text search (issue 17): the engine's page, each session with its `dsh-session:` URI beside its mention.
+   * @param query - the search request (validated by the engine)
+   * @param signal - cancels the search at once
+   */
+  async search(
+    query: SearchQuery,
+    signal?: AbortSignal,
+  ): Promise<{ results: Array<SearchSessionResult & { uri: string }>; nextCursor?: string }> {
+    const page = await this.#engine.searchSessions(query, signal);
+    const results = page.results.map((result) => ({ ...result, uri: encodeSessionReferenceUri(result.sessionId) }));
+    return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };
   }
 
   /**

@@ -14,7 +14,8 @@ import type { FileHandle } from 'node:fs/promises';
 import { validateSessionHeader } from '../../protocol/session-header.js';
 import { parseHeaderRecord } from '../../protocol/header-line.js';
 import type { SessionEvent } from '../../protocol/events.js';
-import type { ReadSourceValue, ScanPersistedSourcePayload, ScanSourceResume, ScannedStep } from '../../protocol/wire/task-shapes.js';
+import type { ReadSourceValue, ScanPersistedSourcePayload, ScanSourceResume, ScannedSource } from '../../protocol/wire/task-shapes.js';
+import type { SessionHeader } from '../../protocol/events.js';
 import { assertRequestedArtifact } from '../../io/artifact-identity.js';
 import { closeQuietly, openRegularFile } from '../../io/regular-file.js';
 import { projectionStep } from '../reference/projection-fold.js';
@@ -22,6 +23,18 @@ import { initZstd } from '../decode/zstd-codec.js';
 import { scanTitleLog, type TitleScanCheckpoint } from '../titles/title-scan.js';
 import { readCapturedArtifactWithRevision } from './artifact-bytes.js';
 import type { TaskControl } from './task-control.js';
+
+/** What a scan needs of its task's control: the abort signal for awaited reads and the poll between chunks. */
+export type ScanControl = Pick<TaskControl, 'signal' | 'poll' | 'pollFn'>;
+
+/** A scan's answer with steps of the caller's kind (`readSource` keeps projection steps, search its documents). */
+export type ScanOutcome<S> =
+  | {
+      readonly status: 'scanned';
+      readonly header: SessionHeader;
+      readonly scan: Omit<ScannedSource, 'steps'> & { readonly steps: readonly S[] };
+    }
+  | { readonly status: 'unscannable' };
 
 /** Bytes before a resume offset (and before the end of the scanned prefix) that the digests cover. */
 export const SCAN_GUARD_BYTES = 4096;
@@ -116,13 +129,18 @@ async function coldInput(payload: ScanPersistedSourcePayload, signal: AbortSigna
 }
 
 /** Scans one input: `scanned`, or `unscannable` when the observation is not a valid session. */
-async function scanInput(payload: ScanPersistedSourcePayload, input: ScanInput, control: TaskControl): Promise<ReadSourceValue> {
+async function scanInput<S>(
+  payload: ScanPersistedSourcePayload,
+  input: ScanInput,
+  control: ScanControl,
+  stepOf: (event: SessionEvent) => S | undefined,
+): Promise<ScanOutcome<S>> {
   const { artifact } = payload;
   const fromSeq = input.checkpoint?.validator.eventCount ?? 0;
-  const steps: ScannedStep[] = [];
+  const steps: S[] = [];
   const observe = (event: SessionEvent): void => {
     if (event.seq < fromSeq) return;
-    const step = projectionStep(event);
+    const step = stepOf(event);
     if (step !== undefined) steps.push(step);
   };
   const result = scanTitleLog({
@@ -167,12 +185,25 @@ async function scanInput(payload: ScanPersistedSourcePayload, input: ScanInput, 
  * Runs a `scan` payload: resumed when its checkpoint still fits the file, else over the whole capture. The abort
  * propagates; any other failure of the scan answers `unscannable`.
  */
-export async function scanSource(payload: ScanPersistedSourcePayload, control: TaskControl): Promise<ReadSourceValue> {
+export function scanSource(payload: ScanPersistedSourcePayload, control: TaskControl): Promise<ReadSourceValue> {
+  return scanSourceWith(payload, control, projectionStep);
+}
+
+/**
+ * {@link scanSource} with the caller's step per adopted event (from the resume point on): the one resumable,
+ * digest-guarded scan that the source cache and the search index both continue from their checkpoints.
+ * @param stepOf - the step of one adopted stored event, or `undefined` to keep none for it.
+ */
+export async function scanSourceWith<S>(
+  payload: ScanPersistedSourcePayload,
+  control: ScanControl,
+  stepOf: (event: SessionEvent) => S | undefined,
+): Promise<ScanOutcome<S>> {
   if (payload.artifact.compression === 'zstd') await initZstd();
-  const attempt = async (input: ScanInput | undefined): Promise<ReadSourceValue | undefined> => {
+  const attempt = async (input: ScanInput | undefined): Promise<ScanOutcome<S> | undefined> => {
     if (input === undefined) return undefined;
     try {
-      return await scanInput(payload, input, control);
+      return await scanInput(payload, input, control, stepOf);
     } catch (error) {
       if (control.signal.aborted) throw error;
       // A damaged checkpoint or an observation that fails stage R4: the uncached read decides what to report.

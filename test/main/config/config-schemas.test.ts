@@ -69,6 +69,15 @@ describe('one rule per key across the composition and the reference service', ()
       poolSize: 1,
       dcp: {},
       mcp: { tools: true },
+      search: {
+        enabled: true,
+        includeTools: false,
+        defaultLimit: 20,
+        maxLimit: 100,
+        hitsPerSession: 3,
+        snippetLength: 160,
+        busyTimeoutMs: 5000,
+      },
     });
     expect(resolved.sources).toEqual({
       root: 'env',
@@ -78,10 +87,11 @@ describe('one rule per key across the composition and the reference service', ()
       poolSize: 'env',
       dcp: 'default',
       mcp: 'default',
+      search: 'default',
     });
     writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ limit: 1 }));
     await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toThrow(
-      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp',
+      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, search',
     );
   });
 });

@@ -22,6 +22,7 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
   const engine: CatalogEngine = {
     listCandidates: () => Promise.resolve([{ sessionId: SESSION, label: 'slow', createdAt: 0 }]),
     candidates: () => Promise.resolve([]),
+    searchSessions: () => Promise.resolve({ results: [] }),
     readTitleSnapshots: () =>
       Promise.resolve([
         {

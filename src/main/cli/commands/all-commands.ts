@@ -11,6 +11,7 @@ import { mentionCommand } from './mention-command.js';
 import { prepareCommand } from './prepare-command.js';
 import { SCRIPT_GROUP_DESCRIPTION, scriptRunCommand } from './script-command.js';
 import { serveCommand } from './serve-command.js';
+import { searchCommand } from './search-command.js';
 import { sessionsCommand } from './sessions-command.js';
 import { showCommand } from './show-command.js';
 
@@ -26,6 +27,7 @@ export const COMMAND_GROUPS: Readonly<Record<string, string>> = {
  */
 export const ALL_COMMANDS: readonly CliCommandDefinition[] = [
   sessionsCommand,
+  searchCommand,
   showCommand,
   mentionCommand,
   prepareCommand,

@@ -55,6 +55,7 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           port: options.port ?? 0,
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
           dcpConfig: config.dcp,
+          search: (query, signal) => engine.searchSessions(query, signal),
         });
         io.stdout.write(`sessionctx serve: ${server.url}\n`);
         // Build the warm listing now, not at the page's first request.

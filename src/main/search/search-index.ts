@@ -1,0 +1,23 @@
+/**
+ * The index behind search (issue 17 item 5): what the search service needs of a backend, so the per-machine SQLite
+ * worker ({@link SqliteSearchIndex}) could be replaced by a shared database server (e.g. PostgreSQL full-text
+ * search, ARCHITECTURE.md "Search") without changing the service, the engine API, the CLI, MCP or the Web API.
+ */
+import type { QueryPlan, SyncRequest, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
+
+/** Options of {@link SearchIndex.sync}. */
+export interface SyncOptions {
+  readonly signal?: AbortSignal;
+  /** Sessions checked so far, of the listing's total. */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+/** A search backend. Every method rejects at once with `signal.reason` when its signal aborts. */
+export interface SearchIndex {
+  /** Brings one root's documents up to date with its listing (incremental per artifact revision). */
+  sync(request: Omit<SyncRequest, 'type' | 'id'>, options?: SyncOptions): Promise<SyncSummary>;
+  /** Runs a resolved query over one root's documents. */
+  query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage>;
+  /** Releases the backend (ends the worker). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,195 @@
+/**
+ * The search service behind `engine.searchSessions()` (issue 17): validates a {@link SearchQuery} into a plan with
+ * the `search` configuration's defaults, brings the root's index up to date with the store's listing (the backend
+ * does the per-artifact work off this thread), runs the query and labels each session as discovery does — its title
+ * (else its id), escaped — with the canonical mention that cites it, so a hit becomes a reference in one step.
+ */
+import { createHash } from 'node:crypto';
+import type { SessionHeader, SessionId } from '../../protocol/events.js';
+import { SEARCH_ROLES, type SearchPage, type SearchQuery, type SearchRole, type SearchSessionResult } from '../../protocol/search-types.js';
+import type { Compression } from '../../protocol/storage-paths.js';
+import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
+import { formatSessionReferenceMention } from '../../protocol/uri/mention-formatter.js';
+import { SearchError } from '../../workers/search/search-error.js';
+import type { QueryPlan, SyncArtifact } from '../../workers/search/search-messages.js';
+import { CJK_PATTERN } from '../../workers/search/search-sync.js';
+import { realPathOf } from '../config/cache-location.js';
+import type { SessionTitleObservation } from '../corpus/session-query.js';
+import type { SearchConfig } from './search-config.js';
+import type { SearchIndex } from './search-index.js';
+
+/** The longest phrase accepted (UTF-16 units). */
+export const MAX_QUERY_LENGTH = 100_000;
+
+/** What the service reads of the store: its root, encoding and listing. */
+export interface SearchStore {
+  readonly config: { readonly root: string; readonly compression: Compression };
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+}
+
+/** How the service is built. */
+export interface SearchServiceOptions {
+  readonly config: SearchConfig;
+  readonly index: SearchIndex;
+  /** The persisted sessions (`undefined`: an engine without a root; every search answers no results). */
+  readonly store: SearchStore | undefined;
+  /** Title observations for labels (the engine's title path: an unchanged log costs a `stat`). */
+  readonly readTitleSnapshots: (ids: readonly SessionId[], signal?: AbortSignal) => Promise<SessionTitleObservation[]>;
+  /** Progress of the index update (sessions checked of the listing). */
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+function invalid(message: string): SearchError {
+  return new SearchError('SEARCH_INVALID_QUERY', message);
+}
+
+/**
+ * The FTS5 string literal of a phrase: quoted, quotes doubled, so operators, column filters and parentheses are
+ * data. NUL becomes a space: it separates tokens either way (it is not a letter or digit), and SQLite would end
+ * the text at it.
+ */
+export function phraseLiteral(phrase: string): string {
+  return `"${phrase.replaceAll('\u0000', ' ').replaceAll('"', '""')}"`;
+}
+
+interface CursorData {
+  readonly v: 1;
+  readonly o: number;
+  readonly k: string;
+}
+
+/** What a cursor is bound to: everything of the query but its limit and cursor. */
+function fingerprint(query: SearchQuery, roles: readonly SearchRole[]): string {
+  const bound = [query.query, query.cwd ?? null, query.since ?? null, query.until ?? null, roles];
+  return createHash('sha256').update(JSON.stringify(bound)).digest('base64url').slice(0, 16);
+}
+
+function encodeCursor(offset: number, key: string): string {
+  return Buffer.from(JSON.stringify({ v: 1, o: offset, k: key } satisfies CursorData), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, key: string): number {
+  let data: unknown;
+  try {
+    data = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    // Not base64url JSON: not one of ours.
+    data = undefined;
+  }
+  const value = data as Partial<CursorData> | undefined;
+  if (value?.v !== 1 || typeof value.o !== 'number' || !Number.isSafeInteger(value.o) || value.o < 0 || value.k !== key) {
+    throw new SearchError('SEARCH_INVALID_CURSOR', 'the cursor is not one this search issued for this query');
+  }
+  return value.o;
+}
+
+function optionalTime(value: unknown, name: string): number | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${name} must be a time in milliseconds since the epoch`);
+  return value;
+}
+
+/** The search service of one engine. */
+export class SearchService {
+  readonly #options: SearchServiceOptions;
+  #realRoot: Promise<string> | undefined;
+
+  constructor(options: SearchServiceOptions) {
+    this.#options = options;
+  }
+
+  /** Resolves a query against the configuration (defaults, bounds, the phrase's literal, the cursor's offset). */
+  plan(query: SearchQuery): { plan: QueryPlan; key: string } {
+    const { config } = this.#options;
+    if (typeof query !== 'object' || query === null || typeof query.query !== 'string') throw invalid('query must be a string');
+    const phrase = query.query;
+    if (phrase.trim() === '') throw invalid('query must not be empty');
+    if (phrase.length > MAX_QUERY_LENGTH) throw invalid(`query must be at most ${MAX_QUERY_LENGTH} characters`);
+    const cjk = CJK_PATTERN.test(phrase);
+    if (cjk && [...phrase.trim()].length < 3) throw invalid('a query with CJK characters needs at least 3 characters (trigram index)');
+    if (query.cwd !== undefined && (typeof query.cwd !== 'string' || query.cwd === '')) throw invalid('cwd must be a non-empty string');
+    const roles = query.roles === undefined ? [...SEARCH_ROLES] : [...query.roles];
+    if (roles.length === 0 || !roles.every((role) => (SEARCH_ROLES as readonly unknown[]).includes(role))) {
+      throw invalid(`roles must be a non-empty list of ${SEARCH_ROLES.join(', ')}`);
+    }
+    const limit = query.limit ?? config.defaultLimit;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > config.maxLimit)
+      throw invalid(`limit must be a whole number from 1 to ${config.maxLimit}`);
+    const since = optionalTime(query.since, 'since');
+    const until = optionalTime(query.until, 'until');
+    const key = fingerprint(query, roles);
+    const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor, key);
+    return {
+      key,
+      plan: {
+        match: phraseLiteral(phrase),
+        cjk,
+        cwd: query.cwd ?? null,
+        since,
+        until,
+        roles,
+        offset,
+        limit,
+        hitsPerSession: config.hitsPerSession,
+        snippetLength: config.snippetLength,
+      },
+    };
+  }
+
+  /**
+   * One page of sessions whose current conversation contains the phrase, best first.
+   * @throws SearchError (see `SearchErrorCode`); the signal's reason when it aborts.
+   */
+  async search(query: SearchQuery, signal?: AbortSignal): Promise<SearchPage> {
+    signal?.throwIfAborted();
+    const { config, index, store } = this.#options;
+    if (!config.enabled) throw new SearchError('SEARCH_DISABLED', 'full-text search is turned off (search.enabled is false)');
+    const { plan, key } = this.plan(query);
+    if (store === undefined) return { results: [] };
+    const root = await (this.#realRoot ??= realPathOf(store.config.root));
+    await this.update(signal);
+    const page = await index.query(root, plan, signal);
+    const ids = page.results.map((result) => result.sessionId as SessionId);
+    const titles = await this.#options.readTitleSnapshots(ids, signal);
+    const labels = new Map<string, string>();
+    for (const observation of titles) {
+      if (observation.status !== 'fulfilled') continue;
+      const title = observation.value.title as { title?: unknown } | undefined;
+      if (typeof title?.title === 'string') labels.set(observation.sessionId, title.title);
+    }
+    const results: SearchSessionResult[] = page.results.map((result) => {
+      const label = escapeDisplayText(labels.get(result.sessionId) ?? result.sessionId);
+      return {
+        sessionId: result.sessionId,
+        label,
+        ...(result.cwd === null ? {} : { cwd: escapeDisplayText(result.cwd) }),
+        createdAt: result.createdAt,
+        mention: formatSessionReferenceMention({ sessionId: result.sessionId, label }),
+        score: result.score,
+        hits: result.hits,
+      };
+    });
+    const next = plan.offset + plan.limit;
+    return next < page.matchedSessions ? { results, nextCursor: encodeCursor(next, key) } : { results };
+  }
+
+  /** Brings the index of the root up to date with the store's listing (what every search does first). */
+  async update(signal?: AbortSignal): ReturnType<SearchIndex['sync']> {
+    const { config, index, store, onProgress } = this.#options;
+    if (store === undefined) {
+      return { sessions: 0, unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0, documents: 0 };
+    }
+    const root = await (this.#realRoot ??= realPathOf(store.config.root));
+    const headers = await store.list(signal);
+    // Paths are derived in the worker (encoding 10,000 ids and cwds costs the main thread tens of milliseconds).
+    const artifacts: SyncArtifact[] = headers.map((header) => ({
+      sessionId: header.id,
+      cwd: header.cwd ?? null,
+      createdAt: header.createdAt,
+    }));
+    return index.sync(
+      { root, storeRoot: store.config.root, compression: store.config.compression, includeTools: config.includeTools, artifacts },
+      { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) },
+    );
+  }
+}

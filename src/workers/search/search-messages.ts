@@ -1,0 +1,226 @@
+/**
+ * The message protocol between the search service (main or engine thread) and its search worker (issue 17): one
+ * request at a time, each answered by one reply with its id (progress messages may come before it). Both ends
+ * validate what they receive — the worker its requests, the service the replies and their values — so a mismatched
+ * build or a bug fails one request with a typed error instead of handing malformed data on. Checks are structural.
+ */
+import type { Compression } from '../../protocol/storage-paths.js';
+import { isRecord } from '../../protocol/record-guard.js';
+import { SEARCH_ROLES, type HighlightRange, type SearchRole } from '../../protocol/search-types.js';
+import { isWireError, type WireError } from '../../protocol/wire/wire-error.js';
+
+/** What the worker is started with (`workerData`). */
+export interface SearchWorkerData {
+  /** The database file, or `null` for an in-memory index (lost when the worker ends). */
+  readonly databasePath: string | null;
+  /** The native module's name (`better-sqlite3`; tests name a missing one to simulate a failed load). */
+  readonly moduleName: string;
+  /** How long a statement waits for another connection's lock before failing with `SEARCH_INDEX_BUSY`. */
+  readonly busyTimeoutMs: number;
+  /** One `Int32`: the id of the request the caller abandoned; the worker polls it between bounded steps. */
+  readonly cancel: SharedArrayBuffer;
+}
+
+/** One listed session of the root, as the index needs it (the worker derives its artifact path: SESSION-LOG.md §9.2–§9.4). */
+export interface SyncArtifact {
+  readonly sessionId: string;
+  readonly cwd: string | null;
+  readonly createdAt: number;
+}
+
+/** Bring the index of one root up to date with its listing. */
+export interface SyncRequest {
+  readonly type: 'sync';
+  readonly id: number;
+  /** The root's real path: the key of its sessions in the database. */
+  readonly root: string;
+  /** The store's root as configured: the artifacts' paths lie under it (the identity rule of SESSION-LOG.md §9.5). */
+  readonly storeRoot: string;
+  readonly compression: Compression;
+  readonly includeTools: boolean;
+  readonly artifacts: readonly SyncArtifact[];
+}
+
+/** A resolved query (defaults applied, validated by the service). */
+export interface QueryPlan {
+  /** The FTS5 string literal of the phrase (already quoted). */
+  readonly match: string;
+  /** Query the trigram table (the phrase has CJK characters). */
+  readonly cjk: boolean;
+  readonly cwd: string | null;
+  readonly since: number | null;
+  readonly until: number | null;
+  readonly roles: readonly SearchRole[];
+  readonly offset: number;
+  readonly limit: number;
+  readonly hitsPerSession: number;
+  readonly snippetLength: number;
+}
+
+/** Run one query over one root's sessions. */
+export interface QueryRequest {
+  readonly type: 'query';
+  readonly id: number;
+  readonly root: string;
+  readonly plan: QueryPlan;
+}
+
+/** What the worker is asked. */
+export type SearchRequest = SyncRequest | QueryRequest;
+
+/** What a sync did. */
+export interface SyncSummary {
+  readonly sessions: number;
+  readonly unchanged: number;
+  readonly appended: number;
+  readonly rebuilt: number;
+  readonly removed: number;
+  readonly unindexable: number;
+  /** Decoded bytes scanned (appended bytes only for an appended log). */
+  readonly scannedBytes: number;
+  /** Documents in this root's index after the sync. */
+  readonly documents: number;
+}
+
+/** One hit as the worker answers it. */
+export interface WorkerHit {
+  readonly seq: number;
+  readonly role: SearchRole;
+  readonly time: number;
+  readonly snippet: string;
+  readonly highlights: readonly HighlightRange[];
+}
+
+/** One matching session as the worker answers it (label and mention are added by the service). */
+export interface WorkerSessionResult {
+  readonly sessionId: string;
+  readonly cwd: string | null;
+  readonly createdAt: number;
+  readonly score: number;
+  readonly hits: readonly WorkerHit[];
+}
+
+/** A query's answer. */
+export interface WorkerPage {
+  readonly results: readonly WorkerSessionResult[];
+  /** Sessions that matched in all (so the service knows whether a next page exists). */
+  readonly matchedSessions: number;
+}
+
+/** The values of each request type. */
+export interface SearchValues {
+  readonly sync: SyncSummary;
+  readonly query: WorkerPage;
+}
+
+/** What the worker sends. */
+export type SearchReply =
+  | { readonly type: 'progress'; readonly id: number; readonly done: number; readonly total: number }
+  | { readonly type: 'result'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly type: 'result'; readonly id: number; readonly ok: false; readonly error: WireError };
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isTime(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function isRole(value: unknown): value is SearchRole {
+  return typeof value === 'string' && (SEARCH_ROLES as readonly string[]).includes(value);
+}
+
+function isArtifact(value: unknown): value is SyncArtifact {
+  return (
+    isRecord(value) &&
+    typeof value['sessionId'] === 'string' &&
+    (value['cwd'] === null || typeof value['cwd'] === 'string') &&
+    isTime(value['createdAt'])
+  );
+}
+
+function isPlan(value: unknown): value is QueryPlan {
+  if (!isRecord(value)) return false;
+  const nullableTime = (key: string): boolean => value[key] === null || isTime(value[key]);
+  return (
+    typeof value['match'] === 'string' &&
+    typeof value['cjk'] === 'boolean' &&
+    (value['cwd'] === null || typeof value['cwd'] === 'string') &&
+    nullableTime('since') &&
+    nullableTime('until') &&
+    Array.isArray(value['roles']) &&
+    value['roles'].every(isRole) &&
+    isCount(value['offset']) &&
+    isCount(value['limit']) &&
+    isCount(value['hitsPerSession']) &&
+    isCount(value['snippetLength'])
+  );
+}
+
+/** True when `value` is a well-formed {@link SearchRequest} (the worker's check of what it is asked). */
+export function isSearchRequest(value: unknown): value is SearchRequest {
+  if (!isRecord(value) || !isCount(value['id']) || typeof value['root'] !== 'string') return false;
+  switch (value['type']) {
+    case 'sync':
+      return (
+        typeof value['storeRoot'] === 'string' &&
+        (value['compression'] === 'none' || value['compression'] === 'zstd') &&
+        typeof value['includeTools'] === 'boolean' &&
+        Array.isArray(value['artifacts']) &&
+        value['artifacts'].every(isArtifact)
+      );
+    case 'query':
+      return isPlan(value['plan']);
+    default:
+      return false;
+  }
+}
+
+/** True when `value` is a well-formed {@link SearchReply} envelope. */
+export function isSearchReply(value: unknown): value is SearchReply {
+  if (!isRecord(value) || !isCount(value['id'])) return false;
+  if (value['type'] === 'progress') return isCount(value['done']) && isCount(value['total']);
+  if (value['type'] !== 'result') return false;
+  return value['ok'] === true ? 'value' in value : value['ok'] === false && isWireError(value['error']);
+}
+
+const SUMMARY_KEYS = ['sessions', 'unchanged', 'appended', 'rebuilt', 'removed', 'unindexable', 'scannedBytes', 'documents'] as const;
+
+function isHit(value: unknown): value is WorkerHit {
+  if (!isRecord(value) || !isCount(value['seq']) || !isRole(value['role']) || !isTime(value['time'])) return false;
+  const snippet = value['snippet'];
+  const highlights = value['highlights'];
+  return (
+    typeof snippet === 'string' &&
+    Array.isArray(highlights) &&
+    highlights.every(
+      (range: unknown) =>
+        Array.isArray(range) &&
+        range.length === 2 &&
+        isCount(range[0]) &&
+        isCount(range[1]) &&
+        range[0] < range[1] &&
+        range[1] <= snippet.length,
+    )
+  );
+}
+
+function isSessionResult(value: unknown): value is WorkerSessionResult {
+  return (
+    isRecord(value) &&
+    typeof value['sessionId'] === 'string' &&
+    (value['cwd'] === null || typeof value['cwd'] === 'string') &&
+    isTime(value['createdAt']) &&
+    isTime(value['score']) &&
+    Array.isArray(value['hits']) &&
+    value['hits'].every(isHit)
+  );
+}
+
+/** The value checks of each request type (the service's check of what a result carries). */
+export const SEARCH_VALUE_CHECKS: { readonly [K in keyof SearchValues]: (value: unknown) => value is SearchValues[K] } = {
+  sync: (value): value is SyncSummary => isRecord(value) && SUMMARY_KEYS.every((key) => isCount(value[key])),
+  query: (value): value is WorkerPage =>
+    isRecord(value) && isCount(value['matchedSessions']) && Array.isArray(value['results']) && value['results'].every(isSessionResult),
+};

@@ -1,0 +1,162 @@
+/**
+ * The search worker (issue 17): the only thread that loads the native SQLite module and opens the index. It serves
+ * one request at a time from its parent (the search service), validating each, and answers with one result
+ * message. The module is loaded lazily with `createRequire` on the first request; when it cannot be loaded (no
+ * build for this platform, no compiler at install time) every request fails with `SEARCH_UNAVAILABLE` saying why,
+ * and nothing else of the engine is affected.
+ *
+ * Cancellation: the caller writes the id of the request it abandoned into a shared `Int32`; the worker checks it
+ * between sessions and scan chunks during a sync and every few hundred rows of a MATCH, then fails the request and
+ * is ready for the next one (no statement is left running: an iterator that stops early is closed).
+ */
+import { createRequire } from 'node:module';
+import { parentPort, workerData } from 'node:worker_threads';
+import { serializeError } from '../../protocol/wire/wire-error.js';
+import {
+  fileIdentity,
+  isCorruption,
+  openSearchDatabase,
+  removeDatabaseFiles,
+  searchFailure,
+  type DatabaseConstructor,
+  type OpenedDatabase,
+} from './search-database.js';
+import { SearchError } from './search-error.js';
+import { runQuery } from './search-match.js';
+import { isSearchRequest, type SearchReply, type SearchRequest, type SearchWorkerData } from './search-messages.js';
+import { SearchSync } from './search-sync.js';
+import type { ScanControl } from '../tasks/scan-source.js';
+
+if (parentPort === null) throw new Error('search-worker must run in a worker thread');
+const port = parentPort;
+const data = workerData as SearchWorkerData;
+const cancelled = new Int32Array(data.cancel);
+
+/** Raised inside a request when the caller abandoned it. */
+class RequestCancelled extends Error {
+  constructor() {
+    super('search request cancelled by the caller');
+    this.name = 'AbortError';
+  }
+}
+
+let sqlite: DatabaseConstructor | { readonly unavailable: string } | undefined;
+
+/** The native module, loaded once; probing FTS5 and the trigram tokenizer is part of "available". */
+function loadSqlite(): DatabaseConstructor {
+  if (sqlite === undefined) {
+    try {
+      const loaded = createRequire(import.meta.url)(data.moduleName) as DatabaseConstructor;
+      const probe = new loaded(':memory:');
+      try {
+        probe.exec("CREATE VIRTUAL TABLE probe USING fts5(body, tokenize = 'trigram remove_diacritics 1')");
+      } finally {
+        probe.close();
+      }
+      sqlite = loaded;
+    } catch (error) {
+      sqlite = {
+        unavailable: `the native SQLite module "${data.moduleName}" could not be loaded: ${(error as Error).message ?? String(error)}`,
+      };
+    }
+  }
+  if ('unavailable' in sqlite) throw new SearchError('SEARCH_UNAVAILABLE', `full-text search is unavailable: ${sqlite.unavailable}`);
+  return sqlite;
+}
+
+let opened: (OpenedDatabase & { readonly sync: SearchSync }) | undefined;
+
+/** The open database, reopened when its file (or the cache directory holding it) disappeared. */
+function database(): OpenedDatabase & { readonly sync: SearchSync } {
+  const Sqlite = loadSqlite();
+  if (opened !== undefined && data.databasePath !== null && fileIdentity(data.databasePath) !== opened.identity) {
+    opened.db.close();
+    opened = undefined;
+  }
+  if (opened === undefined) {
+    const fresh = openSearchDatabase(Sqlite, data.databasePath, data.busyTimeoutMs);
+    opened = { ...fresh, sync: new SearchSync(fresh.db) };
+  }
+  return opened;
+}
+
+/** Drops a damaged database of ours so the next open rebuilds it. */
+function discardDatabase(): void {
+  opened?.db.close();
+  opened = undefined;
+  if (data.databasePath !== null) removeDatabaseFiles(data.databasePath);
+}
+
+function controlFor(id: number): ScanControl {
+  const controller = new AbortController();
+  const poll = (): void => {
+    if (!controller.signal.aborted && Atomics.load(cancelled, 0) === id) controller.abort(new RequestCancelled());
+    if (controller.signal.aborted) throw controller.signal.reason;
+  };
+  return { signal: controller.signal, poll, pollFn: poll };
+}
+
+function post(reply: SearchReply): void {
+  port.postMessage(reply);
+}
+
+async function serve(request: SearchRequest): Promise<unknown> {
+  const control = controlFor(request.id);
+  control.poll();
+  switch (request.type) {
+    case 'sync': {
+      let lastReport = 0;
+      return database().sync.sync(request, control, (done, total) => {
+        const now = Date.now();
+        if (done === total || now - lastReport >= 100) {
+          lastReport = now;
+          post({ type: 'progress', id: request.id, done, total });
+        }
+      });
+    }
+    case 'query':
+      return runQuery(database().db, request.root, request.plan, control.pollFn);
+    default:
+      throw new SearchError('SEARCH_WORKER_FAILED', 'unknown search request');
+  }
+}
+
+async function handle(message: unknown): Promise<void> {
+  const id = typeof (message as { id?: unknown })?.id === 'number' ? (message as { id: number }).id : 0;
+  if (!isSearchRequest(message)) {
+    post({ type: 'result', id, ok: false, error: serializeError(new SearchError('SEARCH_WORKER_FAILED', 'malformed search request')) });
+    return;
+  }
+  try {
+    let value: unknown;
+    try {
+      value = await serve(message);
+    } catch (error) {
+      // Our file, damaged: the index is derived, so it is rebuilt from the logs and the request runs once more.
+      if (!isCorruption(error)) throw error;
+      discardDatabase();
+      value = await serve(message);
+    }
+    post({ type: 'result', id: message.id, ok: true, value });
+  } catch (error) {
+    const failure =
+      error instanceof RequestCancelled || error instanceof SearchError ? error : searchFailure(error, `search ${message.type} failed`);
+    post({ type: 'result', id: message.id, ok: false, error: serializeError(failure) });
+  }
+}
+
+// One request at a time: the service sends the next only after this one's result.
+let queue: Promise<void> = Promise.resolve();
+port.on('message', (message: unknown) => {
+  if ((message as { type?: unknown } | null)?.type === 'close') {
+    // The service is closing: finish the request in hand, close the database (its WAL checkpointed and removed),
+    // then let the thread end by closing its port.
+    queue = queue.then(() => {
+      opened?.db.close();
+      opened = undefined;
+      port.close();
+    });
+    return;
+  }
+  queue = queue.then(() => handle(message));
+});
