@@ -69,6 +69,7 @@ describe('one rule per key across the composition and the reference service', ()
       poolSize: 1,
       dcp: {},
       mcp: { tools: true },
+      serve: { port: 0 },
     });
     expect(resolved.sources).toEqual({
       root: 'env',
@@ -78,10 +79,11 @@ describe('one rule per key across the composition and the reference service', ()
       poolSize: 'env',
       dcp: 'default',
       mcp: 'default',
+      serve: 'default',
     });
     writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ limit: 1 }));
     await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toThrow(
-      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp',
+      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, serve',
     );
   });
 });

@@ -36,7 +36,11 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
     examples: ['sessionctx serve --root ~/.dsh/sessions --open', 'sessionctx serve --port 8737'],
   },
   options: [
-    { flags: '--port <n>', description: 'the port (default: 0, any free port)', parse: parsePortOption },
+    {
+      flags: '--port <n>',
+      description: 'the port (default: "serve": {"port"} of the config file, else 0, any free port)',
+      parse: parsePortOption,
+    },
     { flags: '--host <host>', description: 'the loopback address to bind (default: 127.0.0.1; other addresses are refused)' },
     { flags: '--open', description: 'open the page in the system browser' },
   ],
@@ -52,7 +56,8 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
         const server = await startWebServer({
           engine,
           ...(options.host === undefined ? {} : { host: options.host }),
-          port: options.port ?? 0,
+          // `--port` over the configuration's `serve.port` (default 0: any free port).
+          port: options.port ?? config.serve.port,
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
           dcpConfig: config.dcp,
         });
