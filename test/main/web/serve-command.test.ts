@@ -127,4 +127,17 @@ describe('sessionctx serve', () => {
       }
     }
   });
+
+  it('a SIGTERM right after the URL line is a clean stop (exit 0), not a death by signal', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const serve = startServe(['--root', fixture.root, '--no-workers']);
+      try {
+        await serve.firstLine;
+        serve.child.kill('SIGTERM');
+        expect(await serve.exit).toBe(0);
+      } finally {
+        serve.child.kill('SIGKILL');
+      }
+    }
+  });
 });

@@ -61,13 +61,9 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
           dcpConfig: config.dcp,
         });
-        io.stdout.write(`sessionctx serve: ${server.url}\n`);
-        // Build the warm listing now, not at the page's first request.
-        engine.listSessionsReport().catch((error: unknown) => {
-          warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
-        });
-        if (options.open === true) openBrowser(server.url, warn);
-        await new Promise<void>((resolve) => {
+        // Listening for the stop signals before the URL is printed: a caller that reads the line and stops the server at
+        // once must get the clean shutdown, not Node's default death by signal.
+        const stopped = new Promise<void>((resolve) => {
           const stop = (): void => {
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
@@ -77,6 +73,13 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           process.once('SIGTERM', stop);
           context.signal?.addEventListener('abort', stop, { once: true });
         });
+        io.stdout.write(`sessionctx serve: ${server.url}\n`);
+        // Build the warm listing now, not at the page's first request.
+        engine.listSessionsReport().catch((error: unknown) => {
+          warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        if (options.open === true) openBrowser(server.url, warn);
+        await stopped;
         await server.close();
       },
       { longLived: true },
