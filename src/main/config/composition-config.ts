@@ -8,7 +8,13 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { booleanRule, firstConfigIssue, positiveSafeInteger, POSITIVE_SAFE_INTEGER_REASON } from '../../protocol/config-schema.js';
+import {
+  booleanRule,
+  firstConfigIssue,
+  positiveSafeInteger,
+  POSITIVE_SAFE_INTEGER_REASON,
+  safeIntegerBetween,
+} from '../../protocol/config-schema.js';
 import { assertNever } from '../../protocol/assert-never.js';
 import { isRecord } from '../../protocol/record-guard.js';
 import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
@@ -65,6 +71,8 @@ function count<S extends z.ZodType>(rule: S): z.ZodPreprocess<S> {
 const NON_EMPTY_PATH = 'must be a non-empty path';
 const MCP_NAMESPACE_REASON = 'must be an object whose only key is "tools"';
 const MCP_TOOLS_REASON = 'must be an object whose "tools" is a boolean';
+const SERVE_NAMESPACE_REASON = 'must be an object whose only key is "port"';
+const SERVE_PORT_REASON = 'must be an object whose "port" is a whole number from 0 to 65535';
 
 /** The schema of the composition, keys in the order `sessionctx config` prints them. */
 const compositionKeys = {
@@ -126,12 +134,18 @@ const compositionKeys = {
     default: () => searchConfigSchema.parse({}),
     quotesValue: false,
   }),
+  /** The Web server's settings (`sessionctx serve`, docs/WEB.md); `port: 0` binds any free port, `--port` overrides it. */
+  serve: compositionKey({
+    schema: z.strictObject({ port: safeIntegerBetween(0, 65535, SERVE_PORT_REASON).default(0) }, { error: SERVE_NAMESPACE_REASON }),
+    default: () => ({ port: 0 }),
+    quotesValue: false,
+  }),
 } as const;
 
 type CompositionKeys = typeof compositionKeys;
 type Key = keyof CompositionKeys;
 /** The keys a command-line flag (or a caller standing in for one) may set. */
-type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search'>;
+type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search' | 'serve'>;
 
 /** The resolved configuration. */
 export type CompositionConfig = { readonly [K in Key]: z.output<CompositionKeys[K]['schema']> };
@@ -205,7 +219,7 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
         const expanded = expandHome(checked as string, inputs.env);
         config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
-      } else if (key === 'dcp' || key === 'mcp' || key === 'search') {
+      } else if (key === 'dcp' || key === 'mcp' || key === 'search' || key === 'serve') {
         config[key] = Object.freeze({ ...(checked as Record<string, unknown>) });
       } else {
         config[key] = checked;

@@ -3,8 +3,10 @@
  * change, the drops where native compaction, DCP compress blocks and prunes landed, and the table of DCP blocks.
  * Computed by one cold replay of the stored log with the host's own fold — the surface view and token meter
  * (`ReplayHost`, HOST.md §4.1 estimates: visible messages + system prompt + tool definitions) and the DCP index
- * (`DcpIndex`, DCP.md §3) — so its figures are the ones `/dcp stats` and DCP's nudges see. Pure over the events.
+ * (`DcpIndex`, DCP.md §3) — so its figures are the ones `/dcp stats` and DCP's nudges see. Pure over the events; the
+ * replay runs in slices of a few milliseconds that yield to the event loop, so a long log does not stall the server.
  */
+import { performance } from 'node:perf_hooks';
 import { classifyReplace } from '../../protocol/dcp/replace-class.js';
 import type { SessionEvent } from '../../protocol/events.js';
 import type { WebContextDrop, WebContextPoint, WebDcpBlock } from '../../protocol/web/web-api.js';
@@ -18,6 +20,21 @@ export interface ContextSummary {
   readonly points: WebContextPoint[];
   readonly drops: WebContextDrop[];
   readonly blocks: WebDcpBlock[];
+  /** The DCP index after the whole log: `/dcp stats` reads its blocks and prefix invalidations. */
+  readonly index: DcpIndex;
+  /** The surface's estimate after the whole log (the `current surface` of `/dcp stats`). */
+  readonly surfaceTokens: number;
+}
+
+/** How long one slice of the replay runs before it yields (well under a frame; the server answers between slices). */
+const SLICE_MS = 4;
+
+/** How many events pass between two looks at the clock. */
+const CLOCK_EVERY_EVENTS = 64;
+
+/** Lets the event loop serve other requests between two slices. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** How much a replace moved the context: before and after it. */
@@ -54,8 +71,13 @@ function dropKind(event: SessionEvent, previous: SessionEvent | undefined): { ki
  * The context picture of a whole stored log (seq 0 first, as the store's inspection returns it).
  * @param events - the session's events.
  * @param options - the DCP index settings of the configuration (`manualMode.default`, `nudge.minRatio`).
+ * @param signal - stops the replay between two slices (it rejects with the signal's reason).
  */
-export function contextSummary(events: readonly SessionEvent[], options: DcpIndexOptions): ContextSummary {
+export async function contextSummary(
+  events: readonly SessionEvent[],
+  options: DcpIndexOptions,
+  signal?: AbortSignal,
+): Promise<ContextSummary> {
   const index = new DcpIndex(options);
   const host = new ReplayHost(recordedContextWindows(events));
   const points: WebContextPoint[] = [];
@@ -64,7 +86,15 @@ export function contextSummary(events: readonly SessionEvent[], options: DcpInde
   const bySeq = new Map<number, SessionEvent>();
   let tokens = host.meter.measure().totalTokens;
   let previous: SessionEvent | undefined;
+  let sliceStart = performance.now();
+  let counted = 0;
   for (const event of events) {
+    counted += 1;
+    if (counted % CLOCK_EVERY_EVENTS === 0 && performance.now() - sliceStart >= SLICE_MS) {
+      await yieldToEventLoop();
+      signal?.throwIfAborted();
+      sliceStart = performance.now();
+    }
     bySeq.set(event.seq, event);
     const delta = host.apply(event);
     index.apply(event, delta, host);
@@ -93,5 +123,5 @@ export function contextSummary(events: readonly SessionEvent[], options: DcpInde
       state: block.membership,
     };
   });
-  return { points, drops, blocks };
+  return { points, drops, blocks, index, surfaceTokens: host.meter.measure().surfaceTokens };
 }

@@ -1,14 +1,17 @@
 /**
  * The Context view of one stored session (issue 18): {@link contextSummary} of its log and the `/dcp stats` text,
- * read as `sessionctx dcp stats` reads it (a read: nothing is appended, no lock is taken).
+ * both from one read and one replay of the log (a read: nothing is appended, no lock is taken). The replay yields
+ * between slices and the ledger fold of a long log runs on the engine's pool, so the server stays responsive.
+ * With `dcp.enabled: false` the chart is still drawn; the block table is empty and the stats text says DCP is off.
  */
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
-import { parseStoredDcpCommand, runStoredDcpCommand } from '../compose/stored-dcp-session.js';
 import { sameRevision, statRevision } from '../../io/file-revision.js';
+import { PooledSessionStorage } from '../pool/pooled-storage.js';
 import { contextSummary } from './context-summary.js';
 import type { RevisionCache } from './revision-cache.js';
+import { DCP_DISABLED_STATS_TEXT, summaryStatsText } from './summary-stats-text.js';
 import type { WebEngine } from './web-handlers.js';
 import { WebServerError } from './web-server-error.js';
 
@@ -23,19 +26,11 @@ export interface DcpSummaryOptions {
   readonly cache?: RevisionCache<WebDcpSummary>;
 }
 
-/** Lets the event loop serve other requests between the long steps of one summary. */
-function yieldToOtherRequests(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** `/dcp stats`, parsed once. */
-const STATS = parseStoredDcpCommand('stats');
-
 /**
  * The Context view of a stored session.
  * @param options - the engine, the session, the DCP configuration and the request's signal.
  * @throws WebServerError `WEB_NO_SESSION_ROOT` when the engine has no root; the store's typed errors
- *   (`SESSION_QUERY_SESSION_NOT_FOUND`, …) and `DCP_CONFIG_INVALID` as they are.
+ *   (`SESSION_QUERY_SESSION_NOT_FOUND`, …) and `DCP_CONFIG_INVALID` (an invalid `dcp` namespace) as they are.
  */
 export async function dcpSummary(options: DcpSummaryOptions): Promise<WebDcpSummary> {
   const { engine, sessionId, signal } = options;
@@ -47,23 +42,30 @@ export async function dcpSummary(options: DcpSummaryOptions): Promise<WebDcpSumm
   const revision = path === undefined ? undefined : await statRevision(path);
   const cached = path === undefined || revision === undefined ? undefined : options.cache?.get(sessionId, path, revision);
   if (cached !== undefined) return cached;
-  const inspection = await store.inspectArtifact(sessionId, signal);
-  await yieldToOtherRequests();
+  // Read, decoded and validated by an `inspect` task on the engine's pool (on this thread without workers); the
+  // store's typed errors (not found, corrupt, …) come back as they are.
+  const inspection = await new PooledSessionStorage(store, engine.runner).inspect(sessionId, signal);
+  const summary = await contextSummary(
+    inspection.events,
+    { manualDefault: config.manualMode.default, nudgeMinRatio: config.nudge.minRatio },
+    signal,
+  );
   signal.throwIfAborted();
-  const summary = contextSummary(inspection.events, { manualDefault: config.manualMode.default, nudgeMinRatio: config.nudge.minRatio });
-  await yieldToOtherRequests();
+  const { points, drops } = summary;
+  const value: WebDcpSummary = config.enabled
+    ? {
+        sessionId,
+        points,
+        drops,
+        blocks: summary.blocks,
+        statsText: await summaryStatsText({ header: inspection.meta, events: inspection.events, summary, config, runner: engine.runner }),
+      }
+    : { sessionId, points, drops, blocks: [], statsText: DCP_DISABLED_STATS_TEXT };
   signal.throwIfAborted();
-  const stats = await runStoredDcpCommand({
-    store,
-    sessionId,
-    command: STATS,
-    dcpConfig: options.dcpConfig,
-    fullLogTasks: { runner: engine.runner },
-  });
-  const value: WebDcpSummary = { sessionId, ...summary, statsText: stats.text };
-  // Kept only when the stats read saw the same file as the replay (an append in between gives a fresh summary next time).
-  const after = await statRevision(inspection.path).catch(() => undefined);
-  if (after !== undefined && sameRevision(after, inspection.revision))
-    options.cache?.set(sessionId, inspection.path, inspection.revision, value);
+  // Kept only when the file did not change from before the read to after it (an append in between gives a fresh
+  // summary next time).
+  const after = path === undefined ? undefined : await statRevision(path).catch(() => undefined);
+  if (path !== undefined && revision !== undefined && after !== undefined && sameRevision(after, revision))
+    options.cache?.set(sessionId, path, revision, value);
   return value;
 }

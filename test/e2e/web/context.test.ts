@@ -111,4 +111,40 @@ describe('the Context view', () => {
     expect(await page.getByRole('img', { name: /Estimated context tokens over the log/ }).count()).toBe(1);
     expect(await page.locator('svg.chart path.series').getAttribute('d')).toMatch(/^M[\d.]+,[\d.]+( H[\d.]+ V[\d.]+)+$/);
   });
+
+  it('switches the x-axis between seq and turn with an accessible radio group', async () => {
+    const id = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+    const log = dshSmallLog(id) as unknown as ReadonlyArray<
+      LoggedEvent & { readonly seq: number; readonly data?: { readonly turn?: number } }
+    >;
+    const maxTurn = Math.max(...log.filter((e) => e.type === 'turn/start').map((e) => e.data?.turn ?? 0));
+    const lastSeq = log[log.length - 1]!.seq;
+    expect(lastSeq).toBeGreaterThan(maxTurn * 2);
+    await openContext(id);
+    const xTicks = async (): Promise<number[]> => (await page.locator('svg.chart text.tick-x').allTextContents()).map(Number);
+    const bySeq = page.getByRole('radio', { name: 'By seq' });
+    const byTurn = page.getByRole('radio', { name: 'By turn' });
+    expect(await page.getByRole('radiogroup', { name: 'X axis' }).count()).toBe(1);
+    expect(await bySeq.isChecked()).toBe(true);
+    expect(await page.locator('svg.chart .axis-label-x').textContent()).toBe('seq');
+    expect(await page.getByRole('img', { name: /over the log, by seq/ }).count()).toBe(1);
+    const seqTicks = await xTicks();
+    // Seq ticks reach towards the log's last seq; turn ticks stop near its last turn.
+    expect(Math.max(...seqTicks)).toBeGreaterThan(maxTurn * 2);
+    const dropX = await page.locator('svg.chart [data-drop-kind] circle').first().getAttribute('cx');
+    await byTurn.check();
+    expect(await byTurn.isChecked()).toBe(true);
+    expect(await bySeq.isChecked()).toBe(false);
+    expect(await page.locator('svg.chart .axis-label-x').textContent()).toBe('turn');
+    expect(await page.getByRole('img', { name: /over the log, by turn/ }).count()).toBe(1);
+    const turnTicks = await xTicks();
+    expect(Math.max(...turnTicks)).toBeLessThanOrEqual(maxTurn * 1.5);
+    expect(Math.max(...turnTicks)).toBeGreaterThanOrEqual(maxTurn / 2);
+    expect(await page.locator('svg.chart [data-drop-kind] circle').first().getAttribute('cx')).not.toBe(dropX);
+    // Every drop is still marked, and switching back restores the seq axis.
+    expect((await chartDrops()).compaction).toBe(2);
+    await bySeq.check();
+    expect(await page.locator('svg.chart .axis-label-x').textContent()).toBe('seq');
+    expect(await xTicks()).toEqual(seqTicks);
+  });
 });

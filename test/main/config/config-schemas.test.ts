@@ -78,6 +78,7 @@ describe('one rule per key across the composition and the reference service', ()
         snippetLength: 160,
         busyTimeoutMs: 5000,
       },
+      serve: { port: 0 },
     });
     expect(resolved.sources).toEqual({
       root: 'env',
@@ -88,10 +89,11 @@ describe('one rule per key across the composition and the reference service', ()
       dcp: 'default',
       mcp: 'default',
       search: 'default',
+      serve: 'default',
     });
     writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ limit: 1 }));
     await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toThrow(
-      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, search',
+      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, search, serve',
     );
   });
 });

@@ -3,6 +3,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { CLI_BIN } from '../../support/cli-process.js';
 import { callApi, makeWebFixture, send, signIn } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
@@ -16,6 +20,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await fixture?.cleanup();
 });
+
+/** A port that was free a moment ago (bound to 0 and released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Starts `sessionctx serve` and resolves with its first stdout line. */
 function startServe(
@@ -88,5 +104,40 @@ describe('sessionctx serve', () => {
     expect(await serve.exit).toBe(1);
     expect(serve.stderr()).toContain('WEB_HOST_NOT_LOOPBACK');
     await serve.firstLine.catch(() => undefined);
+  });
+
+  it("binds the config file's serve.port; --port overrides it", async () => {
+    const [configured, flagged] = [await freePort(), await freePort()];
+    const configFile = join(fixture.dir, 'serve-port.config.json');
+    await writeFile(configFile, JSON.stringify({ serve: { port: configured } }));
+    for (const [args, expected] of [
+      [[], configured],
+      [['--port', String(flagged)], flagged],
+    ] as const) {
+      const serve = startServe(['--root', fixture.root, '--config', configFile, '--no-workers', ...args]);
+      try {
+        const line = await serve.firstLine;
+        expect(Number(/^sessionctx serve: http:\/\/127\.0\.0\.1:(\d+)\//.exec(line)?.[1]), line).toBe(expected);
+        // Served there (and running, as the other tests see it before they stop it).
+        expect((await send(expected, { path: '/?token=wrong' })).status).toBe(401);
+        serve.child.kill('SIGTERM');
+        expect(await serve.exit).toBe(0);
+      } finally {
+        serve.child.kill('SIGKILL');
+      }
+    }
+  });
+
+  it('a SIGTERM right after the URL line is a clean stop (exit 0), not a death by signal', async () => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const serve = startServe(['--root', fixture.root, '--no-workers']);
+      try {
+        await serve.firstLine;
+        serve.child.kill('SIGTERM');
+        expect(await serve.exit).toBe(0);
+      } finally {
+        serve.child.kill('SIGKILL');
+      }
+    }
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The Context chart (issue 18): a session's estimated context tokens over its log (by seq), as inline SVG built from
- * JSX (no chart library), with each drop — native compaction, DCP compress, DCP prune — a distinct marked element
- * (`data-drop-kind`, an accessible name and a tooltip).
+ * The Context chart (issue 18): a session's estimated context tokens over its log, by seq or by turn (a radio group
+ * switches the x-axis), as inline SVG built from JSX (no chart library), with each drop — native compaction, DCP
+ * compress, DCP prune — a distinct marked element (`data-drop-kind`, an accessible name and a tooltip).
  */
 import type { JSX } from 'preact';
+import { useState } from 'preact/hooks';
 import type { WebContextDrop, WebContextPoint } from '../../../src/protocol/web/web-api.js';
 
 const WIDTH = 800;
@@ -28,11 +29,27 @@ function ticks(max: number, count: number): number[] {
   return out;
 }
 
-/** The chart of `points` with `drops` marked. */
+/** What the x-axis counts. */
+type ChartAxis = 'seq' | 'turn';
+
+/** The choices of the axis switch, in the order shown. */
+const AXES: ReadonlyArray<{ readonly axis: ChartAxis; readonly label: string }> = [
+  { axis: 'seq', label: 'By seq' },
+  { axis: 'turn', label: 'By turn' },
+];
+
+/** The chart of `points` with `drops` marked, by seq (the default) or by turn. */
 export function ContextChart({ points, drops }: { points: readonly WebContextPoint[]; drops: readonly WebContextDrop[] }): JSX.Element {
+  const [axis, setAxis] = useState<ChartAxis>('seq');
   if (points.length === 0) return <p class="hint">This session has no events to chart.</p>;
-  const minSeq = points[0]!.seq;
-  const maxSeq = Math.max(points[points.length - 1]!.seq, minSeq + 1);
+  // A drop is a surface change, so it has a point of its own seq: its turn is that point's.
+  const turnOfSeq = new Map(points.map((p) => [p.seq, p.turn]));
+  const at = (seq: number, turn: number): number => (axis === 'seq' ? seq : turn);
+  const dropAt = (drop: WebContextDrop): number => at(drop.seq, turnOfSeq.get(drop.seq) ?? 0);
+  const first = points[0]!;
+  const last = points[points.length - 1]!;
+  const minSeq = at(first.seq, first.turn);
+  const maxSeq = Math.max(at(last.seq, last.turn), minSeq + 1);
   const peak = Math.max(1, ...points.map((p) => p.tokens), ...drops.map((d) => d.tokensBefore));
   const yTicks = ticks(peak, 4);
   const top = yTicks[yTicks.length - 1] ?? peak;
@@ -40,21 +57,39 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
   const y = (tokens: number): number => HEIGHT - PAD.bottom - (tokens / top) * (HEIGHT - PAD.top - PAD.bottom);
   // A step line: the context keeps its size until the next event changes it, so a drop is a vertical edge.
   const line = points
-    .map((p, i) => (i === 0 ? `M${x(p.seq).toFixed(1)},${y(p.tokens).toFixed(1)}` : `H${x(p.seq).toFixed(1)} V${y(p.tokens).toFixed(1)}`))
+    .map((p, i) => {
+      const px = x(at(p.seq, p.turn)).toFixed(1);
+      return i === 0 ? `M${px},${y(p.tokens).toFixed(1)}` : `H${px} V${y(p.tokens).toFixed(1)}`;
+    })
     .join(' ');
   const xTicks = ticks(maxSeq, 6).filter((t) => t >= minSeq);
   return (
     <figure class="context-chart">
+      <div class="chart-axis-switch" role="radiogroup" aria-label="X axis">
+        {AXES.map((choice) => (
+          <label key={choice.axis}>
+            <input
+              type="radio"
+              name="context-chart-axis"
+              value={choice.axis}
+              checked={axis === choice.axis}
+              onChange={() => setAxis(choice.axis)}
+            />
+            {choice.label}
+          </label>
+        ))}
+      </div>
       <svg
         viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
         role="img"
         aria-labelledby="chart-title chart-desc"
+        data-axis={axis}
         class="chart"
         preserveAspectRatio="xMidYMid meet"
       >
-        <title id="chart-title">Estimated context tokens over the log</title>
+        <title id="chart-title">{`Estimated context tokens over the log, by ${axis}`}</title>
         <desc id="chart-desc">
-          {`${points.length} points from seq ${minSeq} to ${points[points.length - 1]!.seq}, peak ${Math.max(...points.map((p) => p.tokens))} tokens, ${drops.length} drops`}
+          {`${points.length} points from ${axis} ${minSeq} to ${at(last.seq, last.turn)}, peak ${Math.max(...points.map((p) => p.tokens))} tokens, ${drops.length} drops`}
         </desc>
         <g class="axis">
           {yTicks.map((t) => (
@@ -66,12 +101,12 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
             </g>
           ))}
           {xTicks.map((t) => (
-            <text key={`x${t}`} class="tick" x={x(t)} y={HEIGHT - PAD.bottom + 16} text-anchor="middle">
+            <text key={`x${t}`} class="tick tick-x" x={x(t)} y={HEIGHT - PAD.bottom + 16} text-anchor="middle">
               {t}
             </text>
           ))}
-          <text class="axis-label" x={(WIDTH + PAD.left) / 2} y={HEIGHT - 4} text-anchor="middle">
-            seq
+          <text class="axis-label axis-label-x" x={(WIDTH + PAD.left) / 2} y={HEIGHT - 4} text-anchor="middle">
+            {axis}
           </text>
           <text class="axis-label" x={PAD.left - 6} y={12} text-anchor="end">
             tokens
@@ -84,8 +119,8 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
             return (
               <g key={`${drop.kind}-${drop.seq}-${index}`} class={`drop drop-${drop.kind}`} data-drop-kind={drop.kind} data-seq={drop.seq}>
                 <title>{name}</title>
-                <line class="drop-line" x1={x(drop.seq)} x2={x(drop.seq)} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
-                <circle class="drop-dot" cx={x(drop.seq)} cy={y(drop.tokensAfter)} r={5} />
+                <line class="drop-line" x1={x(dropAt(drop))} x2={x(dropAt(drop))} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
+                <circle class="drop-dot" cx={x(dropAt(drop))} cy={y(drop.tokensAfter)} r={5} />
               </g>
             );
           })}

@@ -36,7 +36,11 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
     examples: ['sessionctx serve --root ~/.dsh/sessions --open', 'sessionctx serve --port 8737'],
   },
   options: [
-    { flags: '--port <n>', description: 'the port (default: 0, any free port)', parse: parsePortOption },
+    {
+      flags: '--port <n>',
+      description: 'the port (default: "serve": {"port"} of the config file, else 0, any free port)',
+      parse: parsePortOption,
+    },
     { flags: '--host <host>', description: 'the loopback address to bind (default: 127.0.0.1; other addresses are refused)' },
     { flags: '--open', description: 'open the page in the system browser' },
   ],
@@ -52,18 +56,15 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
         const server = await startWebServer({
           engine,
           ...(options.host === undefined ? {} : { host: options.host }),
-          port: options.port ?? 0,
+          // `--port` over the configuration's `serve.port` (default 0: any free port).
+          port: options.port ?? config.serve.port,
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
           dcpConfig: config.dcp,
           search: (query, signal) => engine.searchSessions(query, signal),
         });
-        io.stdout.write(`sessionctx serve: ${server.url}\n`);
-        // Build the warm listing now, not at the page's first request.
-        engine.listSessionsReport().catch((error: unknown) => {
-          warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
-        });
-        if (options.open === true) openBrowser(server.url, warn);
-        await new Promise<void>((resolve) => {
+        // Listening for the stop signals before the URL is printed: a caller that reads the line and stops the server at
+        // once must get the clean shutdown, not Node's default death by signal.
+        const stopped = new Promise<void>((resolve) => {
           const stop = (): void => {
             process.off('SIGINT', stop);
             process.off('SIGTERM', stop);
@@ -73,6 +74,13 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           process.once('SIGTERM', stop);
           context.signal?.addEventListener('abort', stop, { once: true });
         });
+        io.stdout.write(`sessionctx serve: ${server.url}\n`);
+        // Build the warm listing now, not at the page's first request.
+        engine.listSessionsReport().catch((error: unknown) => {
+          warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        if (options.open === true) openBrowser(server.url, warn);
+        await stopped;
         await server.close();
       },
       { longLived: true },
