@@ -154,6 +154,17 @@ export class WarmDiscovery {
     }
   }
 
+  /**
+   * The view's current snapshot as an opaque version (after taking in what notifications marked): the same object
+   * while nothing below the root changed as far as the view knows — within its staleness bound, as for discovery —
+   * a new one after any change; `undefined` when the view cannot answer. What lets a derived index (full-text
+   * search) skip its own `stat` pass over an unchanged corpus.
+   */
+  async corpusVersion(signal?: AbortSignal): Promise<object | undefined> {
+    signal?.throwIfAborted();
+    return this.#snapshot();
+  }
+
   /** `SessionQuery.listSessionsReport` over the view: detached records, the listing's problems. */
   async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
     const shared = await this.discoveryReport(signal);

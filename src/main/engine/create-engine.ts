@@ -236,6 +236,8 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
     readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
+    // A long-lived engine's search skips its stat pass while the warm view saw no change (bounded as discovery is).
+    ...(warm === undefined ? {} : { corpusVersion: (signal?: AbortSignal) => warm.corpusVersion(signal) }),
   });
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {

@@ -37,6 +37,13 @@ export interface SearchServiceOptions {
   readonly readTitleSnapshots: (ids: readonly SessionId[], signal?: AbortSignal) => Promise<SessionTitleObservation[]>;
   /** Progress of the index update (sessions checked of the listing). */
   readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * The corpus view's version (the engine's warm view; absent without one). While it is the object the index was
+   * last brought up to date at, nothing changed below the root as far as the view knows, so the update — one
+   * `stat` per log in the worker — is skipped; the view's own staleness bound (`corpus.revalidateMs`) then bounds
+   * how stale a search can be, exactly as for discovery.
+   */
+  readonly corpusVersion?: (signal?: AbortSignal) => Promise<object | undefined>;
 }
 
 function invalid(message: string): SearchError {
@@ -93,6 +100,8 @@ function optionalTime(value: unknown, name: string): number | null {
 export class SearchService {
   readonly #options: SearchServiceOptions;
   #realRoot: Promise<string> | undefined;
+  /** The corpus version the index was last brought up to date at, and that update's summary. */
+  #synced: { readonly version: object; readonly summary: Awaited<ReturnType<SearchIndex['sync']>> } | undefined;
 
   constructor(options: SearchServiceOptions) {
     this.#options = options;
@@ -180,6 +189,19 @@ export class SearchService {
       return { sessions: 0, unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0, documents: 0 };
     }
     const root = await (this.#realRoot ??= realPathOf(store.config.root));
+    // Taken before the listing: a change after it makes the next version differ, so it is never skipped.
+    const version = await this.#options.corpusVersion?.(signal);
+    const synced = this.#synced;
+    if (version !== undefined && synced?.version === version) {
+      return {
+        ...synced.summary,
+        unchanged: synced.summary.sessions - synced.summary.unindexable,
+        appended: 0,
+        rebuilt: 0,
+        removed: 0,
+        scannedBytes: 0,
+      };
+    }
     const headers = await store.list(signal);
     // Paths are derived in the worker (encoding 10,000 ids and cwds costs the main thread tens of milliseconds).
     const artifacts: SyncArtifact[] = headers.map((header) => ({
@@ -187,9 +209,11 @@ export class SearchService {
       cwd: header.cwd ?? null,
       createdAt: header.createdAt,
     }));
-    return index.sync(
+    const summary = await index.sync(
       { root, storeRoot: store.config.root, compression: store.config.compression, includeTools: config.includeTools, artifacts },
       { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) },
     );
+    this.#synced = version === undefined ? undefined : { version, summary };
+    return summary;
   }
 }
