@@ -6,6 +6,7 @@
  * serves the next request. A worker that fails or exits fails its request with `SEARCH_WORKER_FAILED`, and the
  * next request starts a new one. While idle the worker does not keep the process alive.
  */
+import { raceWithSignal } from '../signal/abort-race.js';
 import { Worker } from 'node:worker_threads';
 import { rebuildError } from '../../protocol/wire/wire-error.js';
 import { SearchError } from '../../workers/search/search-error.js';
@@ -118,25 +119,14 @@ export class SqliteSearchIndex implements SearchIndex {
       );
     });
     if (signal === undefined) return work;
-    return new Promise<SearchValues[K]>((resolve, reject) => {
-      const onAbort = (): void => {
-        abandoned = true;
-        // The worker stops at its next check and then serves the next request; its answer is dropped.
-        Atomics.store(new Int32Array(this.#cancel), 0, id);
-        reject(signal.reason);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      work.then(
-        (value) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    const onAbort = (): void => {
+      abandoned = true;
+      // The worker stops at its next check and then serves the next request; its answer is dropped.
+      Atomics.store(new Int32Array(this.#cancel), 0, id);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    return raceWithSignal(work, signal).finally(() => signal.removeEventListener('abort', onAbort));
   }
 
   #ensureWorker(): Worker {

@@ -61,6 +61,25 @@ type SessionWrite =
       readonly scannedBytes: number;
     };
 
+/**
+ * The write of a log that is not a valid session (not a regular file, unreadable as a session, or a surface its steps
+ * do not fit): its revision is recorded with no documents, so it costs a `stat` until it changes.
+ */
+function noSessionWrite(artifact: ListedArtifact, revision: FileRevision, previous: SessionRow | undefined): SessionWrite {
+  return {
+    kind: 'replace',
+    artifact,
+    revision,
+    previous,
+    state: null,
+    removed: [],
+    reset: true,
+    steps: [],
+    keep: new Set(),
+    scannedBytes: 0,
+  };
+}
+
 /** A listed session with its artifact path. */
 type ListedArtifact = SyncArtifact & { readonly path: string };
 
@@ -260,18 +279,7 @@ export class SearchSync {
       row.ino === revision.ino &&
       BigInt(revision.size) > BigInt(row.size);
     if (revision.ino === '0') {
-      return {
-        kind: 'replace',
-        artifact,
-        revision,
-        previous: row,
-        state: null,
-        removed: [],
-        reset: true,
-        steps: [],
-        keep: new Set(),
-        scannedBytes: 0,
-      };
+      return noSessionWrite(artifact, revision, row);
     }
     const payload: ScanPersistedSourcePayload = {
       source: 'scan',
@@ -287,18 +295,7 @@ export class SearchSync {
     };
     const outcome = await scanSourceWith(payload, control, (event) => searchStep(event, request.includeTools));
     if (outcome.status !== 'scanned') {
-      return {
-        kind: 'replace',
-        artifact,
-        revision,
-        previous: row,
-        state: null,
-        removed: [],
-        reset: true,
-        steps: [],
-        keep: new Set(),
-        scannedBytes: 0,
-      };
+      return noSessionWrite(artifact, revision, row);
     }
     const { scan } = outcome;
     const scannedRevision: FileRevision = { ...scan.revision, mtimeNs: revision.mtimeNs };
@@ -313,18 +310,7 @@ export class SearchSync {
     } catch {
       // Steps that do not fit the stored surface (a damaged state): rescan this log whole.
       if (continued) return this.#rescan(request, artifact, row, control);
-      return {
-        kind: 'replace',
-        artifact,
-        revision,
-        previous: row,
-        state: null,
-        removed: [],
-        reset: true,
-        steps: [],
-        keep: new Set(),
-        scannedBytes: 0,
-      };
+      return noSessionWrite(artifact, revision, row);
     }
     const committed = seqsOf(fold.nodes());
     const answer = seqsOf((answerFold ?? fold).nodes());
