@@ -1,16 +1,13 @@
 // The Session view's projection (surface-view.ts) over dsh's own readSurface answers (dsh-small expected/surfaces.json)
 // and, through the server, over the fixture logs. Expected values are read from the fixture files.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionSurfaceSnapshot } from '../../../src/protocol/events.js';
 import { formatSessionReferenceMention } from '../../../src/protocol/uri/mention-formatter.js';
 import type { WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
 import { surfaceView } from '../../../src/main/web/surface-view.js';
-import { startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
 import { readExpected } from '../../support/fixtures.js';
-import { callApi, makeWebFixture, signIn, testEngine } from './web-test-support.js';
-import type { WebFixture } from './web-test-support.js';
+import { callApi, serveFixture } from './web-test-support.js';
 
 const surfaces = readExpected<SessionSurfaceSnapshot[]>('surfaces.json');
 
@@ -145,22 +142,11 @@ describe('surfaceView', () => {
 });
 
 describe('sessions/surface over HTTP', () => {
-  let fixture: WebFixture;
-  let engine: LocalSessionEngine;
+  const served = serveFixture();
   let server: RunningWebServer;
   let cookie: string;
-
-  beforeAll(async () => {
-    fixture = await makeWebFixture();
-    engine = await testEngine(fixture.root);
-    server = await startWebServer({ engine, assetsDir: fixture.assetsDir });
-    cookie = await signIn(server.port, server.token);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await engine?.close();
-    await fixture?.cleanup();
+  beforeAll(() => {
+    ({ server, cookie } = served());
   });
 
   it("is surfaceView of dsh's readSurface answer with the session's title as label", async () => {

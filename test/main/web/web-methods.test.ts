@@ -2,12 +2,12 @@
 // table (sessions/list) or against the engine called directly with the same arguments (sessions/candidates).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
 import { DSH_SMALL, readExpected } from '../../support/fixtures.js';
-import { callApi, makeWebFixture, signIn, testEngine } from './web-test-support.js';
+import { callApi, signIn, serveFixture } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
 
 /** One row of `dsh-small/sessions.tsv`. */
@@ -33,22 +33,13 @@ function fixtureTable(): TableRow[] {
   });
 }
 
+const served = serveFixture();
 let fixture: WebFixture;
 let engine: LocalSessionEngine;
 let server: RunningWebServer;
 let cookie: string;
-
-beforeAll(async () => {
-  fixture = await makeWebFixture();
-  engine = await testEngine(fixture.root);
-  server = await startWebServer({ engine, assetsDir: fixture.assetsDir });
-  cookie = await signIn(server.port, server.token);
-});
-
-afterAll(async () => {
-  await server?.close();
-  await engine?.close();
-  await fixture?.cleanup();
+beforeAll(() => {
+  ({ fixture, engine, server, cookie } = served());
 });
 
 describe('sessions/list', () => {

@@ -2,33 +2,24 @@
 // real server over a copy of the dsh-small fixtures serving a tiny test page.
 import { request } from 'node:http';
 import { join, sep } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { MAX_API_BODY_BYTES, startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
 import { defaultAssetsDir } from '../../../src/main/web/static-assets.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
-import { callApi, cookiePair, makeWebFixture, send, signIn, TEST_APP_JS, TEST_INDEX_HTML, testEngine } from './web-test-support.js';
+import { callApi, cookiePair, send, TEST_APP_JS, TEST_INDEX_HTML, serveFixture } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
 
 const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuvwxyz';
 
+const served = serveFixture(TOKEN);
 let fixture: WebFixture;
 let engine: LocalSessionEngine;
 let server: RunningWebServer;
 let cookie: string;
-
-beforeAll(async () => {
-  fixture = await makeWebFixture();
-  engine = await testEngine(fixture.root);
-  server = await startWebServer({ engine, assetsDir: fixture.assetsDir, token: TOKEN });
-  cookie = await signIn(server.port, TOKEN);
-});
-
-afterAll(async () => {
-  await server?.close();
-  await engine?.close();
-  await fixture?.cleanup();
+beforeAll(() => {
+  ({ fixture, engine, server, cookie } = served());
 });
 
 /** A POST of the API with everything right except what `change` alters. */

@@ -6,7 +6,10 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { createEngine } from '../../../src/main/engine/create-engine.js';
+import { startWebServer } from '../../../src/main/web/web-server.js';
+import type { RunningWebServer } from '../../../src/main/web/web-server.js';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { RAW_ROOT } from '../../support/fixtures.js';
 
@@ -39,6 +42,42 @@ export async function makeWebFixture(): Promise<WebFixture> {
 /** An in-thread engine over a root (no pool threads: the tests share two cores). */
 export function testEngine(root: string): Promise<LocalSessionEngine> {
   return createEngine({ root, workers: false, sourceCache: false });
+}
+
+/** A running server over a fixture copy, signed in: what a suite's tests use once {@link serveFixture}'s hook ran. */
+export interface ServedFixture {
+  readonly fixture: WebFixture;
+  readonly engine: LocalSessionEngine;
+  readonly server: RunningWebServer;
+  /** The session cookie (`name=value`) the token exchange set. */
+  readonly cookie: string;
+}
+
+/**
+ * Registers the suite's lifecycle: before all tests a fixture copy, an engine over it, a server with the test page
+ * (`token` fixed when given) and a signed-in cookie; after all of them everything closed and removed.
+ * @returns a getter of the running set (it throws before the suite's `beforeAll` ran)
+ */
+export function serveFixture(token?: string): () => ServedFixture {
+  let served: ServedFixture | undefined;
+  let fixture: WebFixture | undefined;
+  let engine: LocalSessionEngine | undefined;
+  let server: RunningWebServer | undefined;
+  beforeAll(async () => {
+    fixture = await makeWebFixture();
+    engine = await testEngine(fixture.root);
+    server = await startWebServer({ engine, assetsDir: fixture.assetsDir, ...(token === undefined ? {} : { token }) });
+    served = { fixture, engine, server, cookie: await signIn(server.port, server.token) };
+  });
+  afterAll(async () => {
+    await server?.close();
+    await engine?.close();
+    await fixture?.cleanup();
+  });
+  return () => {
+    if (served === undefined) throw new Error('the served fixture is used before its beforeAll ran');
+    return served;
+  };
 }
 
 /** One HTTP exchange as the server answered it. */
