@@ -68,6 +68,8 @@ export async function withEngine<T>(
     // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
     corpus: { watch: longLived },
     search: config.search,
+    // A serving command answers searches: its search thread starts now, not inside the first one.
+    startSearchWorker: longLived,
     ...(onSearchProgress === undefined ? {} : { onSearchProgress }),
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     onListingProblem: (problem) => {

@@ -165,6 +165,19 @@ export class WarmDiscovery {
     return this.#snapshot();
   }
 
+  /**
+   * The persisted sessions' headers as the view holds them (its own frozen listing objects, in walk order, live
+   * sessions not overlaid), or `undefined` when the view cannot answer. For a derived index that needs each
+   * session's id, cwd and time only (full-text search): no copy, no sort, so a search over 10,000 sessions does not
+   * stall the thread for the tens of milliseconds detaching them costs. Callers must not mutate them.
+   */
+  async persistedHeaders(signal?: AbortSignal): Promise<readonly SessionHeader[] | undefined> {
+    signal?.throwIfAborted();
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    return snapshot?.headers;
+  }
+
   /** `SessionQuery.listSessionsReport` over the view: detached records, the listing's problems. */
   async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
     const shared = await this.discoveryReport(signal);

@@ -34,7 +34,7 @@ import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { CorpusView, type CorpusViewStats } from '../corpus/corpus-view.js';
 import { recordDiscovery, WarmDiscovery, type DiscoveryReport } from '../corpus/warm-discovery.js';
 import { resolveSearchConfig } from '../search/search-config.js';
-import { SearchService } from '../search/search-service.js';
+import { SearchService, type LiveSearchSource } from '../search/search-service.js';
 import { SqliteSearchIndex } from '../search/sqlite-search-index.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
@@ -91,6 +91,11 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
   readonly onSearchProgress?: (done: number, total: number) => void;
   /** The native SQLite module search loads (default `better-sqlite3`; tests name a missing one: `SEARCH_UNAVAILABLE`). */
   readonly searchModule?: string;
+  /**
+   * Start the search worker now instead of on the first search: for a long-lived engine that serves searches (MCP,
+   * the Web UI). Starting a thread costs this thread about 10 ms once; this way it is not part of a search.
+   */
+  readonly startSearchWorker?: boolean;
 }
 
 /**
@@ -225,20 +230,37 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const search = new SearchService({
     config: searchConfig,
     index: searchIndex,
-    // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions only.
+    // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions
+    // only (the service leaves out those that are live).
     store:
       store === undefined
         ? undefined
         : {
             config: store.config,
-            list: async (signal) => (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
+            list: async (signal) =>
+              (await warm?.persistedHeaders(signal)) ??
+              (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
           },
     // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
     readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
     // A long-lived engine's search skips its stat pass while the warm view saw no change (bounded as discovery is).
     ...(warm === undefined ? {} : { corpusVersion: (signal?: AbortSignal) => warm.corpusVersion(signal) }),
+    // Live sessions are searched from their byte logs (O(1) captures), as the reference pipeline reads them.
+    live: () => {
+      const sources: LiveSearchSource[] = [];
+      for (const session of registry.list()) {
+        try {
+          sources.push({ header: session.header, ...liveLogs.snapshot(session) });
+        } catch {
+          // SESSION_LOG_TOO_DEEP: this session's log cannot be encoded, so it is not searched; the others still are.
+        }
+      }
+      return sources;
+    },
   });
+
+  if (options.startSearchWorker === true && searchConfig.enabled && store !== undefined) searchIndex.start();
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
     const ids = (await listSessions(scan.signal)).map((record) => record.header.id);

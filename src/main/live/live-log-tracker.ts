@@ -30,6 +30,12 @@ interface TrackedLog {
   gradual: Promise<void> | undefined;
 }
 
+/** A capture and the id of the log it is of. */
+export interface LiveLogSnapshot {
+  readonly logId: string;
+  readonly capture: LiveLogCapture;
+}
+
 /** Events encoded between two looks at the clock during a gradual catch-up. */
 const GRADUAL_BATCH_EVENTS = 64;
 
@@ -96,6 +102,15 @@ export class LiveLogTracker {
     const tracked = this.#logs.get(session) as TrackedLog;
     this.#catchUp(session, tracked);
     return tracked.log.capture();
+  }
+
+  /**
+   * Like {@link capture}, with the id of the byte log the capture is of ({@link LiveByteLog.id}): the two are taken
+   * together, because a capture can rebuild a log that no longer matches its session.
+   */
+  snapshot(session: LiveSession): LiveLogSnapshot {
+    const capture = this.capture(session);
+    return { logId: (this.#logs.get(session) as TrackedLog).log.id, capture };
   }
 
   /** Registers `session` with an empty log and, for a session that notifies appends, follows its appends. */

@@ -3,7 +3,7 @@
  * worker ({@link SqliteSearchIndex}) could be replaced by a shared database server (e.g. PostgreSQL full-text
  * search, ARCHITECTURE.md "Search") without changing the service, the engine API, the CLI, MCP or the Web API.
  */
-import type { QueryPlan, SyncRequest, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
+import type { QueryPlan, SyncInput, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
 
 /** Options of {@link SearchIndex.sync}. */
 export interface SyncOptions {
@@ -15,7 +15,7 @@ export interface SyncOptions {
 /** A search backend. Every method rejects at once with `signal.reason` when its signal aborts. */
 export interface SearchIndex {
   /** Brings one root's documents up to date with its listing (incremental per artifact revision). */
-  sync(request: Omit<SyncRequest, 'type' | 'id'>, options?: SyncOptions): Promise<SyncSummary>;
+  sync(request: SyncInput, options?: SyncOptions): Promise<SyncSummary>;
   /** Runs a resolved query over one root's documents. */
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage>;
   /** Releases the backend (ends the worker). Idempotent. */

@@ -11,7 +11,8 @@ import type { Compression } from '../../protocol/storage-paths.js';
 import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { formatSessionReferenceMention } from '../../protocol/uri/mention-formatter.js';
 import { SearchError } from '../../workers/search/search-error.js';
-import type { QueryPlan, SyncArtifact } from '../../workers/search/search-messages.js';
+import type { LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
+import type { QueryPlan, SyncLive } from '../../workers/search/search-messages.js';
 import { CJK_PATTERN } from '../../workers/search/search-sync.js';
 import { realPathOf } from '../config/cache-location.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
@@ -25,6 +26,13 @@ export const MAX_QUERY_LENGTH = 100_000;
 export interface SearchStore {
   readonly config: { readonly root: string; readonly compression: Compression };
   list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+}
+
+/** One live session as search indexes it: its header and a capture of its byte log, with the log's id. */
+export interface LiveSearchSource {
+  readonly header: SessionHeader;
+  readonly logId: string;
+  readonly capture: LiveLogCapture;
 }
 
 /** How the service is built. */
@@ -44,6 +52,22 @@ export interface SearchServiceOptions {
    * how stale a search can be, exactly as for discovery.
    */
   readonly corpusVersion?: (signal?: AbortSignal) => Promise<object | undefined>;
+  /**
+   * The attached live sessions, captured now (absent: none). Their in-memory logs win over any persisted copy
+   * (SESSION-LOG.md §10), so they are indexed from their byte logs and left out of the persisted listing.
+   */
+  readonly live?: () => readonly LiveSearchSource[];
+}
+
+/** What the last index update was taken at, to tell what the next one must look at. */
+interface SyncedState {
+  /** The corpus view's version. */
+  readonly version: object;
+  /** The live sessions' ids, in order. */
+  readonly liveIds: string;
+  /** The live sessions' ids, log ids and event counts. */
+  readonly liveLogs: string;
+  readonly summary: Awaited<ReturnType<SearchIndex['sync']>>;
 }
 
 function invalid(message: string): SearchError {
@@ -100,8 +124,8 @@ function optionalTime(value: unknown, name: string): number | null {
 export class SearchService {
   readonly #options: SearchServiceOptions;
   #realRoot: Promise<string> | undefined;
-  /** The corpus version the index was last brought up to date at, and that update's summary. */
-  #synced: { readonly version: object; readonly summary: Awaited<ReturnType<SearchIndex['sync']>> } | undefined;
+  /** What the index was last brought up to date at, and that update's summary. */
+  #synced: SyncedState | undefined;
 
   constructor(options: SearchServiceOptions) {
     this.#options = options;
@@ -182,17 +206,30 @@ export class SearchService {
     return next < page.matchedSessions ? { results, nextCursor: encodeCursor(next, key) } : { results };
   }
 
-  /** Brings the index of the root up to date with the store's listing (what every search does first). */
+  /**
+   * Brings the index of the root up to date with the store's listing and the live sessions (what every search does
+   * first). With an unchanged corpus view only the live sessions are looked at, and nothing when they did not grow.
+   */
   async update(signal?: AbortSignal): ReturnType<SearchIndex['sync']> {
     const { config, index, store, onProgress } = this.#options;
     if (store === undefined) {
-      return { sessions: 0, unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0, documents: 0 };
+      return { sessions: 0, live: 0, unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0, documents: 0 };
     }
     const root = await (this.#realRoot ??= realPathOf(store.config.root));
     // Taken before the listing: a change after it makes the next version differ, so it is never skipped.
     const version = await this.#options.corpusVersion?.(signal);
+    const live: SyncLive[] = (this.#options.live?.() ?? []).map((source) => ({
+      sessionId: source.header.id,
+      cwd: source.header.cwd ?? null,
+      createdAt: source.header.createdAt,
+      logId: source.logId,
+      log: source.capture,
+    }));
+    const liveIds = live.map((source) => source.sessionId).join('\u0000');
+    const liveLogs = live.map((source) => `${source.sessionId}\u0000${source.logId}\u0000${source.log.events}`).join('\u0001');
     const synced = this.#synced;
-    if (version !== undefined && synced?.version === version) {
+    const viewUnchanged = version !== undefined && synced?.version === version;
+    if (viewUnchanged && synced.liveLogs === liveLogs) {
       return {
         ...synced.summary,
         unchanged: synced.summary.sessions - synced.summary.unindexable,
@@ -202,18 +239,23 @@ export class SearchService {
         scannedBytes: 0,
       };
     }
-    const headers = await store.list(signal);
-    // Paths are derived in the worker (encoding 10,000 ids and cwds costs the main thread tens of milliseconds).
-    const artifacts: SyncArtifact[] = headers.map((header) => ({
-      sessionId: header.id,
-      cwd: header.cwd ?? null,
-      createdAt: header.createdAt,
-    }));
-    const summary = await index.sync(
-      { root, storeRoot: store.config.root, compression: store.config.compression, includeTools: config.includeTools, artifacts },
-      { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) },
-    );
-    this.#synced = version === undefined ? undefined : { version, summary };
+    const request = { root, storeRoot: store.config.root, compression: store.config.compression, includeTools: config.includeTools, live };
+    const options = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
+    let summary: Awaited<ReturnType<SearchIndex['sync']>>;
+    if (viewUnchanged && synced.liveIds === liveIds) {
+      // Nothing below the root changed and the same sessions are live: only their logs are looked at.
+      summary = await index.sync({ ...request, artifacts: null }, options);
+    } else {
+      const headers = await store.list(signal);
+      // The headers go as they are (the backend packs what it sends); only live sessions are left out.
+      let artifacts: readonly SessionHeader[] = headers;
+      if (live.length > 0) {
+        const liveSet = new Set(live.map((source) => source.sessionId));
+        artifacts = headers.filter((header) => !liveSet.has(header.id));
+      }
+      summary = await index.sync({ ...request, artifacts }, options);
+    }
+    this.#synced = version === undefined ? undefined : { version, liveIds, liveLogs, summary };
     return summary;
   }
 }

@@ -18,7 +18,8 @@ import {
   type SearchWorkerData,
 } from '../../workers/search/search-messages.js';
 import type { SearchIndex, SyncOptions } from './search-index.js';
-import type { QueryPlan, SyncRequest, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
+import { packListing } from '../../workers/search/packed-listing.js';
+import type { QueryPlan, SyncInput, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
 
 const WORKER_URL = new URL('../../workers/search/search-worker.js', import.meta.url);
 
@@ -56,12 +57,23 @@ export class SqliteSearchIndex implements SearchIndex {
     this.#options = options;
   }
 
-  sync(request: Omit<SyncRequest, 'type' | 'id'>, options: SyncOptions = {}): Promise<SyncSummary> {
-    return this.#request('sync', (id) => ({ type: 'sync', id, ...request }), options.signal, options.onProgress);
+  sync(request: SyncInput, options: SyncOptions = {}): Promise<SyncSummary> {
+    // Packed: the structured clone of 10,000 listing objects would stall this thread for milliseconds.
+    const artifacts = request.artifacts === null ? null : packListing(request.artifacts);
+    return this.#request('sync', (id) => ({ type: 'sync', id, ...request, artifacts }), options.signal, options.onProgress);
   }
 
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage> {
     return this.#request('query', (id) => ({ type: 'query', id, root, plan }), signal);
+  }
+
+  /**
+   * Starts the worker thread now (it opens nothing until the first request) instead of on the first request. It
+   * does not keep the process alive while idle. Does nothing once closed.
+   */
+  start(): void {
+    if (this.#closed || this.#worker !== undefined) return;
+    this.#ensureWorker().unref();
   }
 
   async close(): Promise<void> {

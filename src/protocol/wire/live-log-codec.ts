@@ -23,6 +23,20 @@ export interface LiveLogCapture {
 }
 
 /**
+ * A point in a live byte log between two entries: the chunk (the sealed chunks in order, then the tail), the byte
+ * offset inside it, and how many events lie before it. Chunks are sealed in place and never change, and the tail only
+ * grows, so a position taken from one capture stays valid in every later capture of the same log.
+ */
+export interface LiveLogPosition {
+  readonly chunk: number;
+  readonly offset: number;
+  readonly events: number;
+}
+
+/** The start of every live log. */
+export const LIVE_LOG_START: LiveLogPosition = Object.freeze({ chunk: 0, offset: 0, events: 0 });
+
+/**
  * Decodes the events of a captured prefix one by one, in log order, calling `onEvent` with each, so a caller that
  * folds them need not hold the whole log. `poll` runs every 256 events.
  *
@@ -33,19 +47,44 @@ export interface LiveLogCapture {
  * @throws RangeError when the captured bytes are not whole entries, or the count differs from `events`.
  */
 export function forEachLiveLogEvent(capture: LiveLogCapture, onEvent: (event: unknown) => void, poll?: () => void): void {
-  let count = 0;
+  forEachLiveLogEventFrom(capture, LIVE_LOG_START, onEvent, poll);
+}
+
+/**
+ * Like {@link forEachLiveLogEvent}, but decodes only the entries after `from` (a position an earlier capture of the
+ * same log ended at): an index that follows a live log reads only what was appended since.
+ *
+ * @returns the position at the end of the capture (for the next call).
+ * @throws RangeError when `from` lies outside the capture, the bytes are not whole entries, or the count differs.
+ */
+export function forEachLiveLogEventFrom(
+  capture: LiveLogCapture,
+  from: LiveLogPosition,
+  onEvent: (event: unknown) => void,
+  poll?: () => void,
+): LiveLogPosition {
+  const chunks = [...capture.sealed.buffers, capture.tail];
+  const lengths = [...capture.sealed.lengths, capture.tailLength];
+  if (!Number.isSafeInteger(from.chunk) || from.chunk < 0 || from.chunk >= chunks.length) {
+    throw new RangeError(`live log position names chunk ${from.chunk} of ${chunks.length}`);
+  }
+  if (!Number.isSafeInteger(from.offset) || from.offset < 0 || from.offset > (lengths[from.chunk] ?? 0) || from.events > capture.events) {
+    throw new RangeError('live log position lies past the captured prefix');
+  }
+  let count = from.events;
   const each = (event: unknown): void => {
     count += 1;
     onEvent(event);
   };
   const options = poll === undefined ? {} : { poll };
-  capture.sealed.buffers.forEach((buffer, index) => {
-    forEachLogEntry(localCopy(buffer, capture.sealed.lengths[index] ?? 0), each, options);
-  });
-  forEachLogEntry(localCopy(capture.tail, capture.tailLength), each, options);
+  for (let index = from.chunk; index < chunks.length; index++) {
+    const start = index === from.chunk ? from.offset : 0;
+    forEachLogEntry(localCopy(chunks[index] as SharedArrayBuffer, start, lengths[index] ?? 0), each, options);
+  }
   if (count !== capture.events) {
     throw new RangeError(`live log capture holds ${count} events, expected ${capture.events}`);
   }
+  return { chunk: chunks.length - 1, offset: capture.tailLength, events: count };
 }
 
 /** Decodes the events of a captured prefix into an array, in log order (see {@link forEachLiveLogEvent}). */
@@ -55,9 +94,9 @@ export function decodeLiveLogCapture(capture: LiveLogCapture, poll?: () => void)
   return events;
 }
 
-/** The first `length` bytes of a shared buffer, copied into an unshared one. */
-function localCopy(buffer: SharedArrayBuffer, length: number): Uint8Array {
-  return new Uint8Array(buffer, 0, length).slice();
+/** Bytes `[start, end)` of a shared buffer, copied into an unshared one. */
+function localCopy(buffer: SharedArrayBuffer, start: number, end: number): Uint8Array {
+  return new Uint8Array(buffer, start, end - start).slice();
 }
 
 /** True when `value` has the shape of a {@link LiveLogCapture} (a task payload is checked before use). */

@@ -20,10 +20,13 @@ export type Database = BetterSqlite3.Database;
 export const SEARCH_APPLICATION_ID = 0x53435458;
 
 /** The schema version in `PRAGMA user_version`; any other version of our file is rebuilt. */
-export const SEARCH_SCHEMA_VERSION = 1;
+export const SEARCH_SCHEMA_VERSION = 2;
 
-/** The file name of the index inside `<cache>/search/`. */
-export const SEARCH_DATABASE_FILE = `index-v${SEARCH_SCHEMA_VERSION}.sqlite`;
+/**
+ * The file name of the index inside `<cache>/search/`. It carries no version: a file of another schema version is
+ * rebuilt in place, so an upgrade never leaves an old index behind in the cache.
+ */
+export const SEARCH_DATABASE_FILE = 'index.sqlite';
 
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1');
 
@@ -42,6 +45,7 @@ CREATE TABLE sessions (
   cwd TEXT,
   created_at REAL NOT NULL,
   dev TEXT NOT NULL, ino TEXT NOT NULL, size TEXT NOT NULL, ctime_ns TEXT NOT NULL,
+  live_log TEXT,
   include_tools INTEGER NOT NULL,
   scanned_bytes INTEGER NOT NULL,
   state BLOB,

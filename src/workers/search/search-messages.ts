@@ -8,6 +8,8 @@ import type { Compression } from '../../protocol/storage-paths.js';
 import { isRecord } from '../../protocol/record-guard.js';
 import { SEARCH_ROLES, type HighlightRange, type SearchRole } from '../../protocol/search-types.js';
 import { isWireError, type WireError } from '../../protocol/wire/wire-error.js';
+import { isLiveLogCapture, type LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
+import { isPackedListing, type PackedListing } from './packed-listing.js';
 
 /** What the worker is started with (`workerData`). */
 export interface SearchWorkerData {
@@ -28,6 +30,33 @@ export interface SyncArtifact {
   readonly createdAt: number;
 }
 
+/**
+ * One live session (SESSION-LOG.md §10: its in-memory log wins over any persisted copy), indexed from a capture of
+ * its byte log (`main/live/live-byte-log.ts`): the worker decodes only the entries after the position it stored
+ * for the same `logId`.
+ */
+export interface SyncLive {
+  readonly sessionId: string;
+  readonly cwd: string | null;
+  readonly createdAt: number;
+  /** The byte log's id; another id (a rebuilt log, another process) means the session is indexed whole. */
+  readonly logId: string;
+  readonly log: LiveLogCapture;
+}
+
+/** A listed persisted session as the caller hands it to the index: the fields of its header the index needs. */
+export interface ListedSession {
+  readonly id: string;
+  readonly cwd?: string | undefined;
+  readonly createdAt: number;
+}
+
+/** What a backend's `sync` is given: a {@link SyncRequest} whose listing is the store's headers as they are. */
+export interface SyncInput extends Omit<SyncRequest, 'type' | 'id' | 'artifacts'> {
+  /** The persisted sessions that are not live (their headers; nothing copied), or `null` as in {@link SyncRequest}. */
+  readonly artifacts: readonly ListedSession[] | null;
+}
+
 /** Bring the index of one root up to date with its listing. */
 export interface SyncRequest {
   readonly type: 'sync';
@@ -38,7 +67,13 @@ export interface SyncRequest {
   readonly storeRoot: string;
   readonly compression: Compression;
   readonly includeTools: boolean;
-  readonly artifacts: readonly SyncArtifact[];
+  /**
+   * The persisted sessions that are not live, or `null` to leave every persisted session's entry as it is and bring
+   * only the live sessions up to date (the service knows that nothing below the root changed).
+   */
+  readonly artifacts: readonly SyncArtifact[] | null;
+  /** The live sessions; their ids are not among `artifacts`. */
+  readonly live: readonly SyncLive[];
 }
 
 /** A resolved query (defaults applied, validated by the service). */
@@ -65,12 +100,20 @@ export interface QueryRequest {
   readonly plan: QueryPlan;
 }
 
+/** A sync request as it crosses to the worker: its listing packed (packed-listing.ts), else the same. */
+export interface SyncMessage extends Omit<SyncRequest, 'artifacts'> {
+  readonly artifacts: PackedListing | null;
+}
+
 /** What the worker is asked. */
-export type SearchRequest = SyncRequest | QueryRequest;
+export type SearchRequest = SyncMessage | QueryRequest;
 
 /** What a sync did. */
 export interface SyncSummary {
+  /** Sessions of the root the index knows after the sync (persisted and live). */
   readonly sessions: number;
+  /** Of them, live sessions (indexed from their byte logs). */
+  readonly live: number;
   readonly unchanged: number;
   readonly appended: number;
   readonly rebuilt: number;
@@ -140,6 +183,10 @@ function isArtifact(value: unknown): value is SyncArtifact {
   );
 }
 
+function isLive(value: unknown): value is SyncLive {
+  return isRecord(value) && isArtifact(value) && typeof value['logId'] === 'string' && isLiveLogCapture(value['log']);
+}
+
 function isPlan(value: unknown): value is QueryPlan {
   if (!isRecord(value)) return false;
   const nullableTime = (key: string): boolean => value[key] === null || isTime(value[key]);
@@ -167,8 +214,9 @@ export function isSearchRequest(value: unknown): value is SearchRequest {
         typeof value['storeRoot'] === 'string' &&
         (value['compression'] === 'none' || value['compression'] === 'zstd') &&
         typeof value['includeTools'] === 'boolean' &&
-        Array.isArray(value['artifacts']) &&
-        value['artifacts'].every(isArtifact)
+        (value['artifacts'] === null || isPackedListing(value['artifacts'])) &&
+        Array.isArray(value['live']) &&
+        value['live'].every(isLive)
       );
     case 'query':
       return isPlan(value['plan']);
@@ -185,7 +233,17 @@ export function isSearchReply(value: unknown): value is SearchReply {
   return value['ok'] === true ? 'value' in value : value['ok'] === false && isWireError(value['error']);
 }
 
-const SUMMARY_KEYS = ['sessions', 'unchanged', 'appended', 'rebuilt', 'removed', 'unindexable', 'scannedBytes', 'documents'] as const;
+const SUMMARY_KEYS = [
+  'sessions',
+  'live',
+  'unchanged',
+  'appended',
+  'rebuilt',
+  'removed',
+  'unindexable',
+  'scannedBytes',
+  'documents',
+] as const;
 
 function isHit(value: unknown): value is WorkerHit {
   if (!isRecord(value) || !isCount(value['seq']) || !isRole(value['role']) || !isTime(value['time'])) return false;

@@ -3,10 +3,12 @@
  *
  * - unchanged (same dev, ino, size and ctime as indexed, same `includeTools`): one `stat`, nothing read;
  * - appended (same file, longer): the source cache's resumable, digest-guarded scan (`scanSourceWith`) continues the
- *   stored title-scan checkpoint over the new bytes only; the stored surface node order is continued with the
- *   projection fold (`ProjectionFold`), so documents a compaction shadows leave the index when it lands;
+ *   stored title-scan checkpoint over the new bytes only; the stored surface is continued (`continueSurface`), so
+ *   documents a compaction shadows leave the index when it lands;
  * - anything else (new, rewritten, shrunk, replaced, a checkpoint that no longer fits): scanned whole and replaced;
- * - gone from the listing: its documents and row are removed.
+ * - gone from the listing: its documents and row are removed;
+ * - live sessions are indexed from captures of their byte logs: the same byte log (same id) longer than indexed is
+ *   decoded from the stored position on, any other log whole; an unchanged one costs nothing.
  *
  * A log that is not a valid session is recorded with its revision and no documents (so it costs a `stat` until it
  * changes). Writes go in transactions of a bounded number of sessions; a cancelled sync keeps what it committed.
@@ -15,21 +17,28 @@ import { deserialize, serialize } from 'node:v8';
 import { statSync } from 'node:fs';
 import { revisionOf, type FileRevision } from '../../io/file-revision.js';
 import { artifactPathFor } from '../../io/artifact-path.js';
+import type { SessionEvent } from '../../protocol/events.js';
+import { forEachLiveLogEventFrom, LIVE_LOG_START, type LiveLogPosition } from '../../protocol/wire/live-log-codec.js';
 import type { ScanPersistedSourcePayload, ScanSourceResume } from '../../protocol/wire/task-shapes.js';
-import { ProjectionFold, type ProjectionNode } from '../reference/projection-fold.js';
 import { scanSourceWith, type ScanControl } from '../tasks/scan-source.js';
 import { searchStep, type SearchStep } from './search-documents.js';
 import type { Database } from './search-database.js';
-import type { SyncArtifact, SyncRequest, SyncSummary } from './search-messages.js';
+import type { SyncArtifact, SyncLive, SyncRequest, SyncSummary } from './search-messages.js';
+import { continueSurface, type IndexedSurface, type SurfaceUpdate } from './search-surface.js';
 
-/** What the index keeps per session to continue it. */
-interface SessionState {
+/** What the index keeps of a persisted log to continue it: the title scan's checkpoint and the surface. */
+interface ArtifactState extends IndexedSurface {
+  readonly kind: 'artifact';
   readonly resume: ScanSourceResume;
-  /** The committed surface nodes' seqs, in surface order (the fold continued by the next scan). */
-  readonly committed: readonly number[];
-  /** The seqs of the current answer (committed fold plus provisional steps): what `docs` holds. */
-  readonly answer: readonly number[];
 }
+
+/** What the index keeps of a live log to continue it: where its decoding stopped, and the surface. */
+interface LiveState extends IndexedSurface {
+  readonly kind: 'live';
+  readonly position: LiveLogPosition;
+}
+
+type SessionState = ArtifactState | LiveState;
 
 interface SessionRow {
   readonly id: number;
@@ -41,44 +50,81 @@ interface SessionRow {
   readonly size: string;
   readonly ctime_ns: string;
   readonly include_tools: number;
+  /** The live byte log's id for a live session's entry, `null` for a persisted log's. */
+  readonly live_log: string | null;
+}
+
+/** The columns of an entry: the session and the revision of what was indexed. */
+interface EntryColumns {
+  readonly sessionId: string;
+  /** The artifact path (empty for a live session). */
+  readonly path: string;
+  readonly cwd: string | null;
+  readonly createdAt: number;
+  readonly dev: string;
+  readonly ino: string;
+  /** A persisted log's size in bytes, or a live log's event count. */
+  readonly size: string;
+  readonly ctimeNs: string;
+  readonly liveLog: string | null;
 }
 
 /** One session's pending write. */
 type SessionWrite =
-  | { readonly kind: 'meta'; readonly row: SessionRow; readonly artifact: ListedArtifact }
+  | { readonly kind: 'meta'; readonly row: SessionRow; readonly entry: EntryColumns }
   | {
       readonly kind: 'replace';
-      readonly artifact: ListedArtifact;
-      readonly revision: FileRevision;
+      readonly entry: EntryColumns;
       readonly previous: SessionRow | undefined;
       /** `null`: not a valid session (no documents). */
       readonly state: SessionState | null;
-      /** Seqs whose documents are removed (all of them when `reset`). */
-      readonly removed: readonly number[];
-      readonly reset: boolean;
-      readonly steps: readonly SearchStep[];
-      readonly keep: ReadonlySet<number>;
+      /** What changes in the documents (every one replaced, none added, when `state` is `null`). */
+      readonly update: SurfaceUpdate;
       readonly scannedBytes: number;
     };
+
+/** The update of an entry with no documents. */
+const NO_DOCUMENTS: SurfaceUpdate = { committed: [], answer: [], reset: true, removed: [], steps: [] };
 
 /**
  * The write of a log that is not a valid session (not a regular file, unreadable as a session, or a surface its steps
  * do not fit): its revision is recorded with no documents, so it costs a `stat` until it changes.
  */
-function noSessionWrite(artifact: ListedArtifact, revision: FileRevision, previous: SessionRow | undefined): SessionWrite {
+function noSessionWrite(entry: EntryColumns, previous: SessionRow | undefined): SessionWrite {
+  return { kind: 'replace', entry, previous, state: null, update: NO_DOCUMENTS, scannedBytes: 0 };
+}
+
+/** The columns of a persisted log's entry at `revision`. */
+function artifactEntry(artifact: ListedArtifact, revision: FileRevision | ScannedRevision): EntryColumns {
   return {
-    kind: 'replace',
-    artifact,
-    revision,
-    previous,
-    state: null,
-    removed: [],
-    reset: true,
-    steps: [],
-    keep: new Set(),
-    scannedBytes: 0,
+    sessionId: artifact.sessionId,
+    path: artifact.path,
+    cwd: artifact.cwd,
+    createdAt: artifact.createdAt,
+    dev: revision.dev,
+    ino: revision.ino,
+    size: revision.size,
+    ctimeNs: revision.ctimeNs,
+    liveLog: null,
   };
 }
+
+/** The columns of a live session's entry with `events` indexed. */
+function liveEntry(live: SyncLive, events: number): EntryColumns {
+  return {
+    sessionId: live.sessionId,
+    path: '',
+    cwd: live.cwd,
+    createdAt: live.createdAt,
+    dev: 'live',
+    ino: '0',
+    size: String(events),
+    ctimeNs: '0',
+    liveLog: live.logId,
+  };
+}
+
+type ScannedRevision = { readonly dev: string; readonly ino: string; readonly size: string; readonly ctimeNs: string };
 
 /** A listed session with its artifact path. */
 type ListedArtifact = SyncArtifact & { readonly path: string };
@@ -105,15 +151,17 @@ class Statements {
   readonly insertFts;
   readonly insertCjk;
   readonly countDocs;
+  readonly countSessions;
 
   constructor(db: Database) {
     this.insertSession = db.prepare(
-      `INSERT INTO sessions (root, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, include_tools, scanned_bytes, state)
-       VALUES (@root, @sessionId, @path, @cwd, @createdAt, @dev, @ino, @size, @ctimeNs, @includeTools, @scannedBytes, @state)`,
+      `INSERT INTO sessions (root, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, live_log, include_tools, scanned_bytes, state)
+       VALUES (@root, @sessionId, @path, @cwd, @createdAt, @dev, @ino, @size, @ctimeNs, @liveLog, @includeTools, @scannedBytes, @state)`,
     );
     this.updateSession = db.prepare(
       `UPDATE sessions SET path = @path, cwd = @cwd, created_at = @createdAt, dev = @dev, ino = @ino, size = @size,
-       ctime_ns = @ctimeNs, include_tools = @includeTools, scanned_bytes = @scannedBytes, state = @state WHERE id = @id`,
+       ctime_ns = @ctimeNs, live_log = @liveLog, include_tools = @includeTools, scanned_bytes = @scannedBytes, state = @state
+       WHERE id = @id`,
     );
     this.updateMeta = db.prepare('UPDATE sessions SET path = ?, cwd = ?, created_at = ? WHERE id = ?');
     this.deleteSession = db.prepare('DELETE FROM sessions WHERE id = ?');
@@ -126,6 +174,7 @@ class Statements {
     this.insertFts = db.prepare('INSERT INTO docs_fts (rowid, body) VALUES (?, ?)');
     this.insertCjk = db.prepare('INSERT INTO docs_cjk (rowid, body) VALUES (?, ?)');
     this.countDocs = db.prepare('SELECT count(*) AS n FROM docs JOIN sessions s ON s.id = docs.session WHERE s.root = ?');
+    this.countSessions = db.prepare('SELECT count(*) AS n FROM sessions WHERE root = ?');
   }
 }
 
@@ -138,7 +187,13 @@ function removeDocs(statements: Statements, rows: readonly { id: number; cjk: nu
 }
 
 function sameRevision(row: SessionRow, revision: FileRevision): boolean {
-  return row.dev === revision.dev && row.ino === revision.ino && row.size === revision.size && row.ctime_ns === revision.ctimeNs;
+  return (
+    row.live_log === null &&
+    row.dev === revision.dev &&
+    row.ino === revision.ino &&
+    row.size === revision.size &&
+    row.ctime_ns === revision.ctimeNs
+  );
 }
 
 function stateOf(blob: Buffer | null | undefined): SessionState | undefined {
@@ -151,9 +206,16 @@ function stateOf(blob: Buffer | null | undefined): SessionState | undefined {
   }
 }
 
-/** The surface seqs of a fold. */
-function seqsOf(nodes: readonly ProjectionNode[]): number[] {
-  return nodes.map((node) => node.seq);
+type KeyedRow = SessionRow & { readonly session_id: string };
+
+/** The per-kind counts a sync reports. */
+interface SyncCounts {
+  unchanged: number;
+  appended: number;
+  rebuilt: number;
+  removed: number;
+  unindexable: number;
+  scannedBytes: number;
 }
 
 /** Index maintenance of one database. */
@@ -168,31 +230,32 @@ export class SearchSync {
     this.#statements = new Statements(db);
     // The rows of a root in one pass, without their states: an unchanged log needs only its revision.
     this.#selectSession = db.prepare(
-      'SELECT id, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, include_tools FROM sessions WHERE root = ?',
+      'SELECT id, session_id, path, cwd, created_at, dev, ino, size, ctime_ns, live_log, include_tools FROM sessions WHERE root = ?',
     );
     this.#selectState = db.prepare('SELECT state FROM sessions WHERE id = ?');
   }
 
   /**
-   * Brings `request.root`'s index up to date with its listing.
+   * Brings `request.root`'s index up to date with its listing (and its live sessions).
    * @param control - polled between sessions and inside scans; its abort ends the sync (committed batches stay).
    * @param onProgress - called with sessions done so far.
    */
   async sync(request: SyncRequest, control: ScanControl, onProgress: (done: number, total: number) => void): Promise<SyncSummary> {
-    const counts = { unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0 };
-    const listed = new Set(request.artifacts.map((artifact) => artifact.sessionId));
-    const rows = new Map<string, SessionRow>();
-    for (const row of this.#selectSession.iterate(request.root) as IterableIterator<SessionRow & { session_id: string }>)
-      rows.set(row.session_id, row);
-    const gone = [...rows.values()].filter((row) => !listed.has((row as SessionRow & { session_id: string }).session_id));
-    if (gone.length > 0) {
-      this.#db.transaction(() => {
-        for (const row of gone) {
-          removeDocs(this.#statements, this.#statements.docsOfSession.all(row.id) as Array<{ id: number; cjk: number }>);
-          this.#statements.deleteSession.run(row.id);
-        }
-      })();
-      counts.removed = gone.length;
+    const counts: SyncCounts = { unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0 };
+    const rows = new Map<string, KeyedRow>();
+    for (const row of this.#selectSession.iterate(request.root) as IterableIterator<KeyedRow>) rows.set(row.session_id, row);
+    if (request.artifacts !== null) {
+      const listed = new Set([...request.artifacts.map((artifact) => artifact.sessionId), ...request.live.map((live) => live.sessionId)]);
+      const gone = [...rows.values()].filter((row) => !listed.has(row.session_id));
+      if (gone.length > 0) {
+        this.#db.transaction(() => {
+          for (const row of gone) {
+            removeDocs(this.#statements, this.#statements.docsOfSession.all(row.id) as Array<{ id: number; cjk: number }>);
+            this.#statements.deleteSession.run(row.id);
+          }
+        })();
+        counts.removed = gone.length;
+      }
     }
     let pending: SessionWrite[] = [];
     let pendingDocuments = 0;
@@ -205,35 +268,43 @@ export class SearchSync {
         for (const write of writes) this.#apply(request, write);
       })();
     };
+    const record = (write: SessionWrite | undefined): void => {
+      if (write?.kind !== 'replace') {
+        counts.unchanged += 1;
+        if (write === undefined) return;
+      } else {
+        if (write.state === null) counts.unindexable += 1;
+        else if (write.update.reset) counts.rebuilt += 1;
+        else counts.appended += 1;
+        counts.scannedBytes += write.scannedBytes;
+        pendingDocuments += write.update.steps.length;
+      }
+      pending.push(write);
+      if (pending.length >= BATCH_SESSIONS || pendingDocuments >= BATCH_DOCUMENTS) flush();
+    };
+    const artifacts = request.artifacts ?? [];
+    const total = artifacts.length + request.live.length;
     try {
       let done = 0;
-      for (const artifact of request.artifacts) {
+      for (const artifact of artifacts) {
         control.poll();
-        const write = await this.#plan(request, artifact, control, rows.get(artifact.sessionId));
-        if (write !== undefined) {
-          if (write.kind === 'replace') {
-            if (write.state === null) counts.unindexable += 1;
-            else if (write.reset) counts.rebuilt += 1;
-            else counts.appended += 1;
-            counts.scannedBytes += write.scannedBytes;
-            pendingDocuments += write.steps.length;
-          } else {
-            counts.unchanged += 1;
-          }
-          pending.push(write);
-          if (pending.length >= BATCH_SESSIONS || pendingDocuments >= BATCH_DOCUMENTS) flush();
-        } else {
-          counts.unchanged += 1;
-        }
+        record(await this.#plan(request, artifact, control, rows.get(artifact.sessionId)));
         done += 1;
-        onProgress(done, request.artifacts.length);
+        onProgress(done, total);
+      }
+      for (const live of request.live) {
+        control.poll();
+        record(this.#planLive(request, live, control, rows.get(live.sessionId)));
+        done += 1;
+        onProgress(done, total);
       }
     } finally {
       // What was scanned before a cancellation or a failure is kept: each write is a complete session.
       flush();
     }
     const documents = (this.#statements.countDocs.get(request.root) as { n: number }).n;
-    return { sessions: request.artifacts.length, ...counts, documents };
+    const known = request.artifacts === null ? (this.#statements.countSessions.get(request.root) as { n: number }).n : total;
+    return { sessions: known, live: request.live.length, ...counts, documents };
   }
 
   /** What to write for one listed artifact (`undefined`: unchanged). */
@@ -247,7 +318,7 @@ export class SearchSync {
     try {
       // The stored path is the one this id and cwd name, unless the root moved; else derive it once.
       path =
-        row !== undefined && row.cwd === listed.cwd && row.path.startsWith(request.storeRoot)
+        row !== undefined && row.live_log === null && row.cwd === listed.cwd && row.path.startsWith(request.storeRoot)
           ? row.path
           : artifactPathFor({ root: request.storeRoot, compression: request.compression }, listed.sessionId, listed.cwd ?? undefined);
     } catch {
@@ -266,12 +337,13 @@ export class SearchSync {
     const includeTools = request.includeTools ? 1 : 0;
     if (row !== undefined && row.include_tools === includeTools && sameRevision(row, revision)) {
       const metaChanged = row.path !== artifact.path || row.cwd !== artifact.cwd || row.created_at !== artifact.createdAt;
-      return metaChanged ? { kind: 'meta', row, artifact } : undefined;
+      return metaChanged ? { kind: 'meta', row, entry: artifactEntry(artifact, revision) } : undefined;
     }
-    const previous =
-      row !== undefined && row.include_tools === includeTools
+    const stored =
+      row !== undefined && row.live_log === null && row.include_tools === includeTools
         ? stateOf((this.#selectState.get(row.id) as { state: Buffer | null } | undefined)?.state)
         : undefined;
+    const previous = stored?.kind === 'artifact' ? stored : undefined;
     const appendable =
       previous !== undefined &&
       row !== undefined &&
@@ -279,7 +351,7 @@ export class SearchSync {
       row.ino === revision.ino &&
       BigInt(revision.size) > BigInt(row.size);
     if (revision.ino === '0') {
-      return noSessionWrite(artifact, revision, row);
+      return noSessionWrite(artifactEntry(artifact, revision), row);
     }
     const payload: ScanPersistedSourcePayload = {
       source: 'scan',
@@ -295,57 +367,23 @@ export class SearchSync {
     };
     const outcome = await scanSourceWith(payload, control, (event) => searchStep(event, request.includeTools));
     if (outcome.status !== 'scanned') {
-      return noSessionWrite(artifact, revision, row);
+      return noSessionWrite(artifactEntry(artifact, revision), row);
     }
     const { scan } = outcome;
-    const scannedRevision: FileRevision = { ...scan.revision, mtimeNs: revision.mtimeNs };
     const continued = scan.served === 'appended' && previous !== undefined;
-    const fold = continued ? ProjectionFold.of(previous.committed.map((seq) => ({ seq, item: null }))) : ProjectionFold.empty();
-    let answerFold: ProjectionFold | undefined;
-    try {
-      for (const step of scan.steps) {
-        if (step.seq >= scan.committedEvents && answerFold === undefined) answerFold = ProjectionFold.of(fold.nodes());
-        (answerFold ?? fold).apply({ seq: step.seq, replace: step.replace, item: null });
-      }
-    } catch {
+    const update = continueSurface(continued ? previous : undefined, scan.steps, scan.committedEvents);
+    if (update === undefined) {
       // Steps that do not fit the stored surface (a damaged state): rescan this log whole.
       if (continued) return this.#rescan(request, artifact, row, control);
-      return noSessionWrite(artifact, revision, row);
+      return noSessionWrite(artifactEntry(artifact, revision), row);
     }
-    const committed = seqsOf(fold.nodes());
-    const answer = seqsOf((answerFold ?? fold).nodes());
-    const keep = new Set(answer);
-    const stepSeqs = new Set(scan.steps.map((step) => step.seq));
-    const scannedBytes = Number(scan.revision.size) - (continued ? Number(row?.size ?? 0) : 0);
-    if (!continued) {
-      return {
-        kind: 'replace',
-        artifact,
-        revision: scannedRevision,
-        previous: row,
-        state: { resume: scan.resume, committed, answer },
-        removed: [],
-        reset: true,
-        steps: scan.steps.filter((step) => keep.has(step.seq)),
-        keep,
-        scannedBytes,
-      };
-    }
-    const indexed = new Set(previous.answer);
-    // Every current node is either indexed already or a step of this scan; anything else means the stored state
-    // and the file disagree, and the log is scanned whole.
-    for (const seq of answer) if (!indexed.has(seq) && !stepSeqs.has(seq)) return this.#rescan(request, artifact, row, control);
     return {
       kind: 'replace',
-      artifact,
-      revision: scannedRevision,
+      entry: artifactEntry(artifact, scan.revision),
       previous: row,
-      state: { resume: scan.resume, committed, answer },
-      removed: previous.answer.filter((seq) => !keep.has(seq)),
-      reset: false,
-      steps: scan.steps.filter((step) => keep.has(step.seq) && !indexed.has(step.seq)),
-      keep,
-      scannedBytes,
+      state: { kind: 'artifact', resume: scan.resume, committed: update.committed, answer: update.answer },
+      update,
+      scannedBytes: Number(scan.revision.size) - (continued ? Number(row?.size ?? 0) : 0),
     };
   }
 
@@ -357,14 +395,74 @@ export class SearchSync {
     control: ScanControl,
   ): Promise<SessionWrite | undefined> {
     const forgotten = row === undefined ? undefined : { ...row, size: '-1' };
-    if (forgotten !== undefined) this.#statements.updateSession.run(this.#params(request, artifact, forgotten, null, 0, forgotten.id));
+    if (forgotten !== undefined) {
+      const entry = { ...artifactEntry(artifact, { ...forgotten, ctimeNs: forgotten.ctime_ns }) };
+      this.#statements.updateSession.run(this.#params(request, entry, null, 0, forgotten.id));
+    }
     return this.#plan(request, artifact, control, forgotten);
+  }
+
+  /**
+   * What to write for one live session (`undefined`: unchanged). The same log (same id) is decoded from the stored
+   * position on; any other log, or a stored state that does not fit, from its start.
+   */
+  #planLive(request: SyncRequest, live: SyncLive, control: ScanControl, row: SessionRow | undefined): SessionWrite | undefined {
+    const includeTools = request.includeTools ? 1 : 0;
+    const events = live.log.events;
+    const same = row !== undefined && row.live_log === live.logId && row.include_tools === includeTools;
+    if (same && row.size === String(events)) {
+      const metaChanged = row.cwd !== live.cwd || row.created_at !== live.createdAt;
+      return metaChanged ? { kind: 'meta', row, entry: liveEntry(live, events) } : undefined;
+    }
+    const stored = same ? stateOf((this.#selectState.get(row.id) as { state: Buffer | null } | undefined)?.state) : undefined;
+    const previous = stored?.kind === 'live' && stored.position.events <= events ? stored : undefined;
+    return this.#scanLive(request, live, control, row, previous) ?? this.#scanLive(request, live, control, row, undefined);
+  }
+
+  /** Decodes a live log after `previous`'s position (or whole) and folds it; `undefined` when `previous` did not fit. */
+  #scanLive(
+    request: SyncRequest,
+    live: SyncLive,
+    control: ScanControl,
+    row: SessionRow | undefined,
+    previous: LiveState | undefined,
+  ): SessionWrite | undefined {
+    const steps: SearchStep[] = [];
+    let position: LiveLogPosition;
+    let update: SurfaceUpdate | undefined;
+    try {
+      position = forEachLiveLogEventFrom(
+        live.log,
+        previous?.position ?? LIVE_LOG_START,
+        (event) => {
+          const step = searchStep(event as SessionEvent, request.includeTools);
+          if (step !== undefined) steps.push(step);
+        },
+        control.pollFn,
+      );
+      // A live log has no unfinished tail to re-read: every event stays where it is.
+      update = continueSurface(previous, steps, Number.POSITIVE_INFINITY);
+    } catch {
+      if (control.signal.aborted) throw control.signal.reason;
+      // Bytes that are not whole entries, or an entry that is not an event: nothing of this log can be trusted.
+      if (previous !== undefined) return undefined;
+      return noSessionWrite(liveEntry(live, live.log.events), row);
+    }
+    if (update === undefined) return previous === undefined ? noSessionWrite(liveEntry(live, live.log.events), row) : undefined;
+    const bytes = live.log.sealed.lengths.reduce((sum, length) => sum + length, live.log.tailLength);
+    return {
+      kind: 'replace',
+      entry: liveEntry(live, position.events),
+      previous: row,
+      state: { kind: 'live', position, committed: update.committed, answer: update.answer },
+      update,
+      scannedBytes: previous === undefined ? bytes : bytes - positionBytes(live, previous.position),
+    };
   }
 
   #params(
     request: SyncRequest,
-    artifact: ListedArtifact,
-    revision: { dev: string; ino: string; size: string; ctime_ns?: string; ctimeNs?: string },
+    entry: EntryColumns,
     state: SessionState | null,
     scannedBytes: number,
     id?: number,
@@ -372,14 +470,7 @@ export class SearchSync {
     return {
       ...(id === undefined ? {} : { id }),
       root: request.root,
-      sessionId: artifact.sessionId,
-      path: artifact.path,
-      cwd: artifact.cwd,
-      createdAt: artifact.createdAt,
-      dev: revision.dev,
-      ino: revision.ino,
-      size: revision.size,
-      ctimeNs: revision.ctimeNs ?? revision.ctime_ns ?? '0',
+      ...entry,
       includeTools: request.includeTools ? 1 : 0,
       scannedBytes,
       state: state === null ? null : serialize(state),
@@ -389,22 +480,20 @@ export class SearchSync {
   #apply(request: SyncRequest, write: SessionWrite): void {
     const statements = this.#statements;
     if (write.kind === 'meta') {
-      statements.updateMeta.run(write.artifact.path, write.artifact.cwd, write.artifact.createdAt, write.row.id);
+      statements.updateMeta.run(write.entry.path, write.entry.cwd, write.entry.createdAt, write.row.id);
       return;
     }
+    const { update } = write;
     let id: number;
     if (write.previous === undefined) {
-      id = Number(
-        statements.insertSession.run(this.#params(request, write.artifact, write.revision, write.state, write.scannedBytes))
-          .lastInsertRowid,
-      );
+      id = Number(statements.insertSession.run(this.#params(request, write.entry, write.state, write.scannedBytes)).lastInsertRowid);
     } else {
       id = write.previous.id;
-      statements.updateSession.run(this.#params(request, write.artifact, write.revision, write.state, write.scannedBytes, id));
-      if (write.reset) removeDocs(statements, statements.docsOfSession.all(id) as Array<{ id: number; cjk: number }>);
-      else for (const seq of write.removed) removeDocs(statements, statements.docsAt.all(id, seq) as Array<{ id: number; cjk: number }>);
+      statements.updateSession.run(this.#params(request, write.entry, write.state, write.scannedBytes, id));
+      if (update.reset) removeDocs(statements, statements.docsOfSession.all(id) as Array<{ id: number; cjk: number }>);
+      else for (const seq of update.removed) removeDocs(statements, statements.docsAt.all(id, seq) as Array<{ id: number; cjk: number }>);
     }
-    for (const step of write.steps) {
+    for (const step of update.steps) {
       for (const document of step.documents) {
         const cjk = CJK_PATTERN.test(document.text) ? 1 : 0;
         const docId = Number(statements.insertDoc.run(id, step.seq, document.role, step.time, cjk).lastInsertRowid);
@@ -413,4 +502,12 @@ export class SearchSync {
       }
     }
   }
+}
+
+/** The bytes of a live capture before `position` (the decoded part). */
+function positionBytes(live: SyncLive, position: LiveLogPosition): number {
+  const lengths = [...live.log.sealed.lengths, live.log.tailLength];
+  let bytes = position.offset;
+  for (let index = 0; index < position.chunk; index++) bytes += lengths[index] ?? 0;
+  return bytes;
 }

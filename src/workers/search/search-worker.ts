@@ -25,6 +25,7 @@ import { SearchError } from './search-error.js';
 import { runQuery } from './search-match.js';
 import { isSearchRequest, type SearchReply, type SearchRequest, type SearchWorkerData } from './search-messages.js';
 import { SearchSync } from './search-sync.js';
+import { unpackListing } from './packed-listing.js';
 import type { ScanControl } from '../tasks/scan-source.js';
 
 if (parentPort === null) throw new Error('search-worker must run in a worker thread');
@@ -106,7 +107,8 @@ async function serve(request: SearchRequest): Promise<unknown> {
   switch (request.type) {
     case 'sync': {
       let lastReport = 0;
-      return database().sync.sync(request, control, (done, total) => {
+      const artifacts = request.artifacts === null ? null : unpackListing(request.artifacts);
+      return database().sync.sync({ ...request, artifacts }, control, (done, total) => {
         const now = Date.now();
         if (done === total || now - lastReport >= 100) {
           lastReport = now;

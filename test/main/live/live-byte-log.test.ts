@@ -3,7 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { FIRST_CHUNK_BYTES, LiveByteLog, MAX_CHUNK_BYTES } from '../../../src/main/live/live-byte-log.js';
 import { LiveLogTracker } from '../../../src/main/live/live-log-tracker.js';
-import { decodeLiveLogCapture, isLiveLogCapture } from '../../../src/protocol/wire/live-log-codec.js';
+import {
+  decodeLiveLogCapture,
+  forEachLiveLogEventFrom,
+  isLiveLogCapture,
+  LIVE_LOG_START,
+} from '../../../src/protocol/wire/live-log-codec.js';
 import type { SessionEvent } from '../../../src/protocol/events.js';
 import { newSession, userData } from '../host/host-builders.js';
 
@@ -43,6 +48,34 @@ describe('LiveByteLog', () => {
     expect(last.sealed.buffers[0]?.byteLength).toBe(FIRST_CHUNK_BYTES);
     expect(last.sealed.buffers[1]?.byteLength).toBe(2 * FIRST_CHUNK_BYTES);
     captures.forEach((capture, index) => expect(decodeLiveLogCapture(capture)).toEqual(events.slice(0, index + 1)));
+  });
+
+  it('decoding from the position an earlier capture ended at yields exactly the later events, across sealed chunks', () => {
+    const log = new LiveByteLog();
+    const big = 'y'.repeat(30 * 1024);
+    const events = Array.from({ length: 20 }, (_, seq) => event(seq, `${seq}:${big}`));
+    let position = LIVE_LOG_START;
+    const seen: unknown[] = [];
+    for (const [from, to] of [
+      [0, 3],
+      [3, 4],
+      [4, 11],
+      [11, 11],
+      [11, 20],
+    ] as const) {
+      for (const item of events.slice(from, to)) log.append(item);
+      const decoded: unknown[] = [];
+      position = forEachLiveLogEventFrom(log.capture(), position, (item) => decoded.push(item));
+      expect(decoded).toEqual(events.slice(from, to));
+      expect(position.events).toBe(to);
+      seen.push(...decoded);
+    }
+    expect(log.capture().sealed.buffers.length).toBeGreaterThan(2);
+    expect(seen).toEqual(events);
+    // A position past the capture (of a longer log) is refused, not misread.
+    const short = new LiveByteLog();
+    short.append(event(0));
+    expect(() => forEachLiveLogEventFrom(short.capture(), position, () => undefined)).toThrow(RangeError);
   });
 
   it('an entry larger than the chunk cap gets a chunk of its own size', () => {

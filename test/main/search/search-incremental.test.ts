@@ -45,7 +45,7 @@ function service(includeTools: boolean, index: SqliteSearchIndex, store: JsonlSe
 describe('index updates', () => {
   it('follow each log by its revision', async () => {
     const store = await JsonlSessionStore.open({ root, compression: 'none', titleIndex: false });
-    const index = new SqliteSearchIndex({ databasePath: join(dir, 'search', 'index-v1.sqlite'), busyTimeoutMs: 1000 });
+    const index = new SqliteSearchIndex({ databasePath: join(dir, 'search', 'index.sqlite'), busyTimeoutMs: 1000 });
     try {
       const search = service(false, index, store);
       const first = await search.update();

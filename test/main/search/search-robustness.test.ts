@@ -65,7 +65,7 @@ describe('the index file', () => {
   it('a file that is not SQLite is refused with SEARCH_FOREIGN_DATABASE and left untouched', async () => {
     const directory = join(dir, 'not-sqlite');
     await mkdir(directory, { recursive: true });
-    const file = join(directory, 'index-v1.sqlite');
+    const file = join(directory, 'index.sqlite');
     writeFileSync(file, 'my precious notes, not a database\n'.repeat(10));
     const before = readFileSync(file);
     const engine = await engineAt(directory);
@@ -85,7 +85,7 @@ describe('the index file', () => {
   it("another application's SQLite database is refused and left byte-identical", async () => {
     const directory = join(dir, 'foreign-sqlite');
     await mkdir(directory, { recursive: true });
-    const file = join(directory, 'index-v1.sqlite');
+    const file = join(directory, 'index.sqlite');
     const other = new Database(file);
     other.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('alice')");
     other.close();
@@ -105,7 +105,7 @@ describe('the index file', () => {
     let engine = await engineAt(directory);
     expect(await ids(engine, 'cafe')).toEqual(['s-a']);
     await engine.close();
-    const file = join(directory, 'index-v1.sqlite');
+    const file = join(directory, 'index.sqlite');
     const db = new Database(file);
     db.pragma('journal_mode = DELETE');
     db.pragma('user_version = 99');
@@ -115,7 +115,7 @@ describe('the index file', () => {
     try {
       expect(await ids(engine, 'cafe')).toEqual(['s-a']);
       const reopened = new Database(file, { readonly: true });
-      expect(reopened.pragma('user_version', { simple: true })).toBe(1);
+      expect(reopened.pragma('user_version', { simple: true })).toBe(2);
       reopened.close();
     } finally {
       await engine.close();
@@ -127,7 +127,7 @@ describe('the index file', () => {
     let engine = await engineAt(directory);
     expect(await ids(engine, 'merge note')).toEqual(['s-b']);
     await engine.close();
-    const file = join(directory, 'index-v1.sqlite');
+    const file = join(directory, 'index.sqlite');
     const bytes = readFileSync(file);
     // Keep the 100-byte header (it still names us), overwrite everything after it.
     for (let at = 100; at < bytes.length; at += 1) bytes[at] = (at * 131) & 0xff;
@@ -146,7 +146,7 @@ describe('the index file', () => {
     const engine = await engineAt(directory);
     try {
       expect(await ids(engine, 'cafe')).toEqual(['s-a']);
-      const holder = new Database(join(directory, 'index-v1.sqlite'));
+      const holder = new Database(join(directory, 'index.sqlite'));
       holder.exec('BEGIN EXCLUSIVE');
       try {
         // A change to the root makes the search write (an unchanged root only reads, which WAL allows).
@@ -176,7 +176,7 @@ describe('the index file', () => {
       expect(await ids(engine, 'cafe')).toEqual(['s-a']);
       await rm(join(dir, 'vanishing'), { recursive: true, force: true });
       expect(await ids(engine, 'cafe')).toEqual(['s-a']);
-      expect(existsSync(join(directory, 'index-v1.sqlite'))).toBe(true);
+      expect(existsSync(join(directory, 'index.sqlite'))).toBe(true);
     } finally {
       await engine.close();
     }

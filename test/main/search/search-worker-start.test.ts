@@ -1,0 +1,70 @@
+// `startSearchWorker` (what `mcp` and `serve` set): the search thread starts with the engine, searches answer as
+// usual, and the started thread neither keeps an idle process alive nor outlives `engine.close()`.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine } from '../../../src/main/engine/create-engine.js';
+import { CorpusSession, writeSession } from './search-corpus.js';
+
+let dir: string;
+let root: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sessionctx-search-start-'));
+  root = join(dir, 'root');
+  const session = new CorpusSession('started-0', '/work/start');
+  session.turn('a prompt about echidnas', 'an answer');
+  await writeSession(root, session, 'none');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+});
+
+/** Runs a module as its own process; its exit code, or `'timeout'` when it does not exit by itself. */
+function runChild(source: string, timeoutMs: number): Promise<number | 'timeout'> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve('timeout');
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code ?? -1);
+    });
+  });
+}
+
+describe('starting the search worker with the engine', () => {
+  it('answers searches and closes', async () => {
+    const engine = await createEngine({
+      root,
+      compression: 'none',
+      workers: false,
+      startSearchWorker: true,
+      search: { directory: join(dir, 's1') },
+    });
+    try {
+      expect((await engine.searchSessions({ query: 'echidnas' })).results.map((result) => result.sessionId)).toEqual(['started-0']);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('does not keep an idle process alive', async () => {
+    const engineUrl = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'src', 'main', 'engine', 'create-engine.js')).href;
+    // No close(): the watches are the engine's to release, so the warm view is off; the search thread must not hold it.
+    const source = `
+      import { createEngine } from ${JSON.stringify(engineUrl)};
+      await createEngine({ root: ${JSON.stringify(root)}, compression: 'none', workers: false, corpus: { watch: false },
+        startSearchWorker: true, search: { directory: ${JSON.stringify(join(dir, 's2'))} } });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    `;
+    expect(await runChild(source, 20_000)).toBe(0);
+  });
+});
