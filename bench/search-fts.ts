@@ -117,6 +117,20 @@ async function busyWorkerStall(ms: number): Promise<{ ms: number; maxStallMs: nu
   );
 }
 
+/** One of the long sessions (30,000+ events, tool calls, a compaction after turn 200), the same for a given index. */
+function longSearchSession(id: string, index: number): ReturnType<typeof longSession> {
+  return longSession({
+    id,
+    cwd: '/work/long',
+    seed: index + 1,
+    minEvents: 30_000,
+    textBytes: 400,
+    toolCallsPerTurn: 1,
+    chunksPerAnswer: 2,
+    compactAfterTurn: 200,
+  });
+}
+
 /** Runs the search suite and returns its markdown report. */
 export async function runSearch(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'sessionctx-search-bench-'));
@@ -213,16 +227,7 @@ export async function runSearch(): Promise<string> {
       const longRoot = join(dir, 'long');
       let longBytes = 0;
       for (let index = 0; index < LONG_SESSIONS; index += 1) {
-        const session = longSession({
-          id: `long-${index}`,
-          cwd: '/work/long',
-          seed: index + 1,
-          minEvents: 30_000,
-          textBytes: 400,
-          toolCallsPerTurn: 1,
-          chunksPerAnswer: 2,
-          compactAfterTurn: 200,
-        });
+        const session = longSearchSession(`long-${index}`, index);
         const path = artifactPathOf(longRoot, session.header, 'none');
         await mkdir(dirname(path), { recursive: true });
         const bytes = artifactBytes(session.header, session.events, 'none');
@@ -243,16 +248,7 @@ export async function runSearch(): Promise<string> {
       try {
         longBuilt = await build(longEngine);
         const liveSessions = Array.from({ length: LONG_SESSIONS }, (_, index) => {
-          const session = longSession({
-            id: `live-${index}`,
-            cwd: '/work/long',
-            seed: index + 1,
-            minEvents: 30_000,
-            textBytes: 400,
-            toolCallsPerTurn: 1,
-            chunksPerAnswer: 2,
-            compactAfterTurn: 200,
-          });
+          const session = longSearchSession(`live-${index}`, index);
           return { header: session.header, events: [...session.events] };
         });
         for (const session of liveSessions) longEngine.attachLive(session);

@@ -2,12 +2,12 @@
 // answer is correct once the staleness bound has passed; each discovery call reports how it was served without
 // changing its result; the root vanishing, reappearing and being replaced; configuration errors; and closing
 // releases every watch, so a process that closes its engine (or watcher) exits by itself.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runModuleProcess } from '../../support/module-process.js';
 import { createEngine } from '../../../src/main/engine/create-engine.js';
 import { resolveCorpusViewConfig } from '../../../src/main/corpus/corpus-view-config.js';
 import { recordDiscovery, type DiscoveryReport } from '../../../src/main/corpus/warm-discovery.js';
@@ -264,29 +264,13 @@ describe('configuration', () => {
   });
 });
 
-/** Runs a module as its own process and resolves with its exit code, or `'timeout'` when it does not exit. */
-function runChild(source: string, timeoutMs: number): Promise<number | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'inherit', 'inherit'] });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve('timeout');
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code ?? -1);
-    });
-  });
-}
-
 const DIST = join(import.meta.dirname, '..', '..', '..', 'src', 'main');
 
 describe('closing releases every watch', () => {
   it('engine.close() leaves no watch and the process exits by itself', async () => {
     const random = await seeded(3);
     const engineUrl = pathToFileURL(join(DIST, 'engine', 'create-engine.js')).href;
-    const code = await runChild(
+    const code = await runModuleProcess(
       `
       const { createEngine } = await import(${JSON.stringify(engineUrl)});
       const engine = await createEngine({ root: ${JSON.stringify(random.root)}, store: { cacheDirectory: ${JSON.stringify(join(dir, 'cache'))} } });
@@ -311,7 +295,7 @@ describe('closing releases every watch', () => {
       ${close ? 'watcher.close();' : ''}
     `;
     // Control: without close() the watches hold the process (so the check below can fail).
-    expect(await runChild(watch(false), 1_500)).toBe('timeout');
-    expect(await runChild(watch(true), 20_000)).toBe(0);
+    expect(await runModuleProcess(watch(false), 1_500)).toBe('timeout');
+    expect(await runModuleProcess(watch(true), 20_000)).toBe(0);
   });
 });

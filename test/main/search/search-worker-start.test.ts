@@ -1,11 +1,11 @@
 // `startSearchWorker` (what `mcp` and `serve` set): the search thread starts with the engine, searches answer as
 // usual, and the started thread neither keeps an idle process alive nor outlives `engine.close()`.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runModuleProcess } from '../../support/module-process.js';
 import { createEngine } from '../../../src/main/engine/create-engine.js';
 import { CorpusSession, writeSession } from './search-corpus.js';
 
@@ -23,22 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
 });
-
-/** Runs a module as its own process; its exit code, or `'timeout'` when it does not exit by itself. */
-function runChild(source: string, timeoutMs: number): Promise<number | 'timeout'> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', source], { stdio: ['ignore', 'inherit', 'inherit'] });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve('timeout');
-    }, timeoutMs);
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      resolve(code ?? -1);
-    });
-  });
-}
 
 describe('starting the search worker with the engine', () => {
   it('answers searches and closes', async () => {
@@ -65,6 +49,6 @@ describe('starting the search worker with the engine', () => {
         startSearchWorker: true, search: { directory: ${JSON.stringify(join(dir, 's2'))} } });
       await new Promise((resolve) => setTimeout(resolve, 300));
     `;
-    expect(await runChild(source, 20_000)).toBe(0);
+    expect(await runModuleProcess(source, 20_000)).toBe(0);
   });
 });
