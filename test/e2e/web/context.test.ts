@@ -7,10 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runBuiltCli } from '../../support/cli-process.js';
 import { DCP_DSH, fixtureSessions } from '../../support/fixtures.js';
-import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+import { useWebPageFixture } from './web-page-fixture.js';
 
 interface LoggedEvent {
   readonly type: string;
@@ -41,23 +41,11 @@ function dcpDshLog(name: string): { events: LoggedEvent[]; commands: unknown } {
   return JSON.parse(readFileSync(join(DCP_DSH, `${name}.dsh.json`), 'utf8')) as { events: LoggedEvent[]; commands: unknown };
 }
 
-let fixture: WebPageFixture;
+const web = useWebPageFixture({ dcpSessions: true });
 let page: Page;
-let problems: string[];
-
-beforeAll(async () => {
-  fixture = await startWebPageFixture({ dcpSessions: true });
-});
-afterAll(async () => {
-  await fixture?.close();
-});
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.close();
-});
 
 async function openContext(sessionId: string): Promise<void> {
-  ({ page, problems } = await fixture.open(`#/context/${encodeURIComponent(sessionId)}`));
+  ({ page } = await web.open(`#/context/${encodeURIComponent(sessionId)}`));
   await page.locator('svg.chart, .context-view .hint').first().waitFor();
 }
 
@@ -92,7 +80,7 @@ describe('the Context view', () => {
     // The scenario's one compress call: topic "early cache discussion", active at the end of the conversation.
     expect(rows.map((r) => [r[0], r[1], r[4]])).toEqual([['b1', 'early cache discussion', 'active']]);
     // The /dcp stats text exactly as the built CLI prints it for the same stored session (DCP.md §18 item 18's header).
-    const cli = await runBuiltCli(['dcp', 'stats', '--session', 's2-compress', '--root', fixture.root]);
+    const cli = await runBuiltCli(['dcp', 'stats', '--session', 's2-compress', '--root', web.fixture.root]);
     expect(cli.code).toBe(0);
     const stats = (await page.locator('pre.stats').textContent()) ?? '';
     expect(stats.startsWith('DCP statistics (heuristic token estimates):\n')).toBe(true);

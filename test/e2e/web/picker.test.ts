@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readExpected, REPO_ROOT } from '../../support/fixtures.js';
-import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+import { useWebPageFixture } from './web-page-fixture.js';
 
 const TARGET = 'session-96692971-d1af-4d7b-a519-2e3dc0969b7e';
 
@@ -30,23 +30,11 @@ function dshCandidates(query: string): CandidateCase {
 const WEBSHOP = dshCandidates('webshop');
 const GOLDEN_MENU = readFileSync(join(REPO_ROOT, 'test', 'e2e', 'web', 'golden', 'menu-webshop.txt'), 'utf8');
 
-let fixture: WebPageFixture;
+const web = useWebPageFixture();
 let page: Page;
-let problems: string[];
-
-beforeAll(async () => {
-  fixture = await startWebPageFixture();
-});
-afterAll(async () => {
-  await fixture?.close();
-});
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.close();
-});
 
 async function openCompose(): Promise<void> {
-  ({ page, problems } = await fixture.open(`#/compose/${encodeURIComponent(TARGET)}`));
+  ({ page } = await web.open(`#/compose/${encodeURIComponent(TARGET)}`));
   await message().focus();
 }
 

@@ -4,9 +4,9 @@
  * words. Mentions of the error cases are built from SESSION-REFERENCE.md §4 (base64url of the JSON-quoted id).
  */
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readExpected } from '../../support/fixtures.js';
-import { expectOnlyRefusedCalls, startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+import { expectOnlyRefusedCalls, useWebPageFixture } from './web-page-fixture.js';
 
 interface ReferenceCase {
   readonly name: string;
@@ -36,23 +36,12 @@ function mentionOf(sessionId: string, label: string): string {
 
 const COMPACTED = dshCase('compacted:session-0219bec5-a1ed-4e22-aa5b-249c1571b8ca');
 
-let fixture: WebPageFixture;
+const web = useWebPageFixture();
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  fixture = await startWebPageFixture();
-});
-afterAll(async () => {
-  await fixture?.close();
-});
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.close();
-});
-
 async function openCompose(hash = '#/compose'): Promise<void> {
-  ({ page, problems } = await fixture.open(hash));
+  ({ page, problems } = await web.open(hash));
   await page.getByRole('textbox', { name: 'Message' }).focus();
 }
 

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readExpected, REPO_ROOT } from '../../support/fixtures.js';
-import { startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+import { useWebPageFixture } from './web-page-fixture.js';
 
 const WITH_RECALL = 'session-96692971-d1af-4d7b-a519-2e3dc0969b7e';
 const COMPACTED = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
@@ -27,20 +27,8 @@ function dshSurface(id: string): SurfaceCase {
   return found;
 }
 
-let fixture: WebPageFixture;
+const web = useWebPageFixture();
 let page: Page;
-let problems: string[];
-
-beforeAll(async () => {
-  fixture = await startWebPageFixture();
-});
-afterAll(async () => {
-  await fixture?.close();
-});
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.close();
-});
 
 /** One conversation row as the golden file spells it. */
 async function rowText(row: ReturnType<Page['locator']>): Promise<string> {
@@ -61,7 +49,7 @@ async function rowText(row: ReturnType<Page['locator']>): Promise<string> {
 
 describe('the Session view', () => {
   it('attaches the session-reference context to the direct message before it, with the summary lines (golden replay)', async () => {
-    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
+    ({ page } = await web.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
     const rows = page.locator('.conversation-row');
     const recalls = page.locator('.conversation-row[data-kind="session-recall"]');
     await expect.poll(() => recalls.count()).toBe(1);
@@ -76,7 +64,7 @@ describe('the Session view', () => {
   });
 
   it('keeps the recall row collapsed; opened, it shows the framed JSON in a bounded, scrollable block', async () => {
-    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
+    ({ page } = await web.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
     const recall = page.locator('details.recall');
     await recall.waitFor();
     expect(await recall.evaluate((node: any) => node.open)).toBe(false);
@@ -97,7 +85,7 @@ describe('the Session view', () => {
   });
 
   it('shows checkpoints as cards and keeps tool calls, tool results and reasoning collapsed', async () => {
-    ({ page, problems } = await fixture.open(`#/session/${encodeURIComponent(COMPACTED)}`));
+    ({ page } = await web.open(`#/session/${encodeURIComponent(COMPACTED)}`));
     const surface = dshSurface(COMPACTED);
     const checkpoints = surface.events.filter(
       (e) => e.type === 'user/message' && typeof e.data['source']?.compactionId === 'string',

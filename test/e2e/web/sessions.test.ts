@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DSH_SMALL, readExpected } from '../../support/fixtures.js';
-import { expectOnlyRefusedCalls, startWebPageFixture, type WebPageFixture } from './web-page-fixture.js';
+import { expectOnlyRefusedCalls, useWebPageFixture } from './web-page-fixture.js';
 
 interface ListingRecord {
   readonly header: { readonly id: string; readonly createdAt: number; readonly cwd?: string };
@@ -33,20 +33,9 @@ function expectedGroups(): { cwd: string; ids: string[] }[] {
     .map(({ cwd, headers }) => ({ cwd, ids: headers.map((h) => h.id) }));
 }
 
-let fixture: WebPageFixture;
+const web = useWebPageFixture();
 let page: Page;
 let problems: string[];
-
-beforeAll(async () => {
-  fixture = await startWebPageFixture();
-});
-afterAll(async () => {
-  await fixture?.close();
-});
-afterEach(async () => {
-  expect(problems).toEqual([]);
-  await page?.close();
-});
 
 async function shownGroups(): Promise<{ cwd: string; ids: string[] }[]> {
   return page.locator('section.project').evaluateAll((sections) =>
@@ -59,7 +48,7 @@ async function shownGroups(): Promise<{ cwd: string; ids: string[] }[]> {
 
 describe('the Sessions view', () => {
   it('groups the sessions by project, newest first, each with its title, created time and size', async () => {
-    ({ page, problems } = await fixture.open('#/'));
+    ({ page, problems } = await web.open('#/'));
     await page.locator('section.project').first().waitFor();
     expect(await shownGroups()).toEqual(expectedGroups());
     const titles = fixtureTitles();
@@ -80,7 +69,7 @@ describe('the Sessions view', () => {
   });
 
   it('filters titles as you type and says in words that contents cannot be searched without full-text search', async () => {
-    ({ page, problems } = await fixture.open('#/'));
+    ({ page, problems } = await web.open('#/'));
     await page.locator('section.project').first().waitFor();
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('macos');
     const titles = fixtureTitles();
@@ -101,7 +90,7 @@ describe('the Sessions view', () => {
   });
 
   it('opens a session from its title with the keyboard', async () => {
-    ({ page, problems } = await fixture.open('#/'));
+    ({ page, problems } = await web.open('#/'));
     await page.locator('section.project').first().waitFor();
     const link = page.getByRole('link', { name: 'How does Raft leader election', exact: true });
     await link.focus();
@@ -114,31 +103,25 @@ describe('the Sessions view', () => {
 describe('the Sessions view with full-text search', () => {
   const asked: unknown[] = [];
   const snippet = 'Write unit tests for CartService.removeItem. The relevant code';
-  let searching: WebPageFixture;
-  beforeAll(async () => {
-    // A stand-in search function: the page's part is asking and showing, whatever engine answers.
-    searching = await startWebPageFixture({
-      search: async (query) => {
-        asked.push(query);
-        return {
-          results: [
-            {
-              sessionId: 'session-9d029d81-e515-48ac-b168-fef7011f3491',
-              label: 'Write unit tests CartService.removeItem',
-              cwd: '/home/dev/projects/webshop',
-              createdAt: 1772581543659,
-              mention:
-                '@[Write unit tests CartService.removeItem](dsh-session:InNlc3Npb24tOWQwMjlkODEtZTUxNS00OGFjLWIxNjgtZmVmNzAxMWYzNDkxIg)',
-              score: 1,
-              hits: [{ seq: 3, role: 'user', time: 1772581543700, snippet, highlights: [[33, 43]] }],
-            },
-          ],
-        };
-      },
-    });
-  });
-  afterAll(async () => {
-    await searching?.close();
+  // A stand-in search function: the page's part is asking and showing, whatever engine answers.
+  const searching = useWebPageFixture({
+    search: async (query) => {
+      asked.push(query);
+      return {
+        results: [
+          {
+            sessionId: 'session-9d029d81-e515-48ac-b168-fef7011f3491',
+            label: 'Write unit tests CartService.removeItem',
+            cwd: '/home/dev/projects/webshop',
+            createdAt: 1772581543659,
+            mention:
+              '@[Write unit tests CartService.removeItem](dsh-session:InNlc3Npb24tOWQwMjlkODEtZTUxNS00OGFjLWIxNjgtZmVmNzAxMWYzNDkxIg)',
+            score: 1,
+            hits: [{ seq: 3, role: 'user', time: 1772581543700, snippet, highlights: [[33, 43]] }],
+          },
+        ],
+      };
+    },
   });
 
   it('asks search/sessions after a pause and lists the matching conversations with their highlighted snippets', async () => {

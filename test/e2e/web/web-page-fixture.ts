@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import type { WebSearch } from '../../../src/main/web/web-handlers.js';
 import { type RunningWebServer, startWebServer } from '../../../src/main/web/web-server.js';
@@ -115,4 +115,52 @@ export function expectOnlyRefusedCalls(problems: string[], count: number): void 
   expect(refused).toHaveLength(count);
   const others = problems.filter((problem) => !REFUSED_CALL.test(problem));
   problems.splice(0, problems.length, ...others);
+}
+
+/** One test file's fixture and the pages its tests open. */
+export interface WebPageSession {
+  /** The fixture (started by the file's `beforeAll`). */
+  readonly fixture: WebPageFixture;
+  /**
+   * Opens a page at `hash` ({@link WebPageFixture.open}); after the test, its problems must be none (account for
+   * expected ones with {@link expectOnlyRefusedCalls}) and it is closed.
+   */
+  open(hash: string): Promise<{ page: Page; problems: string[] }>;
+}
+
+/**
+ * Registers the hooks of a browser test file (or `describe` block): start the fixture before its tests, close it
+ * after them, and after each test check and close every page the test opened.
+ *
+ * @param options what the fixture writes and serves
+ */
+export function useWebPageFixture(options: WebPageFixtureOptions = {}): WebPageSession {
+  let started: WebPageFixture | undefined;
+  let opened: { page: Page; problems: string[] }[] = [];
+  beforeAll(async () => {
+    started = await startWebPageFixture(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  afterEach(async () => {
+    const pages = opened;
+    opened = [];
+    for (const { page, problems } of pages) {
+      expect(problems).toEqual([]);
+      await page.close();
+    }
+  });
+  const session: WebPageSession = {
+    get fixture(): WebPageFixture {
+      if (started === undefined) throw new Error('the web page fixture is used before its beforeAll ran');
+      return started;
+    },
+    async open(hash) {
+      const page = await session.fixture.open(hash);
+      opened.push(page);
+      return page;
+    },
+  };
+  return session;
 }
