@@ -40,14 +40,23 @@ describe('starting the search worker with the engine', () => {
     }
   });
 
-  it('does not keep an idle process alive', async () => {
+  it('starts a thread at engine creation that does not keep an idle process alive', async () => {
     const engineUrl = pathToFileURL(join(import.meta.dirname, '..', '..', '..', 'src', 'main', 'engine', 'create-engine.js')).href;
-    // No close(): the watches are the engine's to release, so the warm view is off; the search thread must not hold it.
+    // No close(): the watches are the engine's to release, so the warm view is off; the search thread must not hold
+    // the process. The thread itself is seen in /proc: one engine without the option, then one with it.
+    const options = (name: string, start: boolean): string =>
+      `{ root: ${JSON.stringify(root)}, compression: 'none', workers: false, corpus: { watch: false }, startSearchWorker: ${start}, search: { directory: ${JSON.stringify(join(dir, name))} } }`;
     const source = `
+      import { readdirSync } from 'node:fs';
       import { createEngine } from ${JSON.stringify(engineUrl)};
-      await createEngine({ root: ${JSON.stringify(root)}, compression: 'none', workers: false, corpus: { watch: false },
-        startSearchWorker: true, search: { directory: ${JSON.stringify(join(dir, 's2'))} } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      const threads = () => readdirSync('/proc/self/task').length;
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+      await createEngine(${options('s2', false)});
+      await settle();
+      const before = threads();
+      await createEngine(${options('s3', true)});
+      await settle();
+      if (threads() <= before) process.exitCode = 3;
     `;
     expect(await runModuleProcess(source, 20_000)).toBe(0);
   });
