@@ -1,7 +1,6 @@
 /**
  * Creating and freezing model messages (HOST.md §2.2 rule 4, SESSION-LOG.md §4.1).
  */
-import { randomUUID } from 'node:crypto';
 import { deepFreeze, freezeClone } from './deep-freeze.js';
 import type { ContentBlock, Message, MessageSource } from './events.js';
 
@@ -20,10 +19,11 @@ export interface UserMessageInput {
 /**
  * A new deep-frozen user message: a structured clone of `input` (its keys in order, so `source, content` for
  * the usual input) followed by `role: 'user'` and `id = crypto.randomUUID()`. The caller's objects stay mutable
- * and unshared.
+ * and unshared. The id is drawn from the global `crypto`, exactly as dsh's `createMessage` draws it, so a host that
+ * seeds `crypto.randomUUID` logs the same ids with either implementation (docs/DSH.md §4).
  */
 export function createUserMessage(input: UserMessageInput): UserMessage {
-  const message = { ...structuredClone(input), role: 'user' as const, id: randomUUID() };
+  const message = { ...structuredClone(input), role: 'user' as const, id: globalThis.crypto.randomUUID() };
   return deepFreeze(message) as UserMessage;
 }
 

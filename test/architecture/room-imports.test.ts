@@ -93,6 +93,19 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
     expect(from('src/main/host').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
   });
 
+  it('the dsh entry (sessionctx/dsh) is imported by no other room, and only it imports dsh packages', () => {
+    const outsideDsh = ALL.filter((entry) => !entry.file.startsWith('src/dsh/'));
+    expect(outsideDsh.filter((entry) => entry.target.startsWith('src/dsh/'))).toEqual([]);
+    expect(outsideDsh.filter((entry) => entry.target.startsWith('@deepseek-ai/'))).toEqual([]);
+    // The dsh entry sees dsh through cordis, the typert protocol and schemastery alone; everything else is structural.
+    const dshPackages = new Set(
+      from('src/dsh')
+        .map((entry) => entry.target)
+        .filter((target) => target.startsWith('@deepseek-ai/')),
+    );
+    expect([...dshPackages].sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-typert-protocol', '@deepseek-ai/schemastery']);
+  });
+
   it('no two files of the host import each other in a circle', () => {
     const edges = new Map<string, string[]>();
     for (const entry of from('src/main/host')) {

@@ -45,8 +45,12 @@ export interface LocalSessionEngine extends SessionEngine {
   readonly store: JsonlSessionStore | undefined;
   /** The root's encoding, as given or detected. */
   readonly compression: Compression;
-  /** Attaches a live session; its byte log is kept from now on, so captures stay O(1). */
-  attachLive(session: LiveSession): void;
+  /**
+   * Attaches a live session; its byte log is kept from now on, so captures stay O(1). With `gradual`, the events the
+   * session already has are encoded in slices of about `gradual.sliceMs` between turns of the event loop instead of
+   * now (a host attaching a restored long session); a capture meanwhile finishes the encoding at once.
+   */
+  attachLive(session: LiveSession, options?: { readonly gradual?: { readonly sliceMs: number } }): void;
   /** Detaches a live session. */
   detachLive(sessionId: SessionId): boolean;
   /** The source cache of `prepare()`, or `undefined` when it is off (its `stats` are the cache's metrics). */
@@ -293,8 +297,12 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     searchSessions: (query, signal) => search.search(query, signal),
     observeAllTitles,
-    attachLive(session) {
-      liveLogs.track(session);
+    attachLive(session, attach) {
+      if (attach?.gradual === undefined) liveLogs.track(session);
+      else
+        liveLogs.trackGradually(session, attach.gradual.sliceMs)?.catch(() => {
+          // A log that cannot be encoded (SESSION_LOG_TOO_DEEP) is not kept; the capture that needs it reports why.
+        });
       registry.attach(session);
     },
     detachLive(sessionId) {

@@ -7,7 +7,7 @@
  * Chunks grow geometrically up to a cap and an entry never spans two chunks, so a chunk, once sealed,
  * never changes and appending never copies earlier bytes.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { assertEventDepth } from '../../protocol/json-depth.js';
 import { ENTRY_HEADER_BYTES, encodeLogPayload, writeEntryHeader } from '../../protocol/wire/log-entry-codec.js';
 import type { LiveLogCapture, SealedLiveChunks } from '../../protocol/wire/live-log-codec.js';
@@ -24,9 +24,11 @@ const NO_SEALED: SealedLiveChunks = Object.freeze({ buffers: Object.freeze([]), 
 export class LiveByteLog {
   /**
    * Names this log and no other, in any process: an index that follows the log (search) continues from a stored
-   * `LiveLogPosition` only while the id is the same, and a session whose log was rebuilt gets a new one.
+   * `LiveLogPosition` only while the id is the same, and a session whose log was rebuilt gets a new one. Random
+   * bytes, not `crypto.randomUUID()`: a dsh host that seeds its UUIDs sees the same draws with or without sessionctx
+   * (docs/DSH.md §4).
    */
-  readonly id: string = randomUUID();
+  readonly id: string = randomBytes(16).toString('hex');
   #sealed: SealedLiveChunks = NO_SEALED;
   #tail: SharedArrayBuffer;
   #tailView: Uint8Array;

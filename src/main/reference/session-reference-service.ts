@@ -4,7 +4,7 @@
  * `agent/pre-step` listener that inserts it.
  */
 import { asSessionId } from '../../protocol/events.js';
-import type { ContentBlock, Message, SessionId } from '../../protocol/events.js';
+import type { ContentBlock, SessionId } from '../../protocol/events.js';
 import {
   SessionReferenceError,
   budgetExceededError,
@@ -18,8 +18,8 @@ import {
 } from '../../protocol/reference-errors.js';
 import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { formatSessionReferenceMention } from '../../protocol/uri/mention-formatter.js';
-import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
-import { createUserMessage, freezeMessage } from '../../protocol/user-message.js';
+import { createUserMessage } from '../../protocol/user-message.js';
+import { expandCitingMessages } from './expand-citing-messages.js';
 import { assembleReferencePrompt } from '../../workers/reference/reference-prompt.js';
 import type { SessionRecord } from '../corpus/session-query.js';
 import { InThreadSourceRenderer } from './in-thread-source-renderer.js';
@@ -208,34 +208,18 @@ export class SessionReferenceService {
     const decision = await next();
     if (decision.kind === 'reject') return decision;
     const claimed = payload.messages.filter((message) => message.source.kind === 'user');
-    const { controller, dispose } = linkedController(payload.signal);
     try {
-      const expanded = await Promise.all(
-        decision.messages.map(async (message) => {
-          try {
-            return await this.expandMessage(payload.agent, message, controller.signal);
-          } catch (error) {
-            controller.abort(error);
-            throw error;
-          }
-        }),
+      const messages = await expandCitingMessages(
+        payload.agent,
+        decision.messages,
+        (agent, content, references, signal) => this.prepare(agent, content, references, signal),
+        payload.signal,
       );
-      return { kind: 'enter', messages: expanded.flat() };
+      return { kind: 'enter', messages };
     } catch (error) {
       if (error instanceof SessionReferenceError) error.claimedDirectMessages = claimed;
       throw error;
-    } finally {
-      dispose();
     }
-  }
-
-  private async expandMessage(agent: ReferenceTarget, message: Message, signal: AbortSignal): Promise<readonly Message[]> {
-    if (message.source.kind !== 'user') return [message];
-    const parsed = parseMessageContent(message.content);
-    if (parsed.references.length === 0) return [message];
-    const prepared = await this.prepare(agent, parsed.content, parsed.references, signal);
-    const direct = freezeMessage({ ...message, content: prepared.content });
-    return prepared.additionalContext === undefined ? [direct] : [direct, prepared.additionalContext];
   }
 
   /** §8 step 2: validation, self check, dedupe (first wins), then the count limit. */
