@@ -1,20 +1,26 @@
-// Prints vitest's JSON report as the plain closing line CI reads: "N passed, N failed".
+// Prints vitest's JSON reports as the plain closing line CI reads: "N passed, N failed".
+// Usage: node scripts/test-summary.mjs <failed checks> <report.json> [<report.json> …]; a missing report counts as a
+// failure (the suite that should have written it did not finish).
 import { readFileSync } from 'node:fs';
-const file = process.argv[2] ?? '.tmp/vitest.json';
+
 // Checks that ran before the tests and failed (the lint step of .ci/run), counted as failures.
-const failedChecks = Number(process.argv[3] ?? 0);
-let report;
-try {
-  report = JSON.parse(readFileSync(file, 'utf8'));
-} catch (error) {
-  console.log(`0 passed, 1 failed`);
-  console.error(`no vitest report at ${file}: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+const failedChecks = Number(process.argv[2] ?? 0);
+const files = process.argv.slice(3);
+let passed = 0;
+let failed = failedChecks;
+for (const file of files.length === 0 ? ['.tmp/vitest.json'] : files) {
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    failed += 1;
+    console.error(`no vitest report at ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    continue;
+  }
+  passed += report.numPassedTests ?? 0;
+  failed +=
+    (report.numFailedTests ?? 0) +
+    (report.numRuntimeErrorTestSuites ?? 0) +
+    (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
 }
-const passed = report.numPassedTests ?? 0;
-const failed =
-  failedChecks +
-  (report.numFailedTests ?? 0) +
-  (report.numRuntimeErrorTestSuites ?? 0) +
-  (report.numFailedTestSuites > 0 && report.numFailedTests === 0 ? report.numFailedTestSuites : 0);
 console.log(`${passed} passed, ${failed} failed`);
