@@ -3,10 +3,14 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 
-it('exits on its own after dispose', async () => {
+for (const resolver of ['dsh', 'sessionctx'] as const)
+it(`exits on its own after dispose (${resolver}'s resolver)`, async () => {
   const script = fileURLToPath(new URL('./support/exit-check.mts', import.meta.url));
   // process.execPath is node_modules/node/bin/node: `npm test` runs vitest on it; Node 22 strips the types itself.
-  const child = spawn(process.execPath, ['--no-warnings', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--no-warnings', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, EXIT_CHECK_RESOLVER: resolver },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
