@@ -19,6 +19,7 @@ import { runP7 } from './p7-load.js';
 import { runP8 } from './p8-decode.js';
 import { runTransport } from './transport-codec.js';
 import { runSearch } from './search-fts.js';
+import { runDshHostStall } from './dsh-host-stall.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -37,6 +38,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   transport: runTransport,
   engine: runEngineDiscovery,
   search: runSearch,
+  dsh: runDshHostStall,
 };
 
 const requested = process.argv.slice(2);

@@ -15,7 +15,11 @@ import { fileURLToPath } from 'node:url';
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const REPO = join(PACKAGE, '..', '..');
 
-export default function setup(): () => void {
+/**
+ * Packs the repository and unpacks the tarball into this package's `node_modules/sessionctx` (replacing what is
+ * there). Returns the temporary folder the tarball was written to (removed by the caller).
+ */
+export function installPackedSessionctx(): string {
   if (!existsSync(join(REPO, 'dist', 'src', 'dsh', 'index.js'))) {
     throw new Error('test/dsh-host: build the repository first (`npm run build` at its root; `npm test` does)');
   }
@@ -28,6 +32,12 @@ export default function setup(): () => void {
   rmSync(installed, { recursive: true, force: true });
   mkdirSync(installed, { recursive: true });
   execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  return work;
+}
+
+/** The globalSetup: installs the packed package and sets a temporary user cache directory for the run. */
+export default function setup(): () => void {
+  const work = installPackedSessionctx();
   const cache = join(work, 'cache');
   mkdirSync(cache);
   process.env.XDG_CACHE_HOME = cache;
