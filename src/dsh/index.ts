@@ -18,4 +18,8 @@ export { parseSessionReferenceText } from '../protocol/uri/mention-parser.js';
 export { formatSessionReferenceMention } from '../protocol/uri/mention-formatter.js';
 export type { Candidate, MentionCandidate, PreparedReferences } from '../main/reference/reference-types.js';
 
+/**
+ * The plugin class, as dsh's package exports its resolver: as the default export and by name.
+ * @alias
+ */
 export default SessionctxReferenceResolver;

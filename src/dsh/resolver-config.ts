@@ -83,10 +83,7 @@ const KEYS = new Set([
 export const dshResolverConfigSchema: Schema<DshResolverConfig> = Schema.object({
   maxReferences: Schema.natural().min(1).max(MAX_REFERENCES).default(MAX_REFERENCES).description('Distinct sessions one message may cite.'),
   candidateLimit: Schema.natural().min(1).default(DEFAULT_CANDIDATE_LIMIT).description('Default number of discovery candidates.'),
-  maxReferenceBytes: Schema.natural()
-    .min(1)
-    .default(DEFAULT_MAX_REFERENCE_BYTES)
-    .description('UTF-8 budget of one source snapshot.'),
+  maxReferenceBytes: Schema.natural().min(1).default(DEFAULT_MAX_REFERENCE_BYTES).description('UTF-8 budget of one source snapshot.'),
   reads: Schema.union([Schema.const('engine' as const), Schema.const('host' as const)]).description(
     "Read through sessionctx's engine (default when a root is known) or through the host's sessionQuery.",
   ),
@@ -98,9 +95,7 @@ export const dshResolverConfigSchema: Schema<DshResolverConfig> = Schema.object(
     Schema.const(false as const),
     Schema.object({ maxBytes: Schema.natural(), directory: Schema.union([Schema.string(), Schema.const(null)]) }),
   ]).description('The incremental source cache (false: off).'),
-  corpus: Schema.object({ watch: Schema.boolean(), revalidateMs: Schema.natural() }).description(
-    'The warm corpus view of discovery.',
-  ),
+  corpus: Schema.object({ watch: Schema.boolean(), revalidateMs: Schema.natural() }).description('The warm corpus view of discovery.'),
 }) as unknown as Schema<DshResolverConfig>;
 
 function invalid(message: string, cause?: unknown): SessionReferenceError {

@@ -16,14 +16,7 @@ import type { LocalSessionEngine } from '../main/engine/create-engine.js';
 import { expandCitingMessages } from '../main/reference/expand-citing-messages.js';
 import { SessionReferenceService } from '../main/reference/session-reference-service.js';
 import type { Candidate, MentionCandidate, PreparedReferences } from '../main/reference/reference-types.js';
-import type {
-  DshAgent,
-  DshPreStepDecision,
-  DshPreStepPayload,
-  DshSession,
-  DshSessionQuery,
-  DshSessionStore,
-} from './dsh-host-shapes.js';
+import type { DshAgent, DshPreStepDecision, DshPreStepPayload, DshSession, DshSessionQuery, DshSessionStore } from './dsh-host-shapes.js';
 import { rootFromPersistence } from './persistence-root.js';
 import { dshResolverConfigSchema, resolveDshResolverConfig } from './resolver-config.js';
 import type { DshResolverConfig, ResolvedDshResolverConfig } from './resolver-config.js';
@@ -76,11 +69,9 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
     this.backend = undefined;
     this.closed = false;
     const host = ctx as unknown as HostContext;
-    host.on(
-      'agent/pre-step',
-      (payload: DshPreStepPayload, next: () => Promise<DshPreStepDecision>) => this.preStep(payload, next),
-      { prepend: true },
-    );
+    host.on('agent/pre-step', (payload: DshPreStepPayload, next: () => Promise<DshPreStepDecision>) => this.preStep(payload, next), {
+      prepend: true,
+    });
     host.on('session/created', (session: DshSession) => this.attach(session));
     host.on('session/disposed', (session: DshSession) => this.detach(session));
   }
@@ -95,7 +86,12 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
    * Discovery (dsh's signature): sessions the agent may cite, same cwd first, then none, then the rest, newest first
    * within each; `query` filters by id, cwd or title.
    */
-  async listCandidates(agent: DshAgent, query = '', limit: number = this.options.reference.candidateLimit, signal?: AbortSignal): Promise<Candidate[]> {
+  async listCandidates(
+    agent: DshAgent,
+    query = '',
+    limit: number = this.options.reference.candidateLimit,
+    signal?: AbortSignal,
+  ): Promise<Candidate[]> {
     const backend = await this.start();
     return backend.kind === 'engine'
       ? backend.engine.listCandidates(agent, query, limit, signal)
@@ -160,9 +156,7 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
       return { kind: 'host', service: new SessionReferenceService({ sessionQuery, config: this.options.reference }) };
     }
     if (root === undefined) {
-      throw new Error(
-        'session-reference: reads "engine" needs a root: set `root`, or mount the JSONL persistence plugin before this one',
-      );
+      throw new Error('session-reference: reads "engine" needs a root: set `root`, or mount the JSONL persistence plugin before this one');
     }
     const compression = this.options.compression ?? derived?.compression;
     const engine = await createEngine({

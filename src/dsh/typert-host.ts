@@ -22,8 +22,7 @@ const candidateSchema = z.object({
   createdAt: z.number(),
 });
 
-const DISCOVERY_SUMMARY =
-  'Sessions the agent may cite, same working directory first, then none, then the rest, newest first within each.';
+const DISCOVERY_SUMMARY = 'Sessions the agent may cite, same working directory first, then none, then the rest, newest first within each.';
 
 /** The manifest dsh's typert loader validates (`validateTypertManifest`) and registers. */
 export const TYPERT = {

@@ -65,16 +65,16 @@ describe('sessionctx/dsh lifecycle in a dsh host', () => {
     expect(booted.ctx.get('sessionReferenceResolver')).toBeUndefined();
   });
 
-  it('reads the configured root over the persistence\'s, or through the host with reads: host', async () => {
+  it("reads the configured root over the persistence's, or through the host with reads: host", async () => {
     const booted = await host(null);
     const target = await booted.createSession({ id: TARGET, cwd: TARGET_CWD });
     // A configured root that does not hold the cited session: the engine reads it, so the reference fails to read.
     const emptyRoot = copyRoot(join(DSH_SMALL, 'raw', '_no-cwd'));
     cleanups.push(emptyRoot.remove);
     const fiber = await booted.ctx.plugin(RESOLVERS.sessionctx, { root: emptyRoot.root });
-    await expect(booted.ctx.sessionReferenceResolver.prepare(target.agent, [{ type: 'text', text: 'x' }], [{ sessionId: OOM }])).rejects.toThrow(
-      expect.objectContaining({ code: 'SESSION_REFERENCE_READ_FAILED' }),
-    );
+    await expect(
+      booted.ctx.sessionReferenceResolver.prepare(target.agent, [{ type: 'text', text: 'x' }], [{ sessionId: OOM }]),
+    ).rejects.toThrow(expect.objectContaining({ code: 'SESSION_REFERENCE_READ_FAILED' }));
     await fiber.dispose();
     // The same root through the host's reads: the host's query engine finds the session.
     await booted.ctx.plugin(RESOLVERS.sessionctx, { root: emptyRoot.root, reads: 'host' });
@@ -92,7 +92,7 @@ describe('sessionctx/dsh in a host without persistence', () => {
     return ctx;
   }
 
-  it('reads through the host query engine when no root is configured (as dsh\'s resolver does)', async () => {
+  it("reads through the host query engine when no root is configured (as dsh's resolver does)", async () => {
     const ctx = await bare();
     await ctx.plugin(RESOLVERS.sessionctx);
     const target = ctx.sessions.create(SessionId('target'));

@@ -25,7 +25,11 @@ const FORK = 'session-a2470bba-537b-4474-9cb8-e4c2bc4e00d9'; // a fork (seedLeng
 const MIGRATION = 'session-b2f4f8ab-862e-4eff-b7d3-68298f7abfc7'; // five compactions
 const ROUNDING = 'session-ca7027f6-8fd2-48d1-b5ed-3c59f38e7cc7'; // a CJK title
 const LIVE = 'session-11111111-1111-4111-8111-111111111111';
-const LONG = ['session-8a000000-0000-4000-8000-00000000000a', 'session-8b000000-0000-4000-8000-00000000000b', 'session-8c000000-0000-4000-8000-00000000000c'];
+const LONG = [
+  'session-8a000000-0000-4000-8000-00000000000a',
+  'session-8b000000-0000-4000-8000-00000000000b',
+  'session-8c000000-0000-4000-8000-00000000000c',
+];
 
 /** Budget errors carry two documented properties dsh's do not (docs/SESSION-REFERENCE.md D4). */
 const DOCUMENTED_ERROR_ADDITIONS = new Set(['sourceSessionId', 'minimumBudgetBytes']);
@@ -88,7 +92,10 @@ const SCENARIOS: ReadonlyArray<Scenario & { readonly root?: 'raw' | 'zstd' | 'lo
       // Appended after the last flush: only the live session has it (the write-behind window never fires).
       source.session.append(
         'user/message',
-        createUserMessage({ content: [{ type: 'text', text: 'unflushed live fact: the stall is in the shard loader' }], source: { kind: 'user' } }),
+        createUserMessage({
+          content: [{ type: 'text', text: 'unflushed live fact: the stall is in the shard loader' }],
+          source: { kind: 'user' },
+        }),
         { surfaceOp: 'append' },
       );
     },
@@ -136,7 +143,8 @@ const SCENARIOS: ReadonlyArray<Scenario & { readonly root?: 'raw' | 'zstd' | 'lo
   {
     name: 'three multi-megabyte sources',
     root: 'long',
-    text: () => `Summarise ${mention(LONG[0] as string, 'first')}, ${mention(LONG[1] as string, 'second')} and ${mention(LONG[2] as string, 'third')}.`,
+    text: () =>
+      `Summarise ${mention(LONG[0] as string, 'first')}, ${mention(LONG[1] as string, 'second')} and ${mention(LONG[2] as string, 'third')}.`,
     expect: (dsh) => {
       expect(dsh.requests).toHaveLength(1);
       const source = dsh.requests[0]?.messages[1]?.source as { references: Array<{ originalMessages: number }> };
@@ -171,7 +179,10 @@ describe('sessionctx/dsh against dsh-session-reference in the same dsh host', ()
         expect(ours.errors, label).toEqual(reference.errors);
         for (const [index, keys] of ours.errorKeys.entries()) {
           const extra = keys.filter((key) => !(reference.errorKeys[index] ?? []).includes(key));
-          expect(extra.filter((key) => !DOCUMENTED_ERROR_ADDITIONS.has(key)), label).toEqual([]);
+          expect(
+            extra.filter((key) => !DOCUMENTED_ERROR_ADDITIONS.has(key)),
+            label,
+          ).toEqual([]);
         }
         expect(ours.outcome, label).toEqual(reference.outcome);
         expect(ours.events, label).toBe(reference.events);

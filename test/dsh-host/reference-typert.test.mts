@@ -38,13 +38,19 @@ describe('sessionctx/typert for dsh typert loader', () => {
       expect(ctx.typert.getPackage('sessionctx', 'host')).toBeDefined();
       // What the gateway calls: the implementation member the manifest names is the service's decorated Remote method.
       const service = ctx.sessionReferenceResolver;
-      expect(remoteMethods(service)).toEqual([{ method: 'remoteExportCandidates', exportName: 'candidates', invocation: { kind: 'direct' } }]);
+      expect(remoteMethods(service)).toEqual([
+        { method: 'remoteExportCandidates', exportName: 'candidates', invocation: { kind: 'direct' } },
+      ]);
       expect(manifest.invocations[0]?.implementation).toBe('remoteExportCandidates');
       expect(service.typertRemote).toMatchObject({ serviceKey: 'sessionReferenceResolver', namespace: 'sessionReferenceResolver' });
       // The result codec accepts what the method returns.
       const target = ctx.sessions.create();
       ctx.sessions.create(undefined, { meta: { cwd: '/w' } });
-      const candidates = await service.remoteExportCandidates({ id: target.id, session: target } as never, '', new AbortController().signal);
+      const candidates = await service.remoteExportCandidates(
+        { id: target.id, session: target } as never,
+        '',
+        new AbortController().signal,
+      );
       expect(candidates).toHaveLength(1);
       expect(() => (manifest.invocations[0]?.result as { schema: { parse(v: unknown): unknown } }).schema.parse(candidates)).not.toThrow();
       unregister();

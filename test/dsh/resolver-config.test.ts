@@ -29,9 +29,7 @@ describe('sessionctx/dsh configuration', () => {
       message: 'session-reference: maxReferences must not exceed 3',
     });
     expect(failure({ candidateLimit: 1.5 }).message).toBe('session-reference: candidateLimit must be a positive safe integer');
-    expect(failure({ maxReferenceBytes: '65536' }).message).toBe(
-      'session-reference: maxReferenceBytes must be a positive safe integer',
-    );
+    expect(failure({ maxReferenceBytes: '65536' }).message).toBe('session-reference: maxReferenceBytes must be a positive safe integer');
   });
 
   it("refuses sessionctx's keys in the same voice, naming the key", () => {
@@ -75,7 +73,13 @@ describe('sessionctx/dsh configuration', () => {
 
   it('gives a dsh Loader a schemastery schema with the same defaults and bounds', () => {
     // schemastery fills an all-optional object key with `{}`, which the engine reads as its defaults.
-    expect(dshResolverConfigSchema({})).toEqual({ maxReferences: 3, candidateLimit: 50, maxReferenceBytes: 65536, workers: true, corpus: {} });
+    expect(dshResolverConfigSchema({})).toEqual({
+      maxReferences: 3,
+      candidateLimit: 50,
+      maxReferenceBytes: 65536,
+      workers: true,
+      corpus: {},
+    });
     expect(() => resolveDshResolverConfig(dshResolverConfigSchema({}))).not.toThrow();
     expect(() => dshResolverConfigSchema({ maxReferences: 4 })).toThrow();
     expect(() => dshResolverConfigSchema({ reads: 'disk' } as never)).toThrow();

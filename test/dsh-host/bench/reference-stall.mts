@@ -24,7 +24,11 @@ import { installPackedSessionctx } from '../support/packed-sessionctx.mts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CWD = '/home/dev/projects/ml-pipeline';
-const LONG = ['session-8a000000-0000-4000-8000-00000000000a', 'session-8b000000-0000-4000-8000-00000000000b', 'session-8c000000-0000-4000-8000-00000000000c'];
+const LONG = [
+  'session-8a000000-0000-4000-8000-00000000000a',
+  'session-8b000000-0000-4000-8000-00000000000b',
+  'session-8c000000-0000-4000-8000-00000000000c',
+];
 
 interface Sample {
   readonly maxMs: number;

@@ -25,7 +25,11 @@ export function installPackedSessionctx(): string {
   }
   const work = mkdtempSync(join(tmpdir(), 'sessionctx-pack-'));
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    execFileSync('npm', ['pack', '--json', '--pack-destination', work], {
+      cwd: REPO,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
   ) as Array<{ filename: string }>;
   const tarball = join(work, (packed[0] as { filename: string }).filename);
   const installed = join(PACKAGE, 'node_modules', 'sessionctx');
