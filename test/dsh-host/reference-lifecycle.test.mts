@@ -83,6 +83,41 @@ describe('sessionctx/dsh lifecycle in a dsh host', () => {
   });
 });
 
+describe("sessionctx/dsh follows the host's live sessions", () => {
+  it('attaches the sessions already live when it starts', async () => {
+    const booted = await host(null);
+    const source = await booted.createSession({ id: 'session-live-before', cwd: TARGET_CWD });
+    source.session.append(
+      'user/message',
+      createUserMessage({ content: [{ type: 'text', text: 'only in memory' }], source: { kind: 'user' } }),
+      { surfaceOp: 'append' },
+    );
+    await booted.ctx.plugin(RESOLVERS.sessionctx);
+    const target = await booted.createSession({ id: TARGET, cwd: TARGET_CWD });
+    const prepared = await booted.ctx.sessionReferenceResolver.prepare(
+      target.agent,
+      [{ type: 'text', text: 'x' }],
+      [{ sessionId: source.id }],
+    );
+    expect(JSON.stringify(prepared.additionalContext)).toContain('only in memory');
+  });
+
+  it('drops a disposed session: a live session that never reached the disk stops being a candidate, as in dsh', async () => {
+    const answers: Record<string, unknown[]> = {};
+    for (const [name, resolver] of Object.entries(RESOLVERS)) {
+      const booted = await host(resolver);
+      const target = await booted.createSession({ id: TARGET, cwd: TARGET_CWD });
+      const ephemeral = await booted.createSession({ id: 'session-ephemeral', cwd: TARGET_CWD });
+      const ids = async () => (await booted.ctx.sessionReferenceResolver.listCandidates(target.agent, 'ephemeral')).map((c) => c.sessionId);
+      const whileLive = await ids();
+      await booted.closeSession(ephemeral);
+      answers[name] = [whileLive, await ids()];
+    }
+    expect(answers.dsh).toEqual([['session-ephemeral'], []]);
+    expect(answers.sessionctx).toEqual(answers.dsh);
+  });
+});
+
 describe('sessionctx/dsh in a host without persistence', () => {
   async function bare(): Promise<Context> {
     const ctx = new Context();
