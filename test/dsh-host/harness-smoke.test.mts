@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bootDshHost } from './harness/dsh-host.mts';
 import type { DshHost, RecordedRequest, ScriptedReply } from './harness/dsh-host.mts';
 import { DSH_SMALL, copyFixtureRoot, readExpected, snapshotTree } from './harness/fixture-root.mts';
-import type { TempRoot } from './harness/fixture-root.mts';
+import type { CandidateCase, TempRoot } from './harness/fixture-root.mts';
 
 const TARGET = 'session-00000000-0000-4000-8000-000000000000';
 const OTHER_TARGET = 'session-ffffffff-ffff-4fff-bfff-ffffffffffff';
@@ -21,14 +21,6 @@ const CITED = SessionId('session-a7eb71e0-a55c-4c81-b989-f0c51c63c83f');
 interface ReferenceCase {
   readonly name: string;
   readonly result: { readonly content: unknown; readonly additionalContext?: { readonly source: unknown; readonly content: unknown } };
-}
-
-interface CandidateCase {
-  readonly target: { readonly id: string; readonly cwd?: string };
-  readonly query: string;
-  readonly limit: number;
-  readonly kind: string;
-  readonly result?: unknown[];
 }
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -10,16 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { bootDshHost } from './harness/dsh-host.mts';
 import type { DshHost } from './harness/dsh-host.mts';
 import { DSH_SMALL, readExpected } from './harness/fixture-root.mts';
+import type { CandidateCase } from './harness/fixture-root.mts';
 import { DSH, SESSIONCTX_VARIANTS, copyRoot } from './support/resolver-runs.mts';
 import type { ResolverVariant } from './support/resolver-runs.mts';
-
-interface CandidateCase {
-  readonly target: { readonly id: string; readonly cwd?: string };
-  readonly query: string;
-  readonly limit: number;
-  readonly kind: string;
-  readonly result?: unknown[];
-}
 
 const CASES = readExpected<CandidateCase[]>('candidates.json');
 const removals: Array<() => void> = [];

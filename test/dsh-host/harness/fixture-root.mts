@@ -28,6 +28,15 @@ export function copyFixtureRoot(variant: 'raw' | 'zstd' = 'raw'): TempRoot {
   return { root, remove: () => rmSync(root, { recursive: true, force: true }) };
 }
 
+/** One recorded discovery case of expected/candidates.json (`result` absent when dsh refused the call). */
+export interface CandidateCase {
+  readonly target: { readonly id: string; readonly cwd?: string };
+  readonly query: string;
+  readonly limit: number;
+  readonly kind: string;
+  readonly result?: unknown[];
+}
+
 /** Read one of test/fixtures/dsh-small/expected/*.json. */
 export function readExpected<T = unknown>(name: string): T {
   return JSON.parse(readFileSync(join(DSH_SMALL, 'expected', name), 'utf8')) as T;
