@@ -122,7 +122,7 @@ describe('sessionctx/dsh in a host without persistence', () => {
   async function bare(): Promise<Context> {
     const ctx = new Context();
     await ctx.plugin(SessionStore);
-    await ctx.plugin(SessionQueryEngine as never);
+    await ctx.plugin(SessionQueryEngine as never, {} as never);
     cleanups.push(() => ctx.fiber.dispose());
     return ctx;
   }

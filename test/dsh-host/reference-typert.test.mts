@@ -31,7 +31,7 @@ describe('sessionctx/typert for dsh typert loader', () => {
     const ctx = new Context();
     await ctx.plugin(TypertRegistry);
     await ctx.plugin(SessionStore);
-    await ctx.plugin(SessionQueryEngine as never);
+    await ctx.plugin(SessionQueryEngine as never, {} as never);
     await ctx.plugin(SessionctxResolver);
     try {
       const unregister = ctx.typert.register(manifest);
