@@ -124,6 +124,7 @@ export interface CompactionSummaryData extends ShadowedSpan {
 export interface CompactionEndData {
   readonly compactionId: string;
   readonly turn: number | null;
+  /** A failed attempt's reason. dsh declares it a string and DCP writes one; logs of other writers may hold anything. */
   readonly error?: unknown;
 }
 

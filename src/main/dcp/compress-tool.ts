@@ -22,7 +22,6 @@ import { surfaceOrderError } from '../../protocol/dcp/range-order.js';
 import { formatBlockRef } from '../../protocol/dcp/refs.js';
 import type { CleanupOutcome, RangeStatus } from '../../protocol/dcp/result-text.js';
 import { buildCompressResultText } from '../../protocol/dcp/result-text.js';
-import type { HostSession } from '../host-api/host-api.js';
 import type { ToolDefinition, ToolExecutionContext } from '../host-api/host-api.js';
 import type { DcpSessionContext } from './dcp-session-context.js';
 import type { DcpRuntime } from './dcp-runtime.js';
@@ -97,7 +96,7 @@ function resolveAtEntry(context: RangePlanContext, content: readonly unknown[]):
  */
 export function executeCompress(runtime: DcpRuntime, args: unknown, exec: ToolExecutionContext): string {
   if (exec.parent !== undefined) throw callError(RUN_CODE_SUB_CALL_ERROR);
-  const session = exec.session as HostSession | undefined;
+  const session = exec.session;
   if (exec.agent === undefined || session === undefined) throw callError(NO_AGENT_SESSION_ERROR);
   const dcp = runtime.sessionContext(session);
   const { index } = dcp;

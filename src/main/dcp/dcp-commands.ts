@@ -4,7 +4,7 @@
  * itself writes nothing. `compress` queues the trigger message and `sweep` a control through the runtime's
  * `followup`, which stamps the `commandId`.
  */
-import { DCP_COMMAND_HINT } from '../../protocol/dcp/constants.js';
+import { DCP_COMMAND_DESCRIPTION, DCP_COMMAND_HINT, DCP_COMPRESS_COMMAND_DESCRIPTION } from '../../protocol/dcp/constants.js';
 import type { DcpCommand } from '../../protocol/dcp/command-parser.js';
 import { parseDcpCommand, parseDcpCompressCommand } from '../../protocol/dcp/command-parser.js';
 import {
@@ -114,7 +114,11 @@ function showText({ index, session }: DcpSessionContext, blockRef: string, raw: 
 
 /** Queues a control (§11.5): remembered as pending first, so the pre-step can recognise it. */
 function queueControl(runtime: DcpRuntime, context: CommandContext, body: ControlBody): void {
-  runtime.pendingControls.set(context.commandId, { body, notify: (text, level) => context.notify(text, level) });
+  runtime.pendingControls.set(context.commandId, {
+    body,
+    sessionId: context.session.id,
+    notify: (text, level) => context.notify(text, level),
+  });
   context.followup(createUserMessage(controlMessageInput(body)));
 }
 
@@ -169,10 +173,16 @@ function runParsedDcpCommand(runtime: DcpRuntime, context: CommandContext, comma
 /** The two command definitions (§11.1): `dcp` and `dcp-compress`. */
 export function createDcpCommands(runtime: DcpRuntime): CommandDefinition[] {
   return [
-    { name: 'dcp', hint: DCP_COMMAND_HINT, handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCommand(args ?? '')) },
+    {
+      name: 'dcp',
+      hint: DCP_COMMAND_HINT,
+      description: DCP_COMMAND_DESCRIPTION,
+      handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCommand(args ?? '')),
+    },
     {
       name: 'dcp-compress',
       hint: '[focus]',
+      description: DCP_COMPRESS_COMMAND_DESCRIPTION,
       handler: (context, args) => runParsedDcpCommand(runtime, context, parseDcpCompressCommand(args ?? '')),
     },
   ];

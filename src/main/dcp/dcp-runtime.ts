@@ -29,9 +29,11 @@ export function currentWindowLookup(session: HostSession): ContextWindowLookup {
   };
 }
 
-/** A queued control (§11.5): its body and the notifier of the command that queued it. */
+/** A queued control (§11.5): its body, the session it was queued for and the notifier of the command that queued it. */
 export interface PendingControl {
   readonly body: ControlBody;
+  /** The id of the session whose command queued it (dropped with the session, {@link DcpRuntime.forget}). */
+  readonly sessionId: string;
   notify(text: string, level?: 'info' | 'warn' | 'error'): void;
 }
 
@@ -52,7 +54,8 @@ export class DcpRuntime {
   readonly ledgers: LedgerService;
   readonly #logger: PluginLogger;
   readonly #indexes = new WeakMap<HostSession, DcpIndex>();
-  readonly #unsubscribers: Array<() => void> = [];
+  /** The append subscription of every session DCP follows, by session. */
+  readonly #followed = new Map<HostSession, () => void>();
 
   /**
    * `storage` is read whenever `/dcp stats` syncs: plugin storage may be missing or arrive late (HOST.md §11).
@@ -95,13 +98,35 @@ export class DcpRuntime {
     const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
     this.#indexes.set(session, index);
     this.ledgers.follow(session);
-    this.#unsubscribers.push(
+    this.#followed.set(
+      session,
       session.on('event', (event, delta) => {
         index.apply(event, delta, session);
         this.ledgers.follow(session);
       }),
     );
     return index;
+  }
+
+  /**
+   * Drops everything DCP holds for `session` (a session its host disposed): the append subscription, the index, the
+   * ledger's byte log and the controls its commands queued. A later contact builds a fresh index by cold replay.
+   * @returns whether DCP was following the session
+   */
+  forget(session: HostSession): boolean {
+    const unsubscribe = this.#followed.get(session);
+    for (const [commandId, control] of this.pendingControls) if (control.sessionId === session.id) this.pendingControls.delete(commandId);
+    if (unsubscribe === undefined) return false;
+    unsubscribe();
+    this.#followed.delete(session);
+    this.#indexes.delete(session);
+    this.ledgers.forget(session);
+    return true;
+  }
+
+  /** How many sessions DCP follows now (each has an index and an append subscription). */
+  get followedSessions(): number {
+    return this.#followed.size;
   }
 
   /** `session` with its index (built on first contact, as {@link indexFor}) and this runtime, as one value. */
@@ -116,6 +141,6 @@ export class DcpRuntime {
 
   /** Stops following every session. */
   dispose(): void {
-    while (this.#unsubscribers.length > 0) (this.#unsubscribers.pop() as () => void)();
+    for (const session of [...this.#followed.keys()]) this.forget(session);
   }
 }

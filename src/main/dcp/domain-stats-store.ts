@@ -179,7 +179,7 @@ export class DomainStatsStore {
       return this.#view(domain, { status: 'stale', reason: cursorAheadReason(record.eventCount, input.eventCount) }, input.eventCount);
     }
     if (record !== undefined && record.eventCount === input.eventCount) {
-      return this.#view(domain, { status: 'current', lastSync: record.updatedAt }, input.eventCount);
+      return this.#view(domain, { status: 'current', lastSync: record.updatedAt }, input.eventCount, storage.scope);
     }
     const next = domainStatsRecord(input.sessionId, input.eventCount, input.ledger(), new Date(this.#now()).toISOString());
     try {
@@ -187,7 +187,7 @@ export class DomainStatsStore {
     } catch (error) {
       return this.#view(domain, { status: 'stale', reason: errorMessage(error) }, input.eventCount);
     }
-    return this.#view(domain, { status: 'current', lastSync: next.updatedAt }, input.eventCount);
+    return this.#view(domain, { status: 'current', lastSync: next.updatedAt }, input.eventCount, storage.scope);
   }
 
   /** Closes the open domain handle, if any. */
@@ -206,7 +206,7 @@ export class DomainStatsStore {
   }
 
   /** The domain block from the current `list()`: `current` with this session's last sync, or `stale` (the old view). */
-  async #view(domain: StorageDomain, outcome: SyncOutcome, observed: number): Promise<DomainStatsInput> {
+  async #view(domain: StorageDomain, outcome: SyncOutcome, observed: number, scope?: string): Promise<DomainStatsInput> {
     let entries: readonly StorageEntry[];
     try {
       entries = await domain.list();
@@ -223,6 +223,7 @@ export class DomainStatsStore {
           historyReduction: aggregate.historyReduction,
           lastSync: outcome.lastSync,
           invalidRecordsSkipped: aggregate.invalidRecords,
+          ...(scope === undefined ? {} : { scope }),
         };
       case 'stale':
         return {

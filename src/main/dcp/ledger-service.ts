@@ -106,6 +106,12 @@ export class LedgerService {
     });
   }
 
+  /** Stops keeping `session`'s byte log (a session its host disposed). */
+  forget(session: LedgerSession): void {
+    this.#followed.delete(session);
+    this.#tasks?.liveLogs.untrack(session);
+  }
+
   /**
    * The fold of `session`'s log. When the byte log is current (the usual case) the capture, or the in-thread fold, is
    * taken synchronously, before the first await, so the result describes exactly `session.events.length` events even

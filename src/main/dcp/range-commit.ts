@@ -84,7 +84,7 @@ export function commitRangeBracket(target: CommitTarget, plan: RangePlan, compac
     : summary;
   if (!checkpoint.ok) {
     // §7.11 rule 3: close the failed attempt at once so that the lock is released.
-    const closed = attempt(target, 'compaction/end', { compactionId, turn, error: { message: checkpoint.message } });
+    const closed = attempt(target, 'compaction/end', { compactionId, turn, error: checkpoint.message });
     return closed.ok ? { kind: 'failed', hostMessage: checkpoint.message } : { kind: 'failed-open', hostMessage: checkpoint.message };
   }
   const end = attempt(target, 'compaction/end', { compactionId, turn });

@@ -227,14 +227,18 @@ export interface ListenOptions {
 // Tools (HOST.md §7)
 // ---------------------------------------------------------------------------------------------------------------
 
-/** What a tool execution sees. `parent` is only set for code-mode sub-calls, which this host does not run. */
+/**
+ * What a tool execution sees. `parent` is only set for code-mode sub-calls, which this host does not run. The
+ * stand-in host always sets `agent` and `session`; a host may run a tool outside an agent (dsh's tool runtime types
+ * `exec.agent` optional), so a tool that needs them checks (DCP.md §7.3 step 2).
+ */
 export interface ToolExecutionContext {
   readonly callId: string;
   readonly turn: number;
   readonly step: number;
   readonly signal: AbortSignal;
-  readonly agent: HostAgent;
-  readonly session: HostSession;
+  readonly agent?: HostAgent;
+  readonly session?: HostSession;
   readonly parent?: unknown;
 }
 
@@ -305,10 +309,14 @@ export interface CommandContext {
   notify(text: string, level?: CommandNotifyLevel): void;
 }
 
-/** A slash command. `name` has no slash (`dcp`, `dcp-compress`); `hint` describes the arguments. */
+/**
+ * A slash command. `name` has no slash (`dcp`, `dcp-compress`); `hint` describes the arguments; `description` is the
+ * one-line summary a host's command list shows (hosts that list commands, such as dsh, require one).
+ */
 export interface CommandDefinition {
   readonly name: string;
   readonly hint?: string;
+  readonly description?: string;
   handler(context: CommandContext, args: string | undefined): CommandResult | Promise<CommandResult>;
 }
 
@@ -352,6 +360,11 @@ export interface StorageDomain {
 
 /** The storage a host may hand to plugins (HOST.md §11). */
 export interface PluginStorage {
+  /**
+   * Where this storage keeps its data, in words `/dcp stats` shows (`persistent domain: current (<scope>)`); absent for
+   * the usual per-process storage (`single-process scope`).
+   */
+  readonly scope?: string;
   /** Opens `domain` at `version`. Domain names are `[A-Za-z0-9][A-Za-z0-9_.-]*`; versions non-negative safe integers. */
   open(domain: string, options: StorageOpenOptions): Promise<StorageDomain>;
 }

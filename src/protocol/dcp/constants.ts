@@ -63,6 +63,12 @@ export const DCP_COMPRESS_COMMAND_NAME = 'dcp-compress';
 /** The argument hint of `/dcp` (§11.1). */
 export const DCP_COMMAND_HINT = 'help|context|stats|manual|compress|sweep|show|decompress|recompress';
 
+/** The `dcp` command's one-line summary, for hosts that list commands (dsh's command registry requires one). */
+export const DCP_COMMAND_DESCRIPTION = 'Dynamic context pruning: context, statistics, manual mode, sweep and compressed blocks';
+
+/** The `dcp-compress` command's one-line summary. */
+export const DCP_COMPRESS_COMMAND_DESCRIPTION = 'Ask the model to compress closed ranges of this conversation now';
+
 /** The system-prompt section name (§10). */
 export const GUIDANCE_SECTION_NAME = 'dcp:guidance';
 

@@ -67,6 +67,8 @@ export type DomainStatsInput =
       /** ISO time of the last sync. */
       readonly lastSync: string;
       readonly invalidRecordsSkipped: number;
+      /** Where the records live, shown in the status line; default {@link DEFAULT_DOMAIN_SCOPE}. */
+      readonly scope?: string;
     }
   | {
       readonly status: 'stale';
@@ -78,6 +80,9 @@ export type DomainStatsInput =
       readonly invalidRecordsSkipped: number;
     }
   | { readonly status: 'unavailable'; readonly reason: string; readonly invalidRecordsSkipped: number };
+
+/** The scope the status line of a current domain names unless the storage says otherwise (§15.3). */
+export const DEFAULT_DOMAIN_SCOPE = 'single-process scope';
 
 /** The reason of an unavailable domain when the host wired no storage. */
 export const STORAGE_NOT_WIRED_REASON = 'storage not wired';
@@ -93,7 +98,7 @@ export function formatDomainStats(input: DomainStatsInput): string {
   switch (input.status) {
     case 'current':
       lines.push(
-        'persistent domain: current (single-process scope)',
+        `persistent domain: current (${input.scope ?? DEFAULT_DOMAIN_SCOPE})`,
         `sessions: ${input.sessions}`,
         `blocks: ${input.blocks}`,
         `history reduction: ~${input.historyReduction}`,

@@ -325,15 +325,15 @@ function nativeBracketTools(withSummary: boolean): ToolDefinition[] {
       description: 'open a native bracket',
       parameters: { type: 'object' },
       execute: (_args, exec) => {
-        exec.session.append('compaction/start', { compactionId: 'native-live', turn: exec.turn });
+        exec.session!.append('compaction/start', { compactionId: 'native-live', turn: exec.turn });
         if (withSummary) {
-          const seq = exec.session.surface.at(0)!;
-          exec.session.append('compaction/summary', {
+          const seq = exec.session!.surface.at(0)!;
+          exec.session!.append('compaction/summary', {
             compactionId: 'native-live',
             summary: [{ type: 'text', text: 's' }],
             shadowedRange: { start: seq, end: seq },
             shadowedSeqs: [seq],
-            shadowedTokenCount: exec.session.meter.estimateOf(seq)!,
+            shadowedTokenCount: exec.session!.meter.estimateOf(seq)!,
             provider: 'p',
             model: 'm',
           });
@@ -346,7 +346,7 @@ function nativeBracketTools(withSummary: boolean): ToolDefinition[] {
       description: 'close the native bracket as failed',
       parameters: { type: 'object' },
       execute: (_args, exec) => {
-        exec.session.append('compaction/end', { compactionId: 'native-live', turn: exec.turn, error: { message: 'abandoned' } });
+        exec.session!.append('compaction/end', { compactionId: 'native-live', turn: exec.turn, error: { message: 'abandoned' } });
         return 'ended';
       },
     },
@@ -467,7 +467,8 @@ describe('§18 item 25: host failures during a commit', () => {
     expect(end.data).toEqual({
       compactionId: (events[summaryIndex]!.data as { compactionId: string }).compactionId,
       turn: 4,
-      error: { message: 'injected failure' },
+      // dsh declares `compaction/end.error` a string (`@deepseek-ai/dsh-compaction`).
+      error: 'injected failure',
     });
     expect(resultTexts(h.session).at(-1)).toBe(
       'Error: No range was compressed.\nRange status:\n1. m0001..m0003: failed: range m0001..m0003 could not be committed: injected failure',

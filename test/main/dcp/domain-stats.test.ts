@@ -253,6 +253,15 @@ describe('§18 item 61: the dcp_stats domain store', () => {
     );
   });
 
+  it('a storage that names its scope is shown with it: current (<scope>) instead of the single-process scope', async () => {
+    const memory = new MemoryStorage();
+    const scoped: PluginStorage = { scope: 'in memory only: no storage domain', open: (domain, options) => memory.open(domain, options) };
+    const harness = createDcpHarness({ script: texts(1), storage: scoped });
+    await turn(harness, 'hello');
+    const stats = await harness.runCommand('/dcp stats');
+    expect(domainBlock(stats.text).split('\n')[0]).toBe('persistent domain: current (in memory only: no storage domain)');
+  });
+
   it('one invalid record → skipped and counted; the other sessions are summed', async () => {
     const storage = new ProbeStorage();
     const first = await compressedSession(storage, 'session-a');
