@@ -204,7 +204,7 @@ describe('session ids as people type them', () => {
     });
   });
 
-  it('mention labels with the session title when the root names it, else with the id', async () => {
+  it('mention labels with the session title of the session the root names; an id it does not name fails', async () => {
     const uri = (label: string, stdout: string): string => {
       expect(stdout.startsWith(`@[${label}](dsh-session:`)).toBe(true);
       return stdout.slice(label.length + 4, -2);
@@ -214,8 +214,11 @@ describe('session ids as people type them', () => {
     const titled = uri(WEBSHOP_TITLE, (await cli(['mention', '9d029d81', '--root', RAW_ROOT])).stdout);
     // The same session's URI as when the full id and an explicit label are given.
     expect(uri('mine', (await cli(['mention', WEBSHOP, '--label', 'mine', '--root', RAW_ROOT])).stdout)).toBe(titled);
-    uri('session-unknown', (await cli(['mention', 'session-unknown', '--root', RAW_ROOT])).stdout);
-    uri('session-unknown', (await cli(['mention', 'session-unknown', '--root', join(scratch, 'no-root')])).stdout);
+    // No mention of a session the root does not have (issue 26): the URI would name no session.
+    const unknown = await cli(['mention', 'session-unknown', '--root', RAW_ROOT]);
+    expect([unknown.code, unknown.stdout]).toEqual([1, '']);
+    const noRoot = await cli(['mention', 'session-unknown', '--root', join(scratch, 'no-root'), '--json']);
+    expect([noRoot.code, JSON.parse(noRoot.stdout).error.code]).toEqual([1, 'CLI_ROOT_NOT_FOUND']);
   });
 });
 

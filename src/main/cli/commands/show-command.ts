@@ -9,6 +9,7 @@ import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { withEngine } from '../open-engine.js';
+import { unlistedSessionError } from '../existing-session.js';
 import { resolveSessionId } from '../session-id-prefix.js';
 
 /** What `show` needs. */
@@ -55,8 +56,9 @@ async function showSession(context: CommandContext, options: ShowRequest): Promi
 
 /**
  * Reads by the exact id first (the common case costs no listing); when that session is not found, an
- * unambiguous id prefix names the session instead. Any other failure, or a prefix matching nothing, is the
- * exact read's own error.
+ * unambiguous id prefix names the session instead. Any other failure is the exact read's own error; a prefix
+ * matching nothing is the real reason the id names no listed session (a damaged log of that id fails with the
+ * store's code, as `dcp` on the same id does), else not-found.
  */
 async function readExactOrByPrefix<T>(
   engine: LocalSessionEngine,
@@ -69,7 +71,8 @@ async function readExactOrByPrefix<T>(
   } catch (error) {
     if ((error as { code?: unknown }).code !== 'SESSION_QUERY_SESSION_NOT_FOUND') throw error;
     const resolved = await resolveSessionId(engine, typed, signal);
-    if (resolved === undefined || resolved === typed) throw error;
+    if (resolved === undefined) throw await unlistedSessionError(engine, typed, signal);
+    if (resolved === typed) throw error;
     return read(resolved);
   }
 }
