@@ -10,6 +10,7 @@ import { createEngine } from '../engine/create-engine.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
 import { CliError } from './cli-error.js';
 import type { CommandContext } from './command-context.js';
+import { ListingWarnings } from './listing-warnings.js';
 import { diagnosticPrefix } from './terminal-style.js';
 
 /**
@@ -59,6 +60,7 @@ export async function withEngine<T>(
   // A command that writes sessions (script run) creates a missing root; every other command needs it to exist.
   if (!createsRoot) await assertRootExists(config.root);
   const { io } = context;
+  const warnings = new ListingWarnings(io, config.root);
   const engine = await createEngine({
     root: config.root,
     workers: context.workers,
@@ -72,11 +74,8 @@ export async function withEngine<T>(
     startSearchWorker: longLived,
     ...(onSearchProgress === undefined ? {} : { onSearchProgress }),
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
-    onListingProblem: (problem) => {
-      io.stderr.write(
-        `${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`skipped ${problem.path}: ${problem.message} (${problem.code})`)}\n`,
-      );
-    },
+    // Aggregated: the first few one line each, then one summary by code (a whole root's problem is not 1,200 lines).
+    onListingProblem: (problem) => warnings.add(problem),
     onTitleFailure: (sessionId, reason) => {
       const message = reason instanceof Error ? reason.message : String(reason);
       io.stderr.write(
@@ -88,5 +87,6 @@ export async function withEngine<T>(
     return await work(engine);
   } finally {
     await engine.close();
+    warnings.finish();
   }
 }

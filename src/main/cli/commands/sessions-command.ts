@@ -11,7 +11,10 @@ import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { parseCountOption } from '../count-option.js';
 import { writeJson, writeLines } from '../cli-io.js';
+import { nestedSessionRoots } from '../nested-roots.js';
 import { withEngine } from '../open-engine.js';
+import { diagnosticPrefix } from '../terminal-style.js';
+import { escapeTerminalText } from '../../../protocol/uri/display-escape.js';
 import { formatSessionRow } from '../session-row.js';
 import { resolveTarget } from './resolve-target.js';
 
@@ -53,11 +56,22 @@ async function listSessions(context: CommandContext): Promise<void> {
       return;
     }
     if (listings.length === 0) {
-      writeLines(io, [`no sessions under ${context.resolved.config.root}`]);
+      const { root } = context.resolved.config;
+      writeLines(io, [`no sessions under ${root}`]);
+      if (problems.length === 0) await hintNestedRoots(context, root);
       return;
     }
     writeLines(io, listings.map(formatListing));
   });
+}
+
+/** On stderr, when an empty root holds session roots one level down: which, and how to list them. */
+async function hintNestedRoots(context: CommandContext, root: string): Promise<void> {
+  const nested = await nestedSessionRoots(root);
+  if (nested.length === 0) return;
+  const { io } = context;
+  const text = `hint: ${root} looks one level too shallow: ${nested.join(', ')} ${nested.length === 1 ? 'holds' : 'hold'} project directories; try --root ${nested[0]}`;
+  io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(text)}\n`);
 }
 
 function formatListing(listing: SessionListing): string {
