@@ -96,7 +96,8 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
   it('the dsh entry (sessionctx/dsh) is imported by no other room, and only it imports dsh packages', () => {
     const outsideDsh = ALL.filter((entry) => !entry.file.startsWith('src/dsh/'));
     expect(outsideDsh.filter((entry) => entry.target.startsWith('src/dsh/'))).toEqual([]);
-    expect(outsideDsh.filter((entry) => entry.target.startsWith('@deepseek-ai/'))).toEqual([]);
+    // sessionctx/dsh-dcp is the other entry that may import a dsh package (its own rule, below).
+    expect(outsideDsh.filter((entry) => !entry.file.startsWith('src/dsh-dcp/') && entry.target.startsWith('@deepseek-ai/'))).toEqual([]);
     // The dsh entry sees dsh through cordis, the typert protocol and schemastery alone; everything else is structural.
     const dshPackages = new Set(
       from('src/dsh')
@@ -104,6 +105,19 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
         .filter((target) => target.startsWith('@deepseek-ai/')),
     );
     expect([...dshPackages].sort()).toEqual(['@deepseek-ai/cordis', '@deepseek-ai/dsh-typert-protocol', '@deepseek-ai/schemastery']);
+  });
+
+  it('the DCP dsh entry (sessionctx/dsh-dcp) is imported by no other room and sees dsh only through schemastery', () => {
+    const outside = ALL.filter((entry) => !entry.file.startsWith('src/dsh-dcp/'));
+    expect(outside.filter((entry) => entry.target.startsWith('src/dsh-dcp/'))).toEqual([]);
+    expect(from('src/dsh-dcp').filter((entry) => entry.target.startsWith('src/dsh/'))).toEqual([]);
+    // Everything else of the host is structural (src/dsh-dcp/dsh-dcp-host-shapes.ts): no cordis, no dsh package at run time.
+    const dshPackages = new Set(
+      from('src/dsh-dcp')
+        .map((entry) => entry.target)
+        .filter((target) => target.startsWith('@deepseek-ai/')),
+    );
+    expect([...dshPackages]).toEqual(['@deepseek-ai/schemastery']);
   });
 
   it('no two files of the host import each other in a circle', () => {

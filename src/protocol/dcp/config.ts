@@ -152,7 +152,12 @@ function leafKeys(shape: Readonly<Record<string, z.ZodType>>, prefix = ''): stri
   });
 }
 
-const LEAF_KEYS: readonly string[] = leafKeys(dcpConfigSchema.shape);
+const LEAF_KEYS: readonly string[] = Object.freeze(leafKeys(dcpConfigSchema.shape));
+
+/** Every dotted key of the §16 table, in validation order (other schemas of the namespace are checked against it). */
+export function dcpConfigKeys(): readonly string[] {
+  return LEAF_KEYS;
+}
 
 /**
  * Walks the raw namespace along the schema, in input order: collects unknown dotted keys; a group that is present

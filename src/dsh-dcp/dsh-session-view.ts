@@ -1,0 +1,237 @@
+/**
+ * One dsh session as DCP's host API sees it (docs/DSH-DCP.md §3): dsh's `Session` exposes only its log and an array
+ * of surface nodes, so the view keeps what DCP needs beside it — the indexed surface (O(1) seq → position), the open
+ * turn and step, the compaction brackets, the token meter with the shadow-price claims, the tool-pairing counts, the
+ * request header and the context windows dsh records — fed synchronously, event by event, from the host's
+ * `session/event` notifications (the same fold the stand-in host runs in `main/host/session.ts`). Reads never touch
+ * dsh's `events` snapshot after the first contact. Writes always go to dsh's session: its validation decides, and the
+ * published event then reaches the view.
+ */
+import type { Message, SessionEvent, SessionHeader } from '../protocol/events.js';
+import { isRecord, isSurfaceType } from '../protocol/events.js';
+import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../protocol/event-map.js';
+import { isEventOf } from '../protocol/event-map.js';
+import { eventMessage } from '../protocol/event-message.js';
+import type { SurfaceDelta, SurfaceReader } from '../protocol/surface-view.js';
+import { SurfaceView } from '../protocol/surface-view.js';
+import type {
+  AppendOptions,
+  HostEventType,
+  HostSession,
+  OpenBracket,
+  OpenStep,
+  RequestContext,
+  SessionEventListener,
+  SessionMeter,
+  ToolPairingReader,
+} from '../main/host-api/host-api.js';
+import { ShadowClaimState } from '../main/host-api/shadow-price-claim.js';
+import { TokenMeter } from '../main/host-api/token-meter.js';
+import { CompactionBracketState } from '../main/host/compaction-brackets.js';
+import { ToolPairingIndex } from '../main/host/tool-pairing-index.js';
+import { TurnState } from '../main/host/turn-state.js';
+import type { DshSession } from './dsh-dcp-host-shapes.js';
+
+/** The event type dsh records a request's route and context window in (`{provider, model, contextWindow?}`). */
+const REQUEST_CONTEXT = 'request/context';
+
+/** A listener failure: the event stays folded and every other listener still runs. */
+export type ViewListenerErrorHandler = (error: unknown, event: SessionEvent) => void;
+
+/** The key of a (provider, model) route in the window table. */
+function routeKey(provider: string, model: string): string {
+  return `${provider}\u0000${model}`;
+}
+
+/**
+ * The view of one live dsh session. Build it when DCP first meets the session (it folds the log once), then hand it
+ * every event dsh publishes for that session ({@link observe}); {@link append} writes through dsh's session.
+ */
+export class DshSessionView implements HostSession {
+  readonly #session: DshSession;
+  readonly #events: SessionEvent[] = [];
+  readonly #surface = new SurfaceView();
+  readonly #turns = new TurnState();
+  readonly #brackets = new CompactionBracketState();
+  readonly #claim = new ShadowClaimState();
+  readonly #meter: TokenMeter;
+  readonly #pairing: ToolPairingIndex;
+  readonly #listeners = new Set<SessionEventListener>();
+  /** The latest window dsh recorded per route (`request/context`). */
+  readonly #windows = new Map<string, number>();
+  readonly #onListenerError: ViewListenerErrorHandler;
+  #latestHeader: RequestHeaderData['header'] | undefined;
+
+  /** Folds `session`'s log as it stands (one read of dsh's `events` snapshot). */
+  constructor(session: DshSession, onListenerError: ViewListenerErrorHandler) {
+    this.#session = session;
+    this.#onListenerError = onListenerError;
+    this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
+    this.#pairing = new ToolPairingIndex(this.#surface);
+    for (const event of session.events) this.#fold(event);
+  }
+
+  /** The dsh session behind the view. */
+  get dshSession(): DshSession {
+    return this.#session;
+  }
+
+  get id(): string {
+    return this.#session.id;
+  }
+
+  get header(): SessionHeader {
+    return this.#session.header;
+  }
+
+  /** The log as the view has folded it (the same frozen event objects as dsh's log). */
+  get events(): readonly SessionEvent[] {
+    return this.#events;
+  }
+
+  get surface(): SurfaceReader {
+    return this.#surface;
+  }
+
+  get meter(): SessionMeter {
+    return this.#meter;
+  }
+
+  get toolPairing(): ToolPairingReader {
+    return this.#pairing;
+  }
+
+  /**
+   * Appends through dsh's session (its checks decide; a refusal throws dsh's error and changes nothing), then makes
+   * sure the view has folded the stored event: dsh publishes it to the view before `append` returns, and a session
+   * dsh does not publish (one outside its store) is folded here.
+   */
+  append<K extends HostEventType>(type: K, data: SessionEventMap[K], options?: AppendOptions): TypedEvent<K>;
+  append(type: string, data: unknown, options: AppendOptions = {}): SessionEvent {
+    if (options.ignorable !== undefined) throw new TypeError('a live append cannot be ignorable (SESSION-LOG.md §2.2)');
+    const intent =
+      isSurfaceType(type) || options.surfaceOp !== undefined || options.sourceEventSeqs !== undefined
+        ? [
+            {
+              ...(options.sourceEventSeqs === undefined ? {} : { sourceEventSeqs: options.sourceEventSeqs }),
+              ...(options.surfaceOp === undefined ? {} : { surfaceOp: options.surfaceOp }),
+            },
+          ]
+        : [];
+    const event = this.#session.append(type, data, ...intent);
+    this.observe(event);
+    return event;
+  }
+
+  /**
+   * Folds one event dsh published for this session and notifies the view's listeners. An event the view has folded
+   * already is ignored; a gap (events the view was not handed) is filled from dsh's log first.
+   */
+  observe(event: SessionEvent): void {
+    if (event.seq < this.#events.length) return;
+    if (event.seq > this.#events.length) {
+      for (const missed of this.#session.events.slice(this.#events.length, event.seq)) this.#publish(missed, this.#fold(missed));
+    }
+    this.#publish(event, this.#fold(event));
+  }
+
+  on(name: 'event', listener: SessionEventListener): () => void {
+    if (name !== 'event') throw new TypeError(`unknown session notification "${String(name)}"`);
+    this.#listeners.add(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
+  }
+
+  /** dsh's own derived messages: the view never derives them itself. */
+  deriveMessages(): readonly Message[] {
+    return this.#session.deriveMessages() as readonly Message[];
+  }
+
+  deriveEventMessage(event: SessionEvent): Message | undefined {
+    return eventMessage(event);
+  }
+
+  openTurn(): { readonly turn: number } | null {
+    const turn = this.#turns.openTurn;
+    return turn === null ? null : { turn };
+  }
+
+  openStep(): OpenStep | null {
+    const { openTurn, openStep } = this.#turns;
+    return openTurn === null || openStep === null ? null : { turn: openTurn, step: openStep };
+  }
+
+  openBrackets(): readonly OpenBracket[] {
+    const open = this.#brackets.open;
+    return Object.freeze(open === undefined ? [] : [Object.freeze({ ...open })]);
+  }
+
+  highestTurn(): number | null {
+    return this.#turns.maxTurn;
+  }
+
+  latestRequestHeader(): RequestHeaderData['header'] | undefined {
+    return this.#latestHeader;
+  }
+
+  /**
+   * `{provider, model, contextWindow?}` of the latest `request/header`; the window is the one dsh last recorded for
+   * that route in a `request/context` event (dsh's model registry resolved it for the request), absent when none.
+   */
+  requestContext(): RequestContext | undefined {
+    const config = this.#latestHeader?.config;
+    if (!isRecord(config) || typeof config.provider !== 'string' || typeof config.model !== 'string') return undefined;
+    const { provider, model } = config;
+    const contextWindow = this.#windows.get(routeKey(provider, model));
+    return contextWindow === undefined ? { provider, model } : { provider, model, contextWindow };
+  }
+
+  /** Folds one stored event into every projection; returns its surface delta. */
+  #fold(event: SessionEvent): SurfaceDelta | undefined {
+    this.#events.push(event);
+    this.#turns.apply(event);
+    this.#brackets.apply(event);
+    if (isEventOf(event, 'request/header')) this.#readHeader(event);
+    else if (event.type === REQUEST_CONTEXT) this.#readContext(event.data);
+    const pricing = this.#claim.pricing(event);
+    const delta = this.#updateSurface(event);
+    this.#meter.apply(event, delta, pricing);
+    this.#pairing.apply(event, delta);
+    this.#claim.apply(event);
+    return delta;
+  }
+
+  #publish(event: SessionEvent, delta: SurfaceDelta | undefined): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event, delta);
+      } catch (error) {
+        this.#onListenerError(error, event);
+      }
+    }
+  }
+
+  #updateSurface(event: SessionEvent): SurfaceDelta | undefined {
+    const op = event.surfaceOp;
+    if (op === undefined || !isSurfaceType(event.type)) return undefined;
+    if (op === 'append') return this.#surface.append(event.seq);
+    return this.#surface.replace(this.#surface.positionOf(op.start), this.#surface.positionOf(op.end), event.seq);
+  }
+
+  #readHeader(event: TypedEvent<'request/header'>): void {
+    const data: unknown = event.data;
+    this.#latestHeader = isRecord(data) && isRecord(data.header) ? (data.header as RequestHeaderData['header']) : undefined;
+  }
+
+  #readContext(data: unknown): void {
+    if (!isRecord(data)) return;
+    const { provider, model, contextWindow } = data;
+    if (typeof provider !== 'string' || typeof model !== 'string') return;
+    const key = routeKey(provider, model);
+    // dsh records a route's context whenever it changes, without `contextWindow` when the window is unknown.
+    if (typeof contextWindow === 'number' && Number.isSafeInteger(contextWindow) && contextWindow > 0)
+      this.#windows.set(key, contextWindow);
+    else this.#windows.delete(key);
+  }
+}
