@@ -18,17 +18,35 @@ import type { SessionWriter } from '../store/session-writer.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import type { ResolvedDcpConfig } from '../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../protocol/dcp/config-error.js';
-import { blockDoesNotExistText, manualUsageText } from '../../protocol/dcp/command-texts.js';
+import { blockDoesNotExistText, COMPRESSION_DISABLED_TEXT, manualUsageText } from '../../protocol/dcp/command-texts.js';
+import { DCP_COMMAND_NAME } from '../../protocol/dcp/constants.js';
+import { historyReduction } from '../../protocol/dcp/ledger.js';
+import { DEFAULT_DOMAIN_SCOPE, formatStatsOutput } from '../../protocol/dcp/stats-block.js';
+import type { DomainStatsInput, SessionStatsInput } from '../../protocol/dcp/stats-block.js';
 import { normalizeCommandArgs } from '../../protocol/dcp/manual-replay.js';
 import { assertNever } from '../../protocol/assert-never.js';
 import { DcpCommandError } from '../dcp/dcp-command-error.js';
+import { dcpStatsFigures } from '../dcp/dcp-commands.js';
+import type { DcpStatsFigures } from '../dcp/dcp-commands.js';
 import { dcpPlugin } from '../dcp/dcp-plugin.js';
+import type { DcpPlugin } from '../dcp/dcp-plugin.js';
 import type { FullLogTasksOptions } from '../dcp/ledger-service.js';
 import { recordedContextWindows } from '../dcp/recorded-context-windows.js';
 
-/** Shown after `/dcp compress`: the CLI runs no model, so the trigger does not reach a model turn here. */
-export const STORED_COMPRESS_NOTE =
-  'note: sessionctx runs no model, so no compression turn ran here; the trigger is logged by the model turn that acts on it (run /dcp compress in the host for that turn)';
+/**
+ * Why `/dcp compress` cannot run on a stored session: it asks the model for a compression turn, and no model runs
+ * here, so the command would log a request nothing acts on.
+ */
+export const STORED_COMPRESS_REFUSAL =
+  'sessionctx runs no model, so /dcp compress cannot run on a stored session: nothing would compress; run it in the host that runs the session';
+
+/** The `/dcp stats` figures as a stored-session run returns them: what the text shows, as numbers. */
+export interface StoredDcpStats {
+  /** The session block (§15.2), with its signed `historyReduction` (negative: overhead). */
+  readonly session: SessionStatsInput & { readonly historyReduction: number };
+  /** The persistent domain block (§15.3); a current domain names its scope. */
+  readonly domain: DomainStatsInput;
+}
 
 /** What one stored-session command did (a failed command throws instead). */
 export interface StoredDcpCommandResult {
@@ -45,6 +63,8 @@ export interface StoredDcpCommandResult {
   readonly notices: readonly string[];
   /** Events appended to the stored log (crash closers of a resumed log included). */
   readonly appendedEvents: number;
+  /** `/dcp stats` only: the figures its text was rendered from. */
+  readonly stats?: StoredDcpStats;
 }
 
 /** Options of {@link runStoredDcpCommand}. */
@@ -90,18 +110,37 @@ function isMutating(command: DcpCommand): boolean {
 }
 
 /**
- * A plugin context whose `/dcp` commands keep a compress trigger to themselves: a queued trigger would start a
- * model turn, and this host has no model. Controls (sweep, expand, recompress) are queued as usual.
+ * A plugin context whose `/dcp stats` keeps the figures its text is rendered from: the command's handler is the
+ * plugin's own for every other line, and for stats renders the text from {@link dcpStatsFigures} as the plugin does,
+ * handing the figures to `keep`.
  */
-function holdingTriggers(context: PluginContext, command: DcpCommand): PluginContext {
-  if (command.kind !== 'compress') return context;
+function keepingStats(context: PluginContext, plugin: DcpPlugin, keep: (figures: DcpStatsFigures) => void): PluginContext {
   return {
     ...context,
     registerCommand: (definition: CommandDefinition) =>
-      context.registerCommand({
-        ...definition,
-        handler: (commandContext, args) => definition.handler({ ...commandContext, followup: () => undefined }, args),
-      }),
+      context.registerCommand(
+        definition.name !== DCP_COMMAND_NAME
+          ? definition
+          : {
+              ...definition,
+              handler: async (commandContext, args) => {
+                const runtime = plugin.runtime;
+                if (runtime === undefined) return definition.handler(commandContext, args);
+                const figures = await dcpStatsFigures(runtime.sessionContext(commandContext.session));
+                keep(figures);
+                return { kind: 'success', text: formatStatsOutput(figures.session, figures.domain) };
+              },
+            },
+      ),
+  };
+}
+
+/** The figures as the result carries them: the derived reduction added, a current domain's scope named. */
+function storedStats(figures: DcpStatsFigures): StoredDcpStats {
+  const { domain } = figures;
+  return {
+    session: { ...figures.session, historyReduction: historyReduction(figures.session.ledger) },
+    domain: domain.status === 'current' ? { ...domain, scope: domain.scope ?? DEFAULT_DOMAIN_SCOPE } : domain,
   };
 }
 
@@ -157,6 +196,14 @@ export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Pro
   if (!dcp.config.enabled) {
     throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
   }
+  // A command that cannot act here fails before anything is read or written.
+  if (parsed.kind === 'compress') {
+    throw new DcpCommandError(
+      'DCP_COMMAND_REFUSED',
+      line,
+      dcp.config.compress.enabled ? STORED_COMPRESS_REFUSAL : COMPRESSION_DISABLED_TEXT,
+    );
+  }
   // A state-changing command holds the session's writer lock from before its read to after its append
   // (SESSION-LOG.md §9.16 rule 4): a second writer fails with SESSION_STORE_LOCKED before anything is written.
   const writer = isMutating(parsed) ? await store.acquireWriter(sessionId) : undefined;
@@ -190,8 +237,14 @@ async function runLoaded(
     notifications.push({ text: notification.text, level: notification.level });
   });
   const plugin = dcpPlugin({ config: dcp, ...(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks }) });
+  let figures: DcpStatsFigures | undefined;
+  const context = createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger });
   plugin.apply(
-    holdingTriggers(createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger }), parsed),
+    parsed.kind === 'stats'
+      ? keepingStats(context, plugin, (kept) => {
+          figures = kept;
+        })
+      : context,
   );
   if (plugin.runtime === undefined) {
     await agent.dispose();
@@ -221,8 +274,17 @@ async function runLoaded(
   const failed = notifications.filter((notification) => notification.level !== 'info');
   if (failed.length > 0) throw new DcpCommandError('DCP_COMMAND_REFUSED', line, failed.map((notification) => notification.text).join('\n'));
   const notices = notifications.map((notification) => notification.text);
-  const text = parsed.kind === 'compress' ? `${result.text}\n${STORED_COMPRESS_NOTE}` : result.text;
-  if (writer === undefined) return { sessionId, command: line, kind: 'success', text, notices, appendedEvents: 0 };
+  const { text } = result;
+  if (writer === undefined)
+    return {
+      sessionId,
+      command: line,
+      kind: 'success',
+      text,
+      notices,
+      appendedEvents: 0,
+      ...(figures === undefined ? {} : { stats: storedStats(figures) }),
+    };
   // Resuming a log makes its crash closers (and a torn tail's recovery) durable first (SESSION-LOG.md §9.12);
   // then the seed's `session/end-seed` and the command's events follow, so stored seqs stay contiguous.
   const repaired = storedCount === seedLength && inspection.decoded.tornTail === undefined ? 0 : await writer.repair();

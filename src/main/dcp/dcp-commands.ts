@@ -25,6 +25,7 @@ import { controlMessageInput } from '../../protocol/dcp/control-message.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatDecompressShow, formatShowBlock } from '../../protocol/dcp/show-block.js';
 import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
+import type { DomainStatsInput, SessionStatsInput } from '../../protocol/dcp/stats-block.js';
 import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
 import type { CommandContext, CommandDefinition, CommandResult } from '../host-api/host-api.js';
@@ -71,11 +72,19 @@ function contextText({ index, session }: DcpSessionContext): string {
   });
 }
 
+/** What `/dcp stats` renders (§15.2, §15.3): the session block's figures and the domain block's state. */
+export interface DcpStatsFigures {
+  readonly session: SessionStatsInput;
+  readonly domain: DomainStatsInput;
+}
+
 /**
- * The stats output (§11.2): the session block, then the domain block after a §15.3 sync. The sync sees
- * `command/run` but not `command/done` (appended after the handler), so its record lags one event.
+ * The figures of `/dcp stats`, computed once: the session ledger and counts, then the domain after a §15.3 sync. The
+ * sync sees `command/run` but not `command/done` (appended after the handler), so its record lags one event. The
+ * stats text is rendered from exactly this value; a caller that wants the numbers (the CLI's `--json`) takes it.
+ * @param context - the session's DCP context.
  */
-async function statsText({ runtime, index, session }: DcpSessionContext): Promise<string> {
+export async function dcpStatsFigures({ runtime, index, session }: DcpSessionContext): Promise<DcpStatsFigures> {
   const all = index.invalidations.list();
   const counts = { dcp: 0, native: 0, mixed: 0 };
   for (const record of all) counts[record.cause] += 1;
@@ -85,7 +94,7 @@ async function statsText({ runtime, index, session }: DcpSessionContext): Promis
   const activeBlockCount = index.blocks().filter((block) => block.membership === 'active').length;
   const surfaceTokens = session.meter.measure().surfaceTokens;
   const { ledger, reReadTokens, eventCount } = await runtime.ledgers.fold(session, recent);
-  const sessionStats = {
+  const sessionStats: SessionStatsInput = {
     ledger,
     activeBlockCount,
     invalidationCounts: counts,
@@ -98,7 +107,13 @@ async function statsText({ runtime, index, session }: DcpSessionContext): Promis
     surfaceTokens,
   };
   const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount, ledger: () => ledger });
-  return formatStatsOutput(sessionStats, domain);
+  return { session: sessionStats, domain };
+}
+
+/** The stats output (§11.2): the session block, then the domain block, rendered from {@link dcpStatsFigures}. */
+async function statsText(context: DcpSessionContext): Promise<string> {
+  const { session, domain } = await dcpStatsFigures(context);
+  return formatStatsOutput(session, domain);
 }
 
 /** The show block of `blockRef`, raw when asked; the unknown-block text when there is none. */

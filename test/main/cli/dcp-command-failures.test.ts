@@ -69,24 +69,26 @@ describe('sessionctx dcp failures', () => {
     expect(outcome.code).toBe(2);
     const error = jsonError(outcome);
     expect(error.code).toBe('CLI_USAGE');
-    expect(error.message).toMatch(/^Unknown \/dcp subcommand "bogus"\. Use \/dcp help\./u);
+    // In the CLI's words: the command to run is `sessionctx dcp help`, not the host's `/dcp help`.
+    expect(error.message).toMatch(/^Unknown dcp subcommand "bogus"\. Run sessionctx dcp help\./u);
+    expect(error.message).not.toContain('/dcp');
     for (const name of SUBCOMMANDS) expect(error.message).toContain(name);
     const human = await dcpLeavingLogAlone(['bogus'], []);
     expect(human.code).toBe(2);
     expect(human.stdout).toBe('');
-    expect(human.stderr).toMatch(/^sessionctx: error: Unknown \/dcp subcommand "bogus"\./u);
+    expect(human.stderr).toMatch(/^sessionctx: error: Unknown dcp subcommand "bogus"\. Run sessionctx dcp help\./u);
   });
 
   it.each([
-    [['show'], 'Usage: /dcp show <bN> [--raw]'],
-    [['show', 'x1'], 'Usage: /dcp show <bN> [--raw]'],
-    [['show', 'b1', '--into-context'], 'Usage: /dcp show <bN> [--raw]'],
-    [['decompress'], 'Usage: /dcp decompress <bN> [--into-context]'],
-    [['decompress', 'b1', '--raw'], 'Usage: /dcp decompress <bN> [--into-context]'],
-    [['recompress'], 'Usage: /dcp recompress <bN>'],
-    [['recompress', 'b1', '--raw'], 'Usage: /dcp recompress <bN>'],
-    [['manual', 'bogus'], 'Usage: /dcp manual [on|off|status]. Current: OFF.'],
-  ])("%j is a usage error (exit 2) with the command's usage text", async (args, usage) => {
+    [['show'], 'Usage: sessionctx dcp show <bN> [--raw]'],
+    [['show', 'x1'], 'Usage: sessionctx dcp show <bN> [--raw]'],
+    [['show', 'b1', '--into-context'], 'Usage: sessionctx dcp show <bN> [--raw]'],
+    [['decompress'], 'Usage: sessionctx dcp decompress <bN> [--into-context]'],
+    [['decompress', 'b1', '--raw'], 'Usage: sessionctx dcp decompress <bN> [--into-context]'],
+    [['recompress'], 'Usage: sessionctx dcp recompress <bN>'],
+    [['recompress', 'b1', '--raw'], 'Usage: sessionctx dcp recompress <bN>'],
+    [['manual', 'bogus'], 'Usage: sessionctx dcp manual [on|off|status]. Current: OFF.'],
+  ])("%j is a usage error (exit 2) with the command's usage text in the CLI's words", async (args, usage) => {
     const outcome = await dcpLeavingLogAlone(args);
     expect(outcome.code).toBe(2);
     const error = jsonError(outcome);
@@ -116,7 +118,7 @@ describe('sessionctx dcp failures', () => {
     expect(jsonError(outcome)).toEqual({ code: 'DCP_COMMAND_REFUSED', message: 'b1 has no active semantic expansion to recompress' });
   });
 
-  it('compress with compression disabled fails with DCP_COMMAND_REFUSED', async () => {
+  it('compress with compression disabled fails with DCP_COMMAND_REFUSED, naming the configuration', async () => {
     const config = join(dir, 'no-compress.json');
     writeFileSync(config, JSON.stringify({ dcp: { compress: { enabled: false } } }));
     const outcome = await dcpLeavingLogAlone(['compress'], ['--config', config, '--json']);

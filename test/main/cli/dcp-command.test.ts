@@ -136,15 +136,18 @@ describe('sessionctx dcp', () => {
     expect((await storedEvents()).length).toBe(before);
   });
 
-  it('compress runs no model and says so', async () => {
-    const before = (await storedEvents()).length;
-    const result = await dcp('compress');
-    expect(result.kind).toBe('success');
-    expect(result.text).toContain('sessionctx runs no model');
-    const added = (await storedEvents()).slice(before);
-    // No turn ran: only the resume marker and the command's own pair were written.
-    expect(added.map((event) => event.type)).toEqual(['session/end-seed', 'command/run', 'command/done']);
-    expect(result.appendedEvents).toBe(3);
+  it('compress cannot act without a model: it fails with DCP_COMMAND_REFUSED and appends nothing', async () => {
+    const before = await logBytes();
+    const failure = await run(process.execPath, [BIN, 'dcp', 'compress', '--session', ID, '--root', root, '--json']).then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect((JSON.parse(failure!.stdout) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'DCP_COMMAND_REFUSED',
+      message: expect.stringContaining('sessionctx runs no model'),
+    });
+    expect((await logBytes()).equals(before)).toBe(true);
   });
 
   it('needs --session', async () => {
