@@ -16,10 +16,13 @@ export interface SearchQuery {
   readonly query: string;
   /** Only sessions whose header cwd is this directory. */
   readonly cwd?: string;
-  /** Only documents at or after this time (ms since the epoch). */
-  readonly since?: number;
-  /** Only documents before this time (ms since the epoch). */
-  readonly until?: number;
+  /**
+   * Only documents at or after this time: ms since the epoch, or text — an age before now (`7d`), an ISO date, epoch
+   * ms as digits (`protocol/search-request.ts`). A cursor is bound to the text as given, so `7d` pages on.
+   */
+  readonly since?: number | string;
+  /** Only documents before this time, in the same forms as {@link since}. */
+  readonly until?: number | string;
   /** Only documents of these roles (default: all indexed roles). */
   readonly roles?: readonly SearchRole[];
   /** Sessions per page (default and bound: the search config). */

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SessionHeader, SessionId } from '../../protocol/events.js';
+import { describeSearchRequestProblem, parseSearchRequest } from '../../protocol/search-request.js';
 import { SEARCH_ROLES, type SearchPage, type SearchQuery, type SearchRole, type SearchSessionResult } from '../../protocol/search-types.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
@@ -18,9 +19,6 @@ import { realPathOf } from '../config/cache-location.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
 import type { SearchConfig } from './search-config.js';
 import type { SearchIndex } from './search-index.js';
-
-/** The longest phrase accepted (UTF-16 units). */
-export const MAX_QUERY_LENGTH = 100_000;
 
 /** What the service reads of the store: its root, encoding and listing. */
 export interface SearchStore {
@@ -114,12 +112,6 @@ function decodeCursor(cursor: string, key: string): number {
   return value.o;
 }
 
-function optionalTime(value: unknown, name: string): number | null {
-  if (value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw invalid(`${name} must be a time in milliseconds since the epoch`);
-  return value;
-}
-
 /** The search service of one engine. */
 export class SearchService {
   readonly #options: SearchServiceOptions;
@@ -132,25 +124,22 @@ export class SearchService {
   }
 
   /** Resolves a query against the configuration (defaults, bounds, the phrase's literal, the cursor's offset). */
-  plan(query: SearchQuery): { plan: QueryPlan; key: string } {
+  plan(request: SearchQuery): { plan: QueryPlan; key: string } {
     const { config } = this.#options;
-    if (typeof query !== 'object' || query === null || typeof query.query !== 'string') throw invalid('query must be a string');
+    // The one schema every face parses with (protocol/search-request.ts), bounded by this configuration's maxLimit.
+    const parsed = parseSearchRequest(request, { maxLimit: config.maxLimit });
+    if (!parsed.ok) throw invalid(describeSearchRequestProblem(parsed.problem));
+    const query = parsed.query;
     const phrase = query.query;
-    if (phrase.trim() === '') throw invalid('query must not be empty');
-    if (phrase.length > MAX_QUERY_LENGTH) throw invalid(`query must be at most ${MAX_QUERY_LENGTH} characters`);
+    // What needs the index: trigram matching needs 3 characters.
     const cjk = CJK_PATTERN.test(phrase);
     if (cjk && [...phrase.trim()].length < 3) throw invalid('a query with CJK characters needs at least 3 characters (trigram index)');
-    if (query.cwd !== undefined && (typeof query.cwd !== 'string' || query.cwd === '')) throw invalid('cwd must be a non-empty string');
     const roles = query.roles === undefined ? [...SEARCH_ROLES] : [...query.roles];
-    if (roles.length === 0 || !roles.every((role) => (SEARCH_ROLES as readonly unknown[]).includes(role))) {
-      throw invalid(`roles must be a non-empty list of ${SEARCH_ROLES.join(', ')}`);
-    }
     const limit = query.limit ?? config.defaultLimit;
-    if (!Number.isSafeInteger(limit) || limit < 1 || limit > config.maxLimit)
-      throw invalid(`limit must be a whole number from 1 to ${config.maxLimit}`);
-    const since = optionalTime(query.since, 'since');
-    const until = optionalTime(query.until, 'until');
-    const key = fingerprint(query, roles);
+    const since = query.since ?? null;
+    const until = query.until ?? null;
+    // Bound to the request as given (an age such as `7d` stays text), so the next page of `--since 7d` is the same query.
+    const key = fingerprint(request, roles);
     const offset = query.cursor === undefined ? 0 : decodeCursor(query.cursor, key);
     return {
       key,

@@ -6,13 +6,12 @@
  */
 import { z } from 'zod';
 import { positiveSafeInteger } from '../../protocol/config-schema.js';
-import { SEARCH_ROLES, type SearchRole } from '../../protocol/search-types.js';
+import { describeSearchRequestProblem, parseSearchRequest } from '../../protocol/search-request.js';
 import type { WebApi, WebMethod } from '../../protocol/web/web-api.js';
 import { WebServerError } from './web-server-error.js';
 
 const text = (): z.ZodString => z.string({ error: 'must be a string' });
 const nonEmptyText = (): z.ZodString => text().min(1, { error: 'must be a non-empty string' });
-const time = (): z.ZodNumber => z.number({ error: 'must be a number' }).refine(Number.isFinite, { error: 'must be a finite number' });
 const strict = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: 'must be an object' });
 
 /** Each method's schema; the mapped type makes `tsc` check every schema against the contract's argument type. */
@@ -26,19 +25,8 @@ const ARGUMENT_SCHEMAS: { readonly [M in WebMethod]: z.ZodType<WebApi[M]['args']
   'sessions/surface': strict({ sessionId: nonEmptyText() }),
   'references/prepare': strict({ target: text().optional(), content: text() }),
   'dcp/summary': strict({ sessionId: nonEmptyText() }),
-  'search/sessions': strict({
-    query: text(),
-    cwd: text().optional(),
-    since: time().optional(),
-    until: time().optional(),
-    roles: z
-      .array(z.enum(SEARCH_ROLES as readonly [SearchRole, ...SearchRole[]], { error: `must be one of ${SEARCH_ROLES.join(', ')}` }), {
-        error: 'must be an array',
-      })
-      .optional(),
-    limit: positiveSafeInteger().optional(),
-    cursor: text().optional(),
-  }) as z.ZodType<WebApi['search/sessions']['args']>,
+  // Checked by the one search request schema (below); the schema here only types the entry.
+  'search/sessions': z.custom<WebApi['search/sessions']['args']>(),
 };
 
 /** The words of one issue: the dotted key and our reason. */
@@ -57,6 +45,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
  * @throws WebServerError `WEB_INVALID_ARGUMENTS` naming the first offending key.
  */
 export function parseArguments<M extends WebMethod>(method: M, body: unknown): WebApi[M]['args'] {
+  if (method === 'search/sessions') {
+    // The one schema of a search request (protocol/search-request.ts), as MCP and the CLI parse it. The request goes
+    // on as sent: the engine resolves its times (an age stays text, so a cursor of `since: "7d"` pages on).
+    const search = parseSearchRequest(body);
+    if (!search.ok) throw new WebServerError('WEB_INVALID_ARGUMENTS', `${method}: ${describeSearchRequestProblem(search.problem)}`);
+    return body as WebApi[M]['args'];
+  }
   const parsed = ARGUMENT_SCHEMAS[method].safeParse(body);
   if (parsed.success) return parsed.data as WebApi[M]['args'];
   const issue = parsed.error.issues[0];

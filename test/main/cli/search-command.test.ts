@@ -5,7 +5,6 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTimeOption } from '../../../src/main/cli/commands/search-command.js';
 import type { SearchPage } from '../../../src/protocol/search-types.js';
 import { formatSessionReferenceMention } from '../../../src/protocol/uri/mention-formatter.js';
 import { runBuiltCli } from '../../support/cli-process.js';
@@ -54,15 +53,58 @@ describe('sessionctx search', () => {
   it('usage errors exit 2: an unknown role, a bad time', async () => {
     const role = await runBuiltCli(['search', 'x', '--root', root, '--role', 'robot'], { env });
     expect(role.code).toBe(2);
-    expect(role.stderr).toContain("option '--role <role...>' argument 'robot' is invalid");
+    expect(role.stderr).toContain('--role "robot": must be one of user, assistant, checkpoint, tool');
     const since = await runBuiltCli(['search', 'x', '--root', root, '--since', 'yesterday'], { env });
     expect(since.code).toBe(2);
+    expect(since.stderr).toContain('--since "yesterday": must be an ISO date');
   });
 
-  it('a search failure exits 1 with its code (--json: the error object)', async () => {
-    const outcome = await runBuiltCli(['search', '   ', '--root', root, '--json'], { env });
+  it.each([
+    [['   '], 'the phrase: must not be empty'],
+    [[''], 'the phrase: must not be empty'],
+    [['x', '--limit', '0'], '--limit "0": must be a whole number from 1 to 100'],
+    [['x', '--limit', '101'], '--limit "101": must be a whole number from 1 to 100'],
+    [['x', '--limit', 'abc'], '--limit "abc": must be a whole number from 1 to 100'],
+  ])('%j is a usage error (exit 2, before any engine starts)', async (args, message) => {
+    const outcome = await runBuiltCli(['search', ...args, '--root', root, '--json'], { env });
+    expect(outcome.code).toBe(2);
+    expect((JSON.parse(outcome.stdout) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'CLI_USAGE',
+      message,
+    });
+  });
+
+  it('--role tool without tool indexing is a usage error naming the setting', async () => {
+    const outcome = await runBuiltCli(['search', 'x', '--root', root, '--role', 'tool'], { env });
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain('search.includeTools');
+    expect(outcome.stderr).toContain('"search": {"includeTools": true}');
+  });
+
+  it('a search failure that only the index knows exits 1 with its code (--json: the error object)', async () => {
+    const outcome = await runBuiltCli(['search', '東京', '--root', root, '--json'], { env });
     expect(outcome.code).toBe(1);
     expect((JSON.parse(outcome.stdout) as { error: { code: string } }).error.code).toBe('SEARCH_INVALID_QUERY');
+  });
+
+  it('no match at all says so', async () => {
+    const outcome = await runBuiltCli(['search', 'zebra quokka marmalade', '--root', root], { env });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe('no sessions contain "zebra quokka marmalade"\n');
+  });
+
+  it('filters that exclude every match say so, and which one excluded them', async () => {
+    // The phrase is in the fixture (the first test finds it); every fixture log was written before 2027.
+    const since = await runBuiltCli(['search', 'file watcher', '--root', root, '--since', '2027-01-01'], { env });
+    expect(since.code).toBe(0);
+    const unfiltered = JSON.parse((await runBuiltCli(['search', 'file watcher', '--root', root, '--json'], { env })).stdout) as SearchPage;
+    const does = unfiltered.results.length === 1 ? 'one session does' : 'sessions do';
+    expect(since.stdout).toBe(
+      `no sessions contain "file watcher" with --since 2027-01-01; without it ${does}, e.g. ${unfiltered.results[0]?.label}\n`,
+    );
+    const both = await runBuiltCli(['search', 'file watcher', '--root', root, '--since', '2027-01-01', '--role', 'user'], { env });
+    expect(both.stdout).toContain('no sessions contain "file watcher" with --since 2027-01-01 --role user; without these filters');
+    expect(both.stdout).toContain('  excluded by --since 2027-01-01 on its own');
   });
 
   it('the config file turns search off: SEARCH_DISABLED', async () => {
@@ -71,23 +113,5 @@ describe('sessionctx search', () => {
     const outcome = await runBuiltCli(['search', 'the', '--root', root, '--config', config], { env });
     expect(outcome.code).toBe(1);
     expect(outcome.stderr).toContain('(SEARCH_DISABLED)');
-  });
-});
-
-describe('the time flag', () => {
-  const now = Date.UTC(2026, 2, 10, 12, 0, 0);
-  it.each([
-    ['7d', now - 7 * 86_400_000],
-    ['12h', now - 12 * 3_600_000],
-    ['30m', now - 30 * 60_000],
-    ['2w', now - 14 * 86_400_000],
-    ['2026-03-01', Date.UTC(2026, 2, 1)],
-    ['2026-03-01T12:30:00Z', Date.UTC(2026, 2, 1, 12, 30)],
-  ])('%s is %d', (text, expected) => {
-    expect(parseTimeOption(text, now)).toBe(expected);
-  });
-
-  it.each(['yesterday', '7', '7y', '2026-13-45x', ''])('%j is refused', (text) => {
-    expect(() => parseTimeOption(text, now)).toThrow('it must be an ISO date');
   });
 });
