@@ -2,6 +2,8 @@
  * The dsh 0.1.0-rc.8 kit of the DCP real-host tests (`dcp-kit.mts`): this package's own `@deepseek-ai/*` 0.1.0-rc.8
  * (cordis 4.0.4) and `sessionctx/dsh-dcp` from the packed tarball.
  */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Context } from '@deepseek-ai/cordis';
 import AgentRegistry from '@deepseek-ai/dsh-agent';
 import * as agentInvariant from '@deepseek-ai/dsh-agent/invariant';
@@ -25,10 +27,11 @@ import ToolRuntime from '@deepseek-ai/dsh-tools';
 import * as toolsInvariant from '@deepseek-ai/dsh-tools/invariant';
 import type { DcpDshKit, KitAgent, KitCommandExecution, KitContext } from './dcp-kit.mts';
 
-// sessionctx as this package installs it for the run (the packed tarball, support/packed-sessionctx.mts). Imported by
-// a computed specifier so the type check (which runs before the tarball is installed) does not need it.
-const SESSIONCTX_DSH_DCP = 'sessionctx/dsh-dcp';
-const { default: dcpPlugin } = (await import(SESSIONCTX_DSH_DCP)) as { default: unknown };
+// sessionctx as this package installs it for the run (the packed tarball, support/packed-sessionctx.mts), resolved through its `exports` from this file's folder (so each release's kit
+// loads its own package's copy, also when another package's test imports the kit), and imported at run time: the type
+// check runs before the tarball is installed.
+const SESSIONCTX_DSH_DCP = createRequire(import.meta.url).resolve('sessionctx/dsh-dcp');
+const { default: dcpPlugin } = (await import(pathToFileURL(SESSIONCTX_DSH_DCP).href)) as { default: unknown };
 
 export const rc8Kit: DcpDshKit = {
   label: 'dsh 0.1.0-rc.8',
