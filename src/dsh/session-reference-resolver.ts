@@ -165,6 +165,8 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
       workers: this.options.workers,
       ...(this.options.poolSize === undefined ? {} : { poolSize: this.options.poolSize }),
       reference: this.options.reference,
+      // Errors read as dsh's: a damaged source log is a failed inspection, as dsh's query engine reports it.
+      query: { damagedLogErrors: 'dsh' },
       ...(this.options.sourceCache === undefined ? {} : { sourceCache: this.options.sourceCache }),
       ...(this.options.corpus === undefined ? {} : { corpus: this.options.corpus }),
     });

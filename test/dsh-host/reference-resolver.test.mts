@@ -6,7 +6,7 @@
  * must be byte-identical (docs/DSH.md §6: D3 and D5 do not arise on these inputs; the budget errors' two documented
  * extra properties are the only difference allowed).
  */
-import { mkdtempSync, rmSync, cpSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createUserMessage } from '@deepseek-ai/dsh-llm';
@@ -25,6 +25,7 @@ const FORK = 'session-a2470bba-537b-4474-9cb8-e4c2bc4e00d9'; // a fork (seedLeng
 const MIGRATION = 'session-b2f4f8ab-862e-4eff-b7d3-68298f7abfc7'; // five compactions
 const ROUNDING = 'session-ca7027f6-8fd2-48d1-b5ed-3c59f38e7cc7'; // a CJK title
 const LIVE = 'session-11111111-1111-4111-8111-111111111111';
+const DAMAGED = 'session-b99d11fb-ed8b-457b-bc61-115cdd9c0d46';
 const LONG = [
   'session-8a000000-0000-4000-8000-00000000000a',
   'session-8b000000-0000-4000-8000-00000000000b',
@@ -41,7 +42,9 @@ function mention(sessionId: string, label?: string): string {
 const RAW = join(DSH_SMALL, 'raw');
 const ZSTD = join(DSH_SMALL, 'zstd');
 
-const SCENARIOS: ReadonlyArray<Scenario & { readonly root?: 'raw' | 'zstd' | 'long'; readonly expect: (dsh: RunRecord) => void }> = [
+const SCENARIOS: ReadonlyArray<
+  Scenario & { readonly root?: 'raw' | 'zstd' | 'long' | 'damaged'; readonly expect: (dsh: RunRecord) => void }
+> = [
   {
     name: 'a pair of sources with labels',
     text: () => `Compare ${mention(OOM, 'the OOM')} with ${mention(EARLY_STOP, 'early stopping')} before we change the loader.`,
@@ -111,6 +114,19 @@ const SCENARIOS: ReadonlyArray<Scenario & { readonly root?: 'raw' | 'zstd' | 'lo
     },
   },
   {
+    name: 'a damaged source log (an unparsable committed line)',
+    root: 'damaged',
+    text: () => `Compare ${mention(DAMAGED, 'the plan failure')} with ${mention(OOM)}.`,
+    expect: (dsh) => {
+      expect(dsh.requests).toHaveLength(0);
+      expect(dsh.errors[0]?.chain.map((link) => link.message)).toEqual([
+        `failed to read referenced session: failed to inspect session "${DAMAGED}": corrupt session log: unparsable committed event at line 5`,
+        `failed to inspect session "${DAMAGED}": corrupt session log: unparsable committed event at line 5`,
+        'corrupt session log: unparsable committed event at line 5',
+      ]);
+    },
+  },
+  {
     name: 'an overflowing budget',
     config: { maxReferenceBytes: 16 },
     text: () => `See ${mention(OOM)}.`,
@@ -154,15 +170,37 @@ const SCENARIOS: ReadonlyArray<Scenario & { readonly root?: 'raw' | 'zstd' | 'lo
 ];
 
 let longRoot: string;
+let damagedRoot: string;
 beforeAll(async () => {
+  // One committed line of one log made unparsable (the header and every other session intact).
+  damagedRoot = mkdtempSync(join(tmpdir(), 'dsh-damaged-'));
+  cpSync(RAW, damagedRoot, { recursive: true });
+  const log = join(damagedRoot, '--srv-infra-terraform--', DAMAGED, 'session.jsonl');
+  const lines = readFileSync(log, 'utf8').split('\n');
+  lines[5] = '{"type": ';
+  writeFileSync(log, lines.join('\n'));
   longRoot = mkdtempSync(join(tmpdir(), 'dsh-long-'));
   cpSync(RAW, longRoot, { recursive: true });
   // 3 × ~8 MB of assistant text: 128 turns of 64 KiB each per session.
   await writeLongSessions(longRoot, { ids: LONG, cwd: TARGET_CWD, bytesPerSession: 8 * 1024 * 1024, replyBytes: 64 * 1024 });
 }, 600_000);
-afterAll(() => rmSync(longRoot, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(longRoot, { recursive: true, force: true });
+  rmSync(damagedRoot, { recursive: true, force: true });
+});
 
-function rootOf(kind: 'raw' | 'zstd' | 'long' | undefined): string {
+/** `ours`'s error records with the codes of the links where dsh's `reference` has none set to none. */
+function withoutAddedCodes(reference: RunRecord): (record: RunRecord['errors'][number], index: number) => RunRecord['errors'][number] {
+  return (record, index) => ({
+    ...record,
+    chain: record.chain.map((link, depth) =>
+      reference.errors[index]?.chain[depth]?.code === undefined ? { ...link, code: undefined } : link,
+    ),
+  });
+}
+
+function rootOf(kind: 'raw' | 'zstd' | 'long' | 'damaged' | undefined): string {
+  if (kind === 'damaged') return damagedRoot;
   return kind === 'zstd' ? ZSTD : kind === 'long' ? longRoot : RAW;
 }
 
@@ -176,7 +214,9 @@ describe('sessionctx/dsh against dsh-session-reference in the same dsh host', ()
         const ours = await runScenario(template, variant, scenario);
         const label = `${scenario.name} (${variant.name})`;
         expect(JSON.stringify(ours.requests), label).toBe(JSON.stringify(reference.requests));
-        expect(ours.errors, label).toEqual(reference.errors);
+        // Every link of every error chain has dsh's name and message (what the agent loop logs); a link to which dsh
+        // gives no code may carry sessionctx's stable one (docs/DSH.md §6).
+        expect(ours.errors.map(withoutAddedCodes(reference)), label).toEqual(reference.errors);
         for (const [index, keys] of ours.errorKeys.entries()) {
           const extra = keys.filter((key) => !(reference.errorKeys[index] ?? []).includes(key));
           expect(

@@ -26,6 +26,12 @@ const sessionQueryConfigSchema = z.object({
   ),
   /** Maximum simultaneous persisted inspections in one `readTitleSnapshots` batch (positive safe integer). */
   persistedInspectConcurrency: nullAsAbsent(positiveSafeInteger().default(DEFAULT_PERSISTED_INSPECT_CONCURRENCY)),
+  /**
+   * How a log whose bytes are damaged (framing, JSON, header) is reported (SESSION-LOG.md §9.15a): `corruption`, as
+   * corruption (`SESSION_QUERY_CORRUPT_SESSION`); `dsh`, as dsh 0.1 does (a failed inspection,
+   * `SESSION_QUERY_PERSISTENCE_FAILED`) — for a host whose errors must read as dsh's (`sessionctx/dsh`).
+   */
+  damagedLogErrors: nullAsAbsent(z.enum(['corruption', 'dsh'], { error: 'must be "corruption" or "dsh"' }).default('corruption')),
 });
 
 /**
@@ -35,7 +41,11 @@ const sessionQueryConfigSchema = z.object({
 export interface SessionQueryConfigInput {
   readonly readWindowMax?: unknown;
   readonly persistedInspectConcurrency?: unknown;
+  readonly damagedLogErrors?: unknown;
 }
+
+/** How damaged log bytes are reported: see the `damagedLogErrors` key. */
+export type DamagedLogErrors = 'corruption' | 'dsh';
 
 /** Validated configuration with every default applied. */
 export type SessionQueryConfig = Readonly<z.output<typeof sessionQueryConfigSchema>>;

@@ -23,7 +23,7 @@ import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { foldSurface } from '../../protocol/surface-fold.js';
 import type { ListingProblem, ListingReport } from '../store/listing-problem.js';
 import type { LiveRegistry } from './live-registry.js';
-import { resolveSessionQueryConfig, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
+import { resolveSessionQueryConfig, type DamagedLogErrors, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from './storage-error-mapping.js';
 import { assertNever } from '../../protocol/assert-never.js';
@@ -168,7 +168,7 @@ export class SessionQuery {
     const listed = (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
     signal?.throwIfAborted();
     if (listed === undefined) throw notFound(sessionId);
-    const inspection = await inspectPersisted(storage, sessionId, signal);
+    const inspection = await inspectPersisted(storage, sessionId, signal, this.config.damagedLogErrors);
     signal?.throwIfAborted();
     // A session attached while storage was being read is newer than what storage returned.
     const attached = this.#registry.get(sessionId);
@@ -263,7 +263,7 @@ export class SessionQuery {
     }
     let inspection: SessionInspection;
     try {
-      inspection = await inspectPersistedTitle(storage, id, listing, signal);
+      inspection = await inspectPersistedTitle(storage, id, listing, signal, this.config.damagedLogErrors);
     } catch (error: unknown) {
       // inspectPersistedTitle already mapped the failure, or turned it into signal.reason under abort.
       signal?.throwIfAborted();
@@ -307,12 +307,13 @@ async function inspectPersisted(
   storage: SessionStorage,
   sessionId: SessionId,
   signal: AbortSignal | undefined,
+  damaged: DamagedLogErrors,
 ): Promise<SessionInspection> {
   try {
     return await storage.inspect(sessionId, signal);
   } catch (error: unknown) {
     signal?.throwIfAborted();
-    throw inspectionFailure(sessionId, error);
+    throw inspectionFailure(sessionId, error, damaged);
   }
 }
 
@@ -325,13 +326,14 @@ async function inspectPersistedTitle(
   sessionId: SessionId,
   listing: readonly SessionHeader[],
   signal: AbortSignal | undefined,
+  damaged: DamagedLogErrors,
 ): Promise<SessionInspection> {
-  if (storage.inspectTitle === undefined) return inspectPersisted(storage, sessionId, signal);
+  if (storage.inspectTitle === undefined) return inspectPersisted(storage, sessionId, signal, damaged);
   try {
     return await storage.inspectTitle(sessionId, signal, listing);
   } catch (error: unknown) {
     signal?.throwIfAborted();
-    throw inspectionFailure(sessionId, error);
+    throw inspectionFailure(sessionId, error, damaged);
   }
 }
 

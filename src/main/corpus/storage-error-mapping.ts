@@ -3,6 +3,7 @@
  * pool-backed reference renderer so both classify a failed listing or inspection identically.
  */
 import { SessionQueryError, errorMessage } from '../../protocol/errors.js';
+import type { DamagedLogErrors } from './query-config.js';
 
 /** A failed listing: `session persistence listing failed: <msg>`, `SESSION_QUERY_PERSISTENCE_FAILED`, cause kept. */
 export function listingFailure(error: unknown): SessionQueryError {
@@ -19,10 +20,14 @@ export function listingFailure(error: unknown): SessionQueryError {
  */
 const CORRUPTION_CODES: ReadonlySet<string> = new Set(['SESSION_LOG_CORRUPT', 'SESSION_LOG_INVALID_HEADER', 'SESSION_LOG_TOO_DEEP']);
 
-/** True when `error` says the stored log itself is damaged (by name or code, so rebuilt errors classify alike). */
-function isCorruption(error: unknown): boolean {
+/**
+ * True when `error` says the stored log itself is damaged (by name or code, so rebuilt errors classify alike). With
+ * `damaged: 'dsh'` only a validation failure counts, as in dsh, whose backends report damaged bytes as read failures.
+ */
+function isCorruption(error: unknown, damaged: DamagedLogErrors): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'SessionPersistenceCorruptionError') return true;
+  if (damaged === 'dsh') return false;
   const code = (error as { code?: unknown }).code;
   return error.name === 'Error' && typeof code === 'string' && CORRUPTION_CODES.has(code);
 }
@@ -37,13 +42,13 @@ function isCorruption(error: unknown): boolean {
  *   `stored session "<id>" is corrupt: <msg>`, `SESSION_QUERY_CORRUPT_SESSION`;
  * - anything else (I/O, layout, a format this build cannot read) → `failed to inspect session "<id>": <msg>`,
  *   `SESSION_QUERY_PERSISTENCE_FAILED`.
- * Cause kept.
+ * Cause kept. `damaged` is the query config's `damagedLogErrors` (default `corruption`).
  */
-export function inspectionFailure(sessionId: string, error: unknown): SessionQueryError {
+export function inspectionFailure(sessionId: string, error: unknown, damaged: DamagedLogErrors = 'corruption'): SessionQueryError {
   if (error instanceof Error && error.name === 'Error' && (error as { code?: unknown }).code === 'SESSION_QUERY_SESSION_NOT_FOUND') {
     return new SessionQueryError('SESSION_QUERY_SESSION_NOT_FOUND', `session "${sessionId}" not found`, { cause: error });
   }
-  if (isCorruption(error)) {
+  if (isCorruption(error, damaged)) {
     return new SessionQueryError('SESSION_QUERY_CORRUPT_SESSION', `stored session "${sessionId}" is corrupt: ${errorMessage(error)}`, {
       cause: error,
     });

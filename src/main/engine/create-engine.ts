@@ -214,6 +214,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     runner,
     registry,
     liveLogs,
+    damagedLogErrors: query.config.damagedLogErrors,
     ...(store === undefined ? {} : { storage: store }),
     ...(sourceCache === undefined ? {} : { sourceCache }),
     ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),

@@ -18,6 +18,7 @@ import { rebuildError } from '../../protocol/wire/wire-error.js';
 import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
 import { invalidSurfaceError } from '../corpus/session-query.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
+import type { DamagedLogErrors } from '../corpus/query-config.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
 import { sessionNotFoundError } from '../../protocol/layout-errors.js';
@@ -47,6 +48,8 @@ export interface PoolSourceRendererOptions {
   readonly sourceCache?: SourceCache;
   /** Called once per rendered source with how it was served (live and uncached sources are `cold`). */
   readonly onSourceServed?: (report: SourceServedReport) => void;
+  /** How damaged log bytes are reported (the query config's `damagedLogErrors`; default `corruption`). */
+  readonly damagedLogErrors?: DamagedLogErrors;
 }
 
 /** How one source of a preparation was served (issue 15 item 4). */
@@ -115,6 +118,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
   readonly #liveLogs: LiveLogTracker;
   readonly #sourceCache: SourceCache | undefined;
   readonly #onSourceServed: ((report: SourceServedReport) => void) | undefined;
+  readonly #damagedLogErrors: DamagedLogErrors;
   /** One header listing per job, shared by the renders that ask for it (see TickCoalescer). */
   readonly #listings = new TickCoalescer<readonly SessionHeader[]>();
   /** One lookup and `stat` per id and job. */
@@ -128,6 +132,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     this.#liveLogs = options.liveLogs ?? new LiveLogTracker();
     this.#sourceCache = options.sourceCache;
     this.#onSourceServed = options.onSourceServed;
+    this.#damagedLogErrors = options.damagedLogErrors ?? 'corruption';
   }
 
   /**
@@ -205,7 +210,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
   ): Promise<{ value: ReadSourceValue; served: SourceServed }> {
     const failed = (error: unknown): never => {
       signal.throwIfAborted();
-      throw inspectionFailure(sessionId, error);
+      throw inspectionFailure(sessionId, error, this.#damagedLogErrors);
     };
     let captured: CapturedArtifact;
     try {

@@ -26,14 +26,15 @@ describe('resolveSessionQueryConfig', () => {
   it('applies the §10.2 defaults 50 and 4', () => {
     expect(DEFAULT_READ_WINDOW_MAX).toBe(50);
     expect(DEFAULT_PERSISTED_INSPECT_CONCURRENCY).toBe(4);
-    expect(resolveSessionQueryConfig()).toEqual({ readWindowMax: 50, persistedInspectConcurrency: 4 });
-    expect(resolveSessionQueryConfig({})).toEqual({ readWindowMax: 50, persistedInspectConcurrency: 4 });
+    expect(resolveSessionQueryConfig()).toEqual({ readWindowMax: 50, persistedInspectConcurrency: 4, damagedLogErrors: 'corruption' });
+    expect(resolveSessionQueryConfig({})).toEqual({ readWindowMax: 50, persistedInspectConcurrency: 4, damagedLogErrors: 'corruption' });
   });
 
   it('treats null like an absent key', () => {
     expect(resolveSessionQueryConfig({ readWindowMax: null, persistedInspectConcurrency: null })).toEqual({
       readWindowMax: 50,
       persistedInspectConcurrency: 4,
+      damagedLogErrors: 'corruption',
     });
   });
 
@@ -41,6 +42,7 @@ describe('resolveSessionQueryConfig', () => {
     expect(resolveSessionQueryConfig({ readWindowMax: 0, persistedInspectConcurrency: 1 })).toEqual({
       readWindowMax: 0,
       persistedInspectConcurrency: 1,
+      damagedLogErrors: 'corruption',
     });
     expect(resolveSessionQueryConfig({ persistedInspectConcurrency: Number.MAX_SAFE_INTEGER }).persistedInspectConcurrency).toBe(
       Number.MAX_SAFE_INTEGER,
@@ -64,6 +66,15 @@ describe('resolveSessionQueryConfig', () => {
     expect(error.message).toBe(CONCURRENCY_TEXT);
   });
 
+  it('takes damagedLogErrors corruption (default) or dsh, and refuses anything else with the exact text', () => {
+    expect(resolveSessionQueryConfig({ damagedLogErrors: 'dsh' }).damagedLogErrors).toBe('dsh');
+    for (const value of ['DSH', 'plain', 1, true]) {
+      const error = configError(() => resolveSessionQueryConfig({ damagedLogErrors: value }));
+      expect(error.code).toBe('SESSION_QUERY_INVALID_CONFIG');
+      expect(error.message).toBe('session-query: damagedLogErrors must be "corruption" or "dsh"');
+    }
+  });
+
   it('checks readWindowMax before persistedInspectConcurrency', () => {
     const error = configError(() => resolveSessionQueryConfig({ readWindowMax: -1, persistedInspectConcurrency: 0 }));
     expect(error.message).toBe(READ_WINDOW_TEXT);
@@ -82,6 +93,10 @@ describe('SessionQuery construction (item 78)', () => {
   });
 
   it('constructs with defaults', () => {
-    expect(new SessionQuery({ registry }).config).toEqual({ readWindowMax: 50, persistedInspectConcurrency: 4 });
+    expect(new SessionQuery({ registry }).config).toEqual({
+      readWindowMax: 50,
+      persistedInspectConcurrency: 4,
+      damagedLogErrors: 'corruption',
+    });
   });
 });

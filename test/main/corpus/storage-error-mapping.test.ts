@@ -84,6 +84,21 @@ const CASES: ReadonlyArray<{ name: string; error: () => Error; code: string; pre
 ];
 
 describe('inspectionFailure', () => {
+  it.each(CASES)(
+    '$name, reported as dsh reports it (damagedLogErrors: dsh): only a validation failure is corruption',
+    ({ name, error }) => {
+      const original = error();
+      const mapped = inspectionFailure('s', original, 'dsh');
+      // dsh's query engine: SessionPersistenceCorruptionError → corrupt; everything else a backend throws → a failed inspection.
+      const [code, prefix] =
+        name === 'a validation failure'
+          ? ['SESSION_QUERY_CORRUPT_SESSION', 'stored session "s" is corrupt: ']
+          : ['SESSION_QUERY_PERSISTENCE_FAILED', 'failed to inspect session "s": '];
+      expect([mapped.code, mapped.message]).toEqual([code, `${prefix}${original.message}`]);
+      expect(mapped.cause).toBe(original);
+    },
+  );
+
   it.each(CASES)('$name → $code, message and cause kept', ({ error, code, prefix }) => {
     const original = error();
     const mapped = inspectionFailure('s', original);
