@@ -9,7 +9,7 @@
 import { Service } from '@deepseek-ai/cordis';
 import type { Context } from '@deepseek-ai/cordis';
 import { Remote, TypertRemoteService } from '@deepseek-ai/dsh-typert-protocol';
-import type { ContentBlock } from '../protocol/events.js';
+import type { ContentBlock, SessionEvent } from '../protocol/events.js';
 import { formatSessionReferenceMention } from '../protocol/uri/mention-formatter.js';
 import { createEngine } from '../main/engine/create-engine.js';
 import type { LocalSessionEngine } from '../main/engine/create-engine.js';
@@ -17,6 +17,7 @@ import { expandCitingMessages } from '../main/reference/expand-citing-messages.j
 import { SessionReferenceService } from '../main/reference/session-reference-service.js';
 import type { Candidate, MentionCandidate, PreparedReferences } from '../main/reference/reference-types.js';
 import type { DshAgent, DshPreStepDecision, DshPreStepPayload, DshSession, DshSessionQuery, DshSessionStore } from './dsh-host-shapes.js';
+import { LiveSessionFeed } from './live-session-feed.js';
 import { rootFromPersistence } from './persistence-root.js';
 import { dshResolverConfigSchema, resolveDshResolverConfig } from './resolver-config.js';
 import type { DshResolverConfig, ResolvedDshResolverConfig } from './resolver-config.js';
@@ -50,8 +51,8 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
   static Config = dshResolverConfigSchema;
 
   private readonly options: ResolvedDshResolverConfig;
-  /** Live sessions of this host, by id: attached to the engine once it runs (a live session wins over its log). */
-  private readonly live: Map<string, DshSession>;
+  /** Live sessions of this host by id, with their feeds: attached to the engine once it runs (a live session wins over its log). */
+  private readonly live: Map<string, { readonly session: DshSession; readonly feed: LiveSessionFeed }>;
   private starting: Promise<Backend> | undefined;
   private backend: Backend | undefined;
   private closed: boolean;
@@ -74,6 +75,8 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
     });
     host.on('session/created', (session: DshSession) => this.attach(session));
     host.on('session/disposed', (session: DshSession) => this.detach(session));
+    // Appends reach the engine as they happen, so its byte log of each live session is current when a turn cites it.
+    host.on('session/event', (session: DshSession, event: SessionEvent) => this.live.get(session.id)?.feed.appended(event));
   }
 
   /** cordis init: starts the engine (or settles on host reads); the returned disposer closes it. */
@@ -175,19 +178,21 @@ export class SessionctxReferenceResolver extends TypertRemoteService {
       throw new Error('session-reference: disposed while starting');
     }
     const store = host.get('sessions') as DshSessionStore | undefined;
-    for (const session of store?.list() ?? []) this.live.set(session.id, session);
-    for (const session of this.live.values()) engine.attachLive(session, { gradual: { sliceMs: ATTACH_SLICE_MS } });
+    for (const session of store?.list() ?? [])
+      if (!this.live.has(session.id)) this.live.set(session.id, { session, feed: new LiveSessionFeed(session) });
+    for (const { feed } of this.live.values()) engine.attachLive(feed, { gradual: { sliceMs: ATTACH_SLICE_MS } });
     return { kind: 'engine', engine };
   }
 
   private attach(session: DshSession): void {
-    this.live.set(session.id, session);
-    if (this.backend?.kind === 'engine') this.backend.engine.attachLive(session, { gradual: { sliceMs: ATTACH_SLICE_MS } });
+    const entry = { session, feed: new LiveSessionFeed(session) };
+    this.live.set(session.id, entry);
+    if (this.backend?.kind === 'engine') this.backend.engine.attachLive(entry.feed, { gradual: { sliceMs: ATTACH_SLICE_MS } });
   }
 
   private detach(session: DshSession): void {
     // Only the object that was attached: a replaced session of the same id stays.
-    if (this.live.get(session.id) !== session) return;
+    if (this.live.get(session.id)?.session !== session) return;
     this.live.delete(session.id);
     if (this.backend?.kind === 'engine') this.backend.engine.detachLive(session.header.id);
   }
