@@ -6,25 +6,13 @@
 import type { SessionId } from '../../protocol/events.js';
 import type { SessionEngine } from '../engine/engine-types.js';
 import type { SessionRecord } from '../corpus/session-query.js';
+import { ambiguousPrefixMessage, matchSessionIds } from '../../protocol/session-id-match.js';
 import { CliError } from './cli-error.js';
 
-/** The prefix dsh gives every session id. */
-const DSH_ID_PREFIX = 'session-';
-
-/** How many matches an ambiguity error lists. */
-const LISTED_MATCHES = 10;
-
 /**
- * The ids of `known` that `typed` names: itself when present, else every id it is a prefix of (directly, or
- * after `session-`).
- * @param typed - what the user typed.
- * @param known - the listed session ids.
+ * The ids of `known` that `typed` names (the one rule of every face, `protocol/session-id-match.ts`).
  */
-export function matchSessionIds(typed: string, known: readonly string[]): string[] {
-  if (known.includes(typed)) return [typed];
-  if (typed === '') return [];
-  return known.filter((id) => id.startsWith(typed) || (!typed.startsWith(DSH_ID_PREFIX) && id.startsWith(`${DSH_ID_PREFIX}${typed}`)));
-}
+export { matchSessionIds } from '../../protocol/session-id-match.js';
 
 /**
  * Resolves what the user typed to one listed session id.
@@ -50,13 +38,6 @@ export async function resolveSessionRecord(engine: SessionEngine, typed: string,
     typed,
     records.map((record) => record.header.id as string),
   );
-  if (matches.length > 1) {
-    const listed = matches.slice(0, LISTED_MATCHES).join(', ');
-    const more = matches.length > LISTED_MATCHES ? ` and ${matches.length - LISTED_MATCHES} more` : '';
-    throw new CliError(
-      'CLI_SESSION_ID_AMBIGUOUS',
-      `session id prefix ${JSON.stringify(typed)} matches ${matches.length} sessions: ${listed}${more}; type more of the id`,
-    );
-  }
+  if (matches.length > 1) throw new CliError('CLI_SESSION_ID_AMBIGUOUS', ambiguousPrefixMessage(typed, matches));
   return matches[0] === undefined ? undefined : records.find((record) => record.header.id === matches[0]);
 }

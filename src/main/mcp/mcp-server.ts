@@ -8,8 +8,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
-  CallToolRequestSchema,
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
@@ -17,24 +17,31 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   RootsListChangedNotificationSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { boundedQuote } from '../../protocol/bounded-quote.js';
 import { errorCode } from '../../protocol/error-code.js';
+import { isRecord } from '../../protocol/record-guard.js';
+import {
+  describeSearchRequestProblem,
+  parseSearchRequest,
+  type SearchRequestBounds,
+  searchRequestSchema,
+} from '../../protocol/search-request.js';
 import { SESSION_REFERENCE_SCHEME } from '../../protocol/uri/session-uri.js';
+import { JsonRpcFailure, protocolFailure } from './json-rpc-failure.js';
 import { McpRequestError } from './mcp-request-error.js';
-import { SEARCH_ROLES, type SearchRole } from '../../protocol/search-types.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { SESSION_RESOURCE_MIME_TYPE } from './session-catalog.js';
 import type { SessionCatalog } from './session-catalog.js';
 
 /** The resource template of session URIs; `{session}` is the URI's encoded part. */
 export const SESSION_URI_TEMPLATE = `${SESSION_REFERENCE_SCHEME}{session}`;
-
-/** MCP's resource-not-found error code (the specification's suggestion for `resources/read`). */
-export const RESOURCE_NOT_FOUND = -32002;
 
 /** How the server is mounted. */
 export interface SessionMcpServerOptions {
@@ -46,24 +53,22 @@ export interface SessionMcpServerOptions {
   readonly tools: boolean;
   /** Diagnostics (never stdout: it carries only protocol messages). */
   readonly log: (line: string) => void;
+  /**
+   * The bounds of a search request (the configuration's `search.maxLimit`); the tool's advertised JSON Schema is
+   * derived from the same schema with them. Default: the ceiling every configuration lies within.
+   */
+  readonly searchBounds?: SearchRequestBounds;
+  /**
+   * Registers a listener for changes below the root (the engine's warm corpus view, `engine.onCorpusChange`): the
+   * server then sends `notifications/resources/list_changed` and `notifications/resources/updated` for subscribed
+   * resources whose text changed. Returns the function that removes the listener (called when the server closes).
+   */
+  readonly onCorpusChange?: (listener: () => void) => (() => void) | undefined;
 }
 
 const FIND_INPUT = z.strictObject({
   query: z.string().max(1000).optional(),
   limit: z.number().int().min(1).max(1000).optional(),
-});
-
-const SEARCH_INPUT = z.strictObject({
-  query: z.string().min(1).max(10_000),
-  cwd: z.string().min(1).optional(),
-  since: z.number().finite().optional(),
-  until: z.number().finite().optional(),
-  roles: z
-    .array(z.enum(SEARCH_ROLES as unknown as [SearchRole, ...SearchRole[]]))
-    .min(1)
-    .optional(),
-  limit: z.number().int().min(1).max(1000).optional(),
-  cursor: z.string().min(1).optional(),
 });
 
 const REFERENCE_INPUT = z.strictObject({
@@ -83,8 +88,17 @@ const FOUND_SESSION_SCHEMA = {
   required: ['sessionId', 'label', 'createdAt', 'uri', 'mention'],
 } as const;
 
+/**
+ * The input schema of `search_sessions` as `tools/list` shows it: derived from the one search request schema
+ * (`protocol/search-request.ts`), so what a client is told is what the server accepts.
+ */
+function searchInputSchema(bounds: SearchRequestBounds | undefined): Record<string, unknown> {
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(searchRequestSchema(bounds), { io: 'input' }) as Record<string, unknown>;
+  return schema;
+}
+
 /** The tools as `tools/list` shows them. */
-const TOOL_DEFINITIONS = [
+const toolDefinitions = (bounds: SearchRequestBounds | undefined) => [
   {
     name: 'find_sessions',
     title: 'Find sessions',
@@ -115,20 +129,7 @@ const TOOL_DEFINITIONS = [
       'Full-text search of what was said in agent sessions (user and assistant text, compaction summaries): the query is a ' +
       'literal phrase, case- and accent-insensitive. Returns matching sessions best first, each with its label, mention, ' +
       'dsh-session: URI and best hits (event seq, role, time, snippet, highlight ranges into the snippet); nextCursor pages on.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', minLength: 1, maxLength: 10000, description: 'the literal phrase to find' },
-        cwd: { type: 'string', description: 'only sessions whose working directory is this one' },
-        since: { type: 'number', description: 'only text at or after this time (milliseconds since the epoch)' },
-        until: { type: 'number', description: 'only text before this time (milliseconds since the epoch)' },
-        roles: { type: 'array', items: { type: 'string', enum: [...SEARCH_ROLES] }, minItems: 1, description: 'only text of these roles' },
-        limit: { type: 'integer', minimum: 1, maximum: 1000, description: "sessions per page (default: the server's search.defaultLimit)" },
-        cursor: { type: 'string', description: 'the nextCursor of the previous page' },
-      },
-      required: ['query'],
-      additionalProperties: false,
-    },
+    inputSchema: searchInputSchema(bounds),
     outputSchema: {
       type: 'object',
       properties: {
@@ -192,7 +193,7 @@ const TOOL_DEFINITIONS = [
     },
     annotations: { readOnlyHint: true, openWorldHint: false },
   },
-] as const;
+];
 
 const REFERENCE_PROMPT = {
   name: 'reference',
@@ -200,20 +201,6 @@ const REFERENCE_PROMPT = {
   description: "Inserts a read-only snapshot of another session's conversation as background for your next message.",
   arguments: [{ name: 'session', description: 'a session id or dsh-session: URI (completable)', required: true }],
 } as const;
-
-/**
- * A failure as the protocol error the client sees: refusals keep their kind, the engine's typed errors their
- * stable code (in the message and in `data.code`).
- */
-function protocolError(error: unknown): McpError {
-  if (error instanceof McpError) return error;
-  if (error instanceof McpRequestError) {
-    return new McpError(error.kind === 'not-found' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message, { code: error.code });
-  }
-  const code = errorCode(error);
-  const message = error instanceof Error ? error.message : String(error);
-  return new McpError(ErrorCode.InternalError, `${code}: ${message}`, { code });
-}
 
 /** A tool's failure as a tool result: the model sees the stable code and the message. */
 function toolError(error: unknown): CallToolResult {
@@ -230,6 +217,16 @@ function argumentProblem(error: z.ZodError): string {
 }
 
 /**
+ * `tools/call` as the server reads it before any check of ours: the SDK's own request schema would refuse
+ * `arguments` that is not an object with a raw zod dump as an internal error (-32603), so the request's params are
+ * taken as they came and checked by the handler, which refuses them with -32602 and a sentence.
+ */
+const LooseCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown() });
+
+/** The severity of each MCP log level the server uses. */
+type ServerLogLevel = Extract<LoggingLevel, 'debug' | 'info' | 'warning' | 'error'>;
+
+/**
  * Builds the server (not yet connected to a transport).
  * @param options - the catalog, version, tool switch and diagnostics sink
  * @returns the SDK server with every handler registered
@@ -240,9 +237,10 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
     { name: 'sessionctx', title: 'sessionctx — cross-session references', version: options.version },
     {
       capabilities: {
-        resources: { listChanged: true },
+        resources: { listChanged: true, subscribe: true },
         prompts: {},
         completions: {},
+        logging: {},
         ...(options.tools ? { tools: {} } : {}),
       },
       instructions:
@@ -251,12 +249,41 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
     },
   );
 
+  /** A diagnostic: on stderr, and as `notifications/message` to a client whose level admits it. */
+  const log = (level: ServerLogLevel, text: string): void => {
+    options.log(`sessionctx mcp: ${text}`);
+    // Not connected yet, or going away: stderr has the line.
+    server.sendLoggingMessage({ level, logger: 'sessionctx', data: text }).catch(() => undefined);
+  };
+
+  // Subscriptions: a resource's text is compared after each change below the root; a changed one is announced.
+  const subscriptions = new ResourceSubscriptions({
+    // Only session URIs are ours; another URI is never read (and so never announced).
+    read: async (uri) => {
+      if (!uri.startsWith(SESSION_REFERENCE_SCHEME)) throw new McpRequestError('not-found', `not a session URI: ${boundedQuote(uri)}`);
+      return (await catalog.snapshot([uri])).text;
+    },
+    updated: (uri) => server.sendResourceUpdated({ uri }),
+  });
+  const stopWatching =
+    options.onCorpusChange?.(() => {
+      // Only a connected client can be told; a failed send means it is going away, which onclose reports.
+      server.sendResourceListChanged().catch(() => undefined);
+      subscriptions.corpusChanged().catch((error: unknown) => {
+        log('warning', `could not compare subscribed resources: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    }) ?? (() => undefined);
+  server.onclose = () => {
+    stopWatching();
+    subscriptions.clear();
+  };
+
   // Requests wait for the client's roots (asked for once the client is initialized), so the first listing is
   // already ranked for the client's project.
   let rootsKnown: Promise<void> = Promise.resolve();
   const handle = <T>(work: () => Promise<T>): Promise<T> =>
     rootsKnown.then(work).catch((error: unknown) => {
-      throw protocolError(error);
+      throw protocolFailure(error);
     });
 
   server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
@@ -283,10 +310,23 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     handle(async () => {
       const { uri } = request.params;
-      if (!uri.startsWith(SESSION_REFERENCE_SCHEME))
-        throw new McpRequestError('invalid-params', `not a session URI: ${JSON.stringify(uri)}`);
+      if (!uri.startsWith(SESSION_REFERENCE_SCHEME)) throw new McpRequestError('invalid-params', `not a session URI: ${boundedQuote(uri)}`);
       const snapshot = await catalog.snapshot([uri], extra.signal);
       return { contents: [{ uri, mimeType: SESSION_RESOURCE_MIME_TYPE, text: snapshot.text }] };
+    }),
+  );
+
+  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+    handle(async () => {
+      subscriptions.subscribe(request.params.uri);
+      return {};
+    }),
+  );
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+    handle(async () => {
+      subscriptions.unsubscribe(request.params.uri);
+      return {};
     }),
   );
 
@@ -310,7 +350,7 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
     handle(async () => {
       if (request.params.name !== REFERENCE_PROMPT.name)
-        throw new McpRequestError('invalid-params', `no prompt ${JSON.stringify(request.params.name)}`);
+        throw new McpRequestError('invalid-params', `no prompt ${boundedQuote(request.params.name)}`);
       const session = request.params.arguments?.['session'];
       if (session === undefined || session === '') throw new McpRequestError('invalid-params', 'the reference prompt needs a session');
       const snapshot = await catalog.snapshot([session], extra.signal);
@@ -322,40 +362,59 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
   );
 
   if (options.tools) {
-    server.setRequestHandler(ListToolsRequestSchema, () =>
-      Promise.resolve({ tools: TOOL_DEFINITIONS.map((tool) => ({ ...tool })) as never }),
-    );
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-      const { name } = request.params;
-      const input = request.params.arguments ?? {};
+    const tools = toolDefinitions(options.searchBounds);
+    server.setRequestHandler(ListToolsRequestSchema, () => Promise.resolve({ tools: tools.map((tool) => ({ ...tool })) as never }));
+    const callTool = async (params: unknown, signal: AbortSignal): Promise<CallToolResult> => {
+      if (!isRecord(params) || typeof params['name'] !== 'string') {
+        throw new JsonRpcFailure(
+          ErrorCode.InvalidParams,
+          'tools/call needs params {name, arguments?}: name must be a string',
+          'MCP_INVALID_ARGUMENTS',
+        );
+      }
+      const name = params['name'];
+      const input = params['arguments'] ?? {};
+      if (!isRecord(input) || Array.isArray(input)) {
+        throw new JsonRpcFailure(
+          ErrorCode.InvalidParams,
+          `tools/call ${boundedQuote(name)}: arguments must be an object`,
+          'MCP_INVALID_ARGUMENTS',
+        );
+      }
+      if (!tools.some((tool) => tool.name === name)) {
+        throw new JsonRpcFailure(ErrorCode.InvalidParams, `no tool ${boundedQuote(name)}`, 'MCP_INVALID_ARGUMENTS');
+      }
       try {
         await rootsKnown;
         if (name === 'find_sessions') {
           const parsed = FIND_INPUT.safeParse(input);
           if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
-          const sessions = await catalog.find(parsed.data.query ?? '', parsed.data.limit, extra.signal);
+          const sessions = await catalog.find(parsed.data.query ?? '', parsed.data.limit, signal);
           return { content: [{ type: 'text', text: JSON.stringify({ sessions }) }], structuredContent: { sessions } };
         }
         if (name === 'search_sessions') {
-          const parsed = SEARCH_INPUT.safeParse(input);
-          if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
-          const page = await catalog.search(parsed.data, extra.signal);
+          const parsed = parseSearchRequest(input, options.searchBounds);
+          if (!parsed.ok) throw new McpRequestError('invalid-params', describeSearchRequestProblem(parsed.problem));
+          // The arguments go on as sent (validated): the engine resolves an age such as `7d`, and binds its cursor to it.
+          const page = await catalog.search(input as never, signal);
           return { content: [{ type: 'text', text: JSON.stringify(page) }], structuredContent: page };
         }
-        if (name === 'reference_sessions') {
-          const parsed = REFERENCE_INPUT.safeParse(input);
-          if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
-          const snapshot = await catalog.snapshot(parsed.data.sessions, extra.signal);
-          return {
-            content: [{ type: 'text', text: snapshot.text }],
-            structuredContent: { text: snapshot.text, sessions: [...snapshot.sessions] },
-          };
-        }
+        const parsed = REFERENCE_INPUT.safeParse(input);
+        if (!parsed.success) throw new McpRequestError('invalid-params', argumentProblem(parsed.error));
+        const snapshot = await catalog.snapshot(parsed.data.sessions, signal);
+        return {
+          content: [{ type: 'text', text: snapshot.text }],
+          structuredContent: { text: snapshot.text, sessions: [...snapshot.sessions] },
+        };
       } catch (error) {
+        if (!(error instanceof McpRequestError)) log('warning', `${name} failed: ${errorCode(error)}`);
         return toolError(error);
       }
-      throw new McpError(ErrorCode.InvalidParams, `no tool ${JSON.stringify(name)}`);
-    });
+    };
+    // Registered below the SDK's Server wrapper (which parses with its strict schema first): see LooseCallToolRequestSchema.
+    Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, (request, extra) =>
+      callTool(request.params, extra.signal),
+    );
   }
 
   // The client's first root is the reader's project: discovery ranks its sessions first (SESSION-REFERENCE.md §7.3).
@@ -367,7 +426,7 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
       catalog.cwd = first?.startsWith('file:') ? fileURLToPath(first) : undefined;
     } catch (error) {
       // A client that declares roots but fails to list them: discovery goes on without a project, and says why.
-      options.log(`sessionctx mcp: could not list the client's roots: ${error instanceof Error ? error.message : String(error)}`);
+      log('warning', `could not list the client's roots: ${error instanceof Error ? error.message : String(error)}`);
     }
   };
   server.oninitialized = () => {

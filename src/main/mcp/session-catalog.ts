@@ -5,7 +5,9 @@
  */
 import { decodeSessionReferenceUri, encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME } from '../../protocol/uri/session-uri.js';
 import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
+import { boundedQuote } from '../../protocol/bounded-quote.js';
 import { errorCode } from '../../protocol/error-code.js';
+import { ambiguousPrefixMessage, matchSessionIds } from '../../protocol/session-id-match.js';
 import { asSessionId } from '../../protocol/events.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
@@ -94,7 +96,7 @@ function decodeCursor(cursor: string): number {
     offset = undefined;
   }
   if (!Number.isSafeInteger(offset) || (offset as number) <= 0)
-    throw new McpRequestError('invalid-params', `invalid cursor ${JSON.stringify(cursor)}`);
+    throw new McpRequestError('invalid-params', `invalid cursor ${boundedQuote(cursor)}`);
   return offset as number;
 }
 
@@ -111,14 +113,17 @@ export function sessionIdOf(reference: unknown): SessionId {
   try {
     return asSessionId(decodeSessionReferenceUri(reference));
   } catch (error) {
-    throw new McpRequestError('invalid-params', `malformed session URI ${JSON.stringify(reference)}: ${(error as Error).message}`, {
+    throw new McpRequestError('invalid-params', `malformed session URI ${boundedQuote(reference)}: ${(error as Error).message}`, {
       cause: error,
     });
   }
 }
 
 /** What the catalog needs of the engine (a narrow face, so a test can stand in for the engine). */
-export type CatalogEngine = Pick<LocalSessionEngine, 'listCandidates' | 'candidates' | 'readTitleSnapshots' | 'prepare' | 'searchSessions'>;
+export type CatalogEngine = Pick<
+  LocalSessionEngine,
+  'listCandidates' | 'candidates' | 'readTitleSnapshots' | 'prepare' | 'searchSessions' | 'listSessions'
+>;
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
@@ -199,6 +204,26 @@ export class SessionCatalog {
   }
 
   /**
+   * The session a client named: a `dsh-session:` URI names exactly its id; an id, or an unambiguous prefix of one
+   * (with or without `session-`), as the CLI takes it (`protocol/session-id-match.ts`). An exact id always wins; a
+   * name that matches no listed session is left as it is, so its read reports it as not found.
+   * @param reference - a URI, an id or an id prefix
+   * @param signal - cancels the listing
+   * @throws McpRequestError `invalid-params` for a malformed URI or a prefix of several sessions
+   */
+  async resolve(reference: unknown, signal?: AbortSignal): Promise<SessionId> {
+    const id = sessionIdOf(reference);
+    if ((reference as string).startsWith(SESSION_REFERENCE_SCHEME)) return id;
+    const records = await this.#engine.listSessions(signal);
+    const matches = matchSessionIds(
+      id,
+      records.map((record) => record.header.id as string),
+    );
+    if (matches.length > 1) throw new McpRequestError('invalid-params', ambiguousPrefixMessage(id, matches));
+    return matches.length === 1 ? asSessionId(matches[0] as string) : id;
+  }
+
+  /**
    * The label discovery gives a session: its latest folded title, else its id, display-escaped.
    * @throws McpRequestError `not-found` when no session has this id (a damaged one is labelled by its id, as
    *   discovery labels it, and its preparation reports the damage)
@@ -206,7 +231,7 @@ export class SessionCatalog {
   async #label(sessionId: SessionId, signal?: AbortSignal): Promise<string> {
     const [observation] = await this.#engine.readTitleSnapshots([sessionId], signal);
     if (observation?.status === 'rejected' && errorCode(observation.reason) === 'SESSION_QUERY_SESSION_NOT_FOUND') {
-      throw new McpRequestError('not-found', `no session ${JSON.stringify(sessionId)} in this corpus`, { cause: observation.reason });
+      throw new McpRequestError('not-found', `no session ${boundedQuote(sessionId)} in this corpus`, { cause: observation.reason });
     }
     const title = observation?.status === 'fulfilled' ? (observation.value.title as { title?: unknown } | undefined)?.title : undefined;
     return escapeDisplayText(typeof title === 'string' ? title : sessionId);
@@ -219,7 +244,7 @@ export class SessionCatalog {
    * @param signal - cancels the preparation
    */
   async snapshot(references: readonly unknown[], signal?: AbortSignal): Promise<PreparedSnapshot> {
-    const ids = references.map(sessionIdOf);
+    const ids = await Promise.all(references.map((reference) => this.resolve(reference, signal)));
     const labels = await Promise.all(ids.map((id) => this.#label(id, signal)));
     const cited = ids.map((sessionId, index) => ({ sessionId, label: labels[index] as string }));
     const text = cited.map((source) => `@${source.label}`).join(', ');

@@ -33,15 +33,43 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
+/** The headers a request may carry once only: Node keeps the first `Host` of several and drops the others. */
+const SINGLE_HEADERS: ReadonlySet<string> = new Set(['host', 'origin']);
+
 /**
- * Checks `Host`, `Origin` and `Sec-Fetch-Site` of one request.
- * @param headers - the request's headers.
+ * Refuses a request that repeats `Host` or `Origin`. Node's parser keeps the first `Host` and silently drops the
+ * rest (`req.headers.host` is never a list), so only the raw header list shows a second one; a proxy or server that
+ * reads the last copy would see another host than this check.
+ * @param rawHeaders - the request's `rawHeaders` (names and values alternating, as received).
+ * @throws WebServerError `WEB_DUPLICATE_HEADER`.
+ */
+function refuseRepeatedHeaders(rawHeaders: readonly string[]): void {
+  const seen = new Set<string>();
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = (rawHeaders[index] as string).toLowerCase();
+    if (!SINGLE_HEADERS.has(name)) continue;
+    if (seen.has(name)) throw new WebServerError('WEB_DUPLICATE_HEADER', `the request carries more than one ${name} header`);
+    seen.add(name);
+  }
+}
+
+/** What the guard reads of a request (a `node:http` `IncomingMessage` has both). */
+export interface GuardedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly rawHeaders: readonly string[];
+}
+
+/**
+ * Checks `Host`, `Origin` and `Sec-Fetch-Site` of one request (`sessionctx serve` and `sessionctx mcp --http`).
+ * @param request - the request's headers and raw header list.
  * @param port - the port the server listens on.
  * @param boundNames - the bind address as a URL host (`127.0.0.2`, `[::1]`), also accepted as a name.
  * @returns the request's origin (`http://<host>`), which a present `Origin` equalled.
- * @throws WebServerError `WEB_FORBIDDEN_HOST`, `WEB_FORBIDDEN_ORIGIN` or `WEB_FORBIDDEN_FETCH_SITE`.
+ * @throws WebServerError `WEB_DUPLICATE_HEADER`, `WEB_FORBIDDEN_HOST`, `WEB_FORBIDDEN_ORIGIN` or `WEB_FORBIDDEN_FETCH_SITE`.
  */
-export function checkRequestHeaders(headers: IncomingHttpHeaders, port: number, boundNames: ReadonlySet<string>): string {
+export function checkRequestHeaders(request: GuardedRequest, port: number, boundNames: ReadonlySet<string>): string {
+  refuseRepeatedHeaders(request.rawHeaders);
+  const { headers } = request;
   const host = single(headers.host) ?? '';
   const colon = host.lastIndexOf(':');
   const name = colon < 0 ? host : host.slice(0, colon);

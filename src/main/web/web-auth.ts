@@ -11,8 +11,12 @@ export function randomSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** Compares two secrets in time independent of where they differ (digests first, so lengths need not match). */
-function sameSecret(a: string, b: string): boolean {
+/**
+ * Compares two secrets in time independent of where they differ (digests first, so lengths need not match).
+ * @param a - one secret.
+ * @param b - the other.
+ */
+export function sameSecret(a: string, b: string): boolean {
   const left = createHash('sha256').update(a, 'utf8').digest();
   const right = createHash('sha256').update(b, 'utf8').digest();
   return timingSafeEqual(left, right);

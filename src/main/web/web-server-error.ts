@@ -10,6 +10,8 @@ export const WEB_ERROR_STATUS = {
   WEB_HOST_NOT_LOOPBACK: 0,
   /** `--port` / `port` is not an integer in 0–65535. */
   WEB_INVALID_PORT: 0,
+  /** The request repeats `Host` or `Origin` (a second copy could name another host than the one checked). */
+  WEB_DUPLICATE_HEADER: 400,
   /** The request's `Host` is not a loopback name with the server's port (DNS rebinding). */
   WEB_FORBIDDEN_HOST: 403,
   /** The request's `Origin` is present and is not the server's own origin. */

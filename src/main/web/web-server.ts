@@ -173,7 +173,7 @@ class WebRequestHandler {
     // Until the URL is parsed, a failure is reported in the API's form when the raw path looks like the API's.
     let api = (req.url ?? '/').startsWith('/api/');
     try {
-      const origin = checkRequestHeaders(req.headers, this.#port, this.#allowedHosts);
+      const origin = checkRequestHeaders(req, this.#port, this.#allowedHosts);
       const url = new URL(req.url ?? '/', origin);
       // The parsed path decides (dot segments resolved), so `/x/../api/…` is the API and `/api/../x` is not.
       api = url.pathname.startsWith('/api/');

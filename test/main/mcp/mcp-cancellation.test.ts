@@ -23,6 +23,7 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     listCandidates: () => Promise.resolve([{ sessionId: SESSION, label: 'slow', createdAt: 0 }]),
     candidates: () => Promise.resolve([]),
     searchSessions: () => Promise.resolve({ results: [] }),
+    listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
     readTitleSnapshots: () =>
       Promise.resolve([
         {

@@ -3,23 +3,13 @@
  * HTTP server on a warm engine until SIGINT or SIGTERM. The first line on stdout is exactly
  * `sessionctx serve: <url with the token>`; diagnostics go to stderr. Read-only on the corpus.
  */
-import { InvalidArgumentError } from 'commander';
 import { escapeTerminalText } from '../../../protocol/uri/display-escape.js';
 import { openBrowser } from '../../web/open-browser.js';
 import { startWebServer } from '../../web/web-server.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import { withEngine } from '../open-engine.js';
+import { parsePortOption } from '../port-option.js';
 import { diagnosticPrefix } from '../terminal-style.js';
-
-/**
- * A port: a whole number from 0 (any free port) to 65535.
- * @param value - the flag's text.
- */
-function parsePortOption(value: string): number {
-  const port = value.trim() === '' ? Number.NaN : Number(value);
-  if (!Number.isSafeInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError('it must be a whole number from 0 to 65535.');
-  return port;
-}
 
 /** The options of `serve`. */
 export interface ServeOptions {
