@@ -2,7 +2,9 @@
 // and test/dsh-host-rc6 (dsh 0.1.0-rc.6), each its own package and lockfile, on the Node 22 it brings as the `node`
 // npm package: dsh's packages need Node >= 22. Arguments are forwarded to every run; a `--outputFile.json=F` report of
 // the main run becomes `F` with `-dsh` (`-dsh-rc6`) before the extension for the others, so scripts/test-summary.mjs
-// can add them up. Exit status: non-zero when any run failed.
+// can add them up. Then the official MCP conformance suite (test/mcp-conformance, the same kind of package: the suite
+// needs Node >= 22) against `sessionctx mcp --http` from dist/, run on this Node (report suffix `-mcp`). Exit status:
+// non-zero when any run failed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -42,4 +44,7 @@ function runPackage(folder, suffix) {
 const host = runPackage(hostPackage, 'dsh');
 // After test/dsh-host: its rc.8 host is the other side of the rc.6 package's cross-release comparison.
 const hostRc6 = runPackage(join(repo, 'test', 'dsh-host-rc6'), 'dsh-rc6');
-process.exit([main, host, hostRc6].find((status) => status !== 0) ?? 0);
+// The conformance suite's server is this repository's CLI (dist/), run on this Node, not the package's Node 22.
+process.env.SESSIONCTX_SERVER_NODE = process.execPath;
+const conformance = runPackage(join(repo, 'test', 'mcp-conformance'), 'mcp');
+process.exit([main, host, hostRc6, conformance].find((status) => status !== 0) ?? 0);
