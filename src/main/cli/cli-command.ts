@@ -3,7 +3,7 @@
  * values the dispatcher (`program.ts`) parsed. Every command is one such definition under `commands/`; the
  * dispatcher builds the commander program from them and calls `run` with one {@link ParsedCommandLine}.
  */
-import type { ConfigInputs } from '../config/composition-config.js';
+import type { CompositionConfigKey, ConfigInputs } from '../config/composition-config.js';
 import type { CommandContext } from './command-context.js';
 
 /** A positional argument, as the help shows it. */
@@ -22,6 +22,12 @@ export interface CliOption {
   readonly parse?: (value: string) => unknown;
   /** A usage error when absent. */
   readonly required?: boolean;
+  /**
+   * The configuration key whose value the option overrides: the help appends its default as resolved for this run
+   * (`(default: maxReferences = 3, default)`, or the value the config file or the environment sets), so no help
+   * text states a default of its own.
+   */
+  readonly configKey?: CompositionConfigKey;
 }
 
 /** What `sessionctx <command> --help` shows, and which common options the command takes. */

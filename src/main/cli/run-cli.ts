@@ -31,7 +31,7 @@ function usageErrorOf(error: CommanderError): UsageError {
 export async function runCli(argv: readonly string[], io: CliIo, signal?: AbortSignal): Promise<number> {
   const json = argv.includes('--json');
   try {
-    await buildProgram({ io, signal }).parseAsync([...argv], { from: 'user' });
+    await (await buildProgram({ io, signal }, argv)).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -143,7 +143,9 @@ const compositionKeys = {
 } as const;
 
 type CompositionKeys = typeof compositionKeys;
-type Key = keyof CompositionKeys;
+/** A key of the composition's configuration. */
+export type CompositionConfigKey = keyof CompositionKeys;
+type Key = CompositionConfigKey;
 /** The keys a command-line flag (or a caller standing in for one) may set. */
 type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search' | 'serve'>;
 
@@ -233,6 +235,27 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
     sources: Object.freeze(sources),
     ...(file !== undefined ? { file: file.path } : {}),
   };
+}
+
+/**
+ * Every key at its default, nothing read (no file, no environment layer): what a help text falls back to when the
+ * configuration cannot be resolved.
+ * @param inputs - the working directory and the environment the defaults depend on (the root's).
+ */
+export function defaultCompositionConfig(inputs: Pick<ConfigInputs, 'cwd' | 'env'>): ResolvedCompositionConfig {
+  const config = Object.fromEntries(KEYS.map((key) => [key, compositionKeys[key].default(inputs)]));
+  const sources = Object.fromEntries(KEYS.map((key) => [key, 'default']));
+  return { config: Object.freeze(config) as CompositionConfig, sources: Object.freeze(sources) as Record<Key, ConfigSource> };
+}
+
+/**
+ * Where one key's resolved value came from, as `sessionctx config` says it: `default`, `config file "…"`,
+ * `environment SESSIONCTX_…`, `flag --…`.
+ * @param resolved - a resolved configuration.
+ * @param key - the key.
+ */
+export function describeConfigSource(resolved: ResolvedCompositionConfig, key: Key): string {
+  return describeSource(resolved.sources[key], key, resolved.file);
 }
 
 /**

@@ -125,10 +125,11 @@ export const dcpCommand: CliCommandDefinition<[subcommand: string, args: string[
     ],
     examples: [
       'sessionctx dcp help',
-      'sessionctx dcp stats --session session-9d029d81',
-      'sessionctx dcp stats --session session-9d029d81 --json',
-      'sessionctx dcp show b1 --raw --session session-9d029d81',
-      'sessionctx dcp manual on --session session-9d029d81',
+      // The session `sessionctx script run examples/compress-scenario.json --root ~/scenario-sessions` writes.
+      'sessionctx dcp stats --session scenario-dcp-1 --root ~/scenario-sessions',
+      'sessionctx dcp stats --session scenario-dcp --root ~/scenario-sessions --json',
+      'sessionctx dcp show b1 --raw --session scenario-dcp-1 --root ~/scenario-sessions',
+      'sessionctx dcp manual on --session scenario-dcp-1 --root ~/scenario-sessions',
     ],
   },
   options: [

@@ -243,7 +243,7 @@ export const demoCommand: CliCommandDefinition<[], { readonly keep?: boolean }> 
   usage: {
     description:
       'write a demo corpus (to a temporary directory, removed at the end, unless --root or --keep) and walk through discovery, mentions, snapshots, budgets, errors and DCP',
-    examples: ['sessionctx demo', 'sessionctx demo --keep', 'sessionctx demo --root /tmp/demo-sessions'],
+    examples: ['sessionctx demo', 'sessionctx demo --keep', 'sessionctx demo --root ~/demo-sessions'],
     workers: false,
   },
   options: [

@@ -113,7 +113,7 @@ export const scriptRunCommand: CliCommandDefinition<[scenario: string]> = {
     description:
       'run a scenario (prompts, scripted model replies, tool results, /commands) on the real host with DCP and write the session into the root',
     arguments: [{ name: '<scenario>', description: 'the scenario JSON file' }],
-    examples: ['sessionctx script run examples/compress-scenario.json --root /tmp/sessions'],
+    examples: ['sessionctx script run examples/compress-scenario.json --root ~/scenario-sessions'],
   },
   options: [],
   run(context, { args: [file] }) {

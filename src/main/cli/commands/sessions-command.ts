@@ -153,7 +153,7 @@ export const sessionsCommand: CliCommandDefinition<[], SessionsOptions> = {
       description: 'discovery: the citing session (excluded from the results; its cwd ranks); an id or unambiguous prefix',
     },
     { flags: '--cwd <dir>', description: 'discovery: rank as if citing from this working directory' },
-    { flags: '--limit <n>', description: 'discovery: how many candidates at most (default: candidateLimit, 20)', parse: parseCountOption },
+    { flags: '--limit <n>', description: 'discovery: how many candidates at most', parse: parseCountOption, configKey: 'candidateLimit' },
   ],
   run(context, { options }) {
     const discovery =
