@@ -20,6 +20,7 @@ import { runP8 } from './p8-decode.js';
 import { runTransport } from './transport-codec.js';
 import { runSearch } from './search-fts.js';
 import { runDshHostStall } from './dsh-host-stall.js';
+import { runCliStartup } from './cli-startup.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -39,6 +40,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   engine: runEngineDiscovery,
   search: runSearch,
   dsh: runDshHostStall,
+  cli: runCliStartup,
 };
 
 const requested = process.argv.slice(2);
