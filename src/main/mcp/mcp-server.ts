@@ -373,7 +373,7 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
         );
       }
       const name = params['name'];
-      const input = params['arguments'] ?? {};
+      const input = params['arguments'] === undefined ? {} : params['arguments'];
       if (!isRecord(input) || Array.isArray(input)) {
         throw new JsonRpcFailure(
           ErrorCode.InvalidParams,

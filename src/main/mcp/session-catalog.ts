@@ -205,22 +205,22 @@ export class SessionCatalog {
 
   /**
    * The session a client named: a `dsh-session:` URI names exactly its id; an id, or an unambiguous prefix of one
-   * (with or without `session-`), as the CLI takes it (`protocol/session-id-match.ts`). An exact id always wins; a
-   * name that matches no listed session is left as it is, so its read reports it as not found.
+   * (with or without `session-`), as the CLI takes it (`protocol/session-id-match.ts`). An exact id always wins.
    * @param reference - a URI, an id or an id prefix
    * @param signal - cancels the listing
-   * @throws McpRequestError `invalid-params` for a malformed URI or a prefix of several sessions
+   * @throws McpRequestError `invalid-params` for a malformed URI or a prefix of several sessions, `not-found` for a
+   *   name no listed session has
    */
   async resolve(reference: unknown, signal?: AbortSignal): Promise<SessionId> {
     const id = sessionIdOf(reference);
-    if ((reference as string).startsWith(SESSION_REFERENCE_SCHEME)) return id;
-    const records = await this.#engine.listSessions(signal);
-    const matches = matchSessionIds(
-      id,
-      records.map((record) => record.header.id as string),
-    );
+    const known = (await this.#engine.listSessions(signal)).map((record) => record.header.id as string);
+    const matches = (reference as string).startsWith(SESSION_REFERENCE_SCHEME)
+      ? known.filter((listed) => listed === id)
+      : matchSessionIds(id, known);
     if (matches.length > 1) throw new McpRequestError('invalid-params', ambiguousPrefixMessage(id, matches));
-    return matches.length === 1 ? asSessionId(matches[0] as string) : id;
+    // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
+    if (matches.length === 0) throw new McpRequestError('not-found', `no session ${boundedQuote(id)} in this corpus`);
+    return asSessionId(matches[0] as string);
   }
 
   /**

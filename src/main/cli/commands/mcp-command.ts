@@ -81,6 +81,8 @@ async function serveStdio(context: CommandContext, createServer: () => Server): 
   context.signal?.addEventListener('abort', () => void server.close(), { once: true });
   await closed;
   if (tooLarge) {
+    // Nothing more is read: an open standard input must not keep the process alive after the failure.
+    process.stdin.destroy();
     throw new McpTransportError('MCP_MESSAGE_TOO_LARGE', `a message exceeded the ${READ_LIMIT_MIB} MiB read limit of the stdio transport`);
   }
 }
