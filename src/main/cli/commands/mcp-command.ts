@@ -119,7 +119,7 @@ export const mcpCommand: CliCommandDefinition<[], McpOptions> = {
       'serve the sessions as MCP resources, tools and prompts over stdio (for Claude Code, Codex, opencode, …), or with --http over Streamable HTTP on a loopback address',
     examples: [
       'sessionctx mcp --root ~/.dsh/sessions',
-      'claude mcp add sessionctx -- node /abs/path/to/sessionctx/dist/src/main/cli/bin.js mcp --root ~/.dsh/sessions',
+      'claude mcp add sessionctx -- sessionctx mcp --root ~/.dsh/sessions',
       'sessionctx mcp --http --port 8738',
     ],
   },
