@@ -6,8 +6,9 @@
  *   built executable) and must exit 0; the lines shown after it must appear in its output, where `…` stands
  *   for any text. A block preceded by `<!-- readme-test: not run (…) -->` is skipped (the Quick start, which
  *   is this very test suite).
- * - ```ts blocks: each runs as an ES module that imports `sessionctx` as an installed package would, from the
- *   repository root, and must exit 0.
+ * - ```ts blocks: each, its types stripped (TypeScript's `transpileModule`), runs as an ES module that imports
+ *   `sessionctx` as an installed package would, from the repository root, and must exit 0 (readme-typescript.test.ts
+ *   type-checks them under `--strict`).
  * - ```json blocks (unless skipped the same way): each is valid JSON; a configuration example must be accepted by `sessionctx config`, a
  *   scenario example must run with `sessionctx script run`.
  */
@@ -17,44 +18,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import ts from 'typescript';
 import { REPO_ROOT } from '../support/fixtures.js';
+import { fencedBlocks } from '../support/markdown-blocks.js';
 
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
-
-interface Block {
-  readonly language: string;
-  readonly body: string;
-  readonly line: number;
-  readonly skipped: boolean;
-}
-
-/** The fenced blocks of a Markdown text, with the line each starts on. */
-function fencedBlocks(markdown: string): Block[] {
-  const lines = markdown.split('\n');
-  const blocks: Block[] = [];
-  for (let index = 0; index < lines.length; index++) {
-    const open = /^( *)```(\w*)\s*$/.exec(lines[index] as string);
-    if (open === null) continue;
-    const indent = (open[1] as string).length;
-    const start = index;
-    const body: string[] = [];
-    for (index++; index < lines.length && !/^ *```\s*$/.test(lines[index] as string); index++)
-      body.push((lines[index] as string).slice(indent));
-    const before =
-      lines
-        .slice(0, start)
-        .reverse()
-        .find((line) => line.trim() !== '') ?? '';
-    blocks.push({
-      language: open[2] as string,
-      body: body.join('\n'),
-      line: start + 1,
-      skipped: /^<!-- readme-test: not run/.test(before.trim()),
-    });
-  }
-  return blocks;
-}
 
 /** The commands of a shell block and the output lines shown under each. */
 function shellSteps(body: string): Array<{ command: string; shown: string[] }> {
@@ -145,7 +114,10 @@ describe('README.md', () => {
     .forEach((block) => {
       it(`runs the library example at line ${block.line}`, async () => {
         const file = join(scratch, `example-${block.line}.mjs`);
-        writeFileSync(file, block.body);
+        const { outputText } = ts.transpileModule(block.body, {
+          compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
+        });
+        writeFileSync(file, outputText);
         try {
           await run(process.execPath, [file], { cwd: REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 });
         } catch (error) {

@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../support/fixtures.js';
 
+import { cliInvocation } from '../../../src/main/cli/invocation.js';
 const run = promisify(execFile);
 const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
 
@@ -48,7 +49,10 @@ describe('sessionctx demo', () => {
     expect(stdout).toContain('  inline cleanups: 1');
     const root = /written in DeepSeek Harness's own format \(zstd\) to:\n {2}(\S+)\n/u.exec(stdout)?.[1];
     expect(root).toBe(join(dir, 'sessions'));
-    expect(stdout).toContain(`sessionctx dcp show b1 --raw --session session-demo-dcp-cart-totals --root ${root as string}\n`);
+    // Suggested as it runs from here (`node dist/src/main/cli/bin.js …` in a checkout; demo-suggestions.test.ts runs them).
+    expect(stdout).toContain(
+      `${cliInvocation(BIN, process.cwd())} dcp show b1 --raw --session session-demo-dcp-cart-totals --root ${root as string}\n`,
+    );
     try {
       const listed = await run(process.execPath, [BIN, 'sessions', '--root', root as string, '--json']);
       const rows = (JSON.parse(listed.stdout) as { sessions: Array<{ header: { id: string }; title: { title: string } | null }> }).sessions;

@@ -24,6 +24,7 @@ import type { ReferenceMetadata, ReferenceTarget } from '../../reference/referen
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
 import { writeJson, writeLines } from '../cli-io.js';
+import { cliInvocation } from '../invocation.js';
 
 /** Options of the demo. */
 export interface DemoCommandOptions {
@@ -99,7 +100,7 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     `  ${root}`,
     kept
       ? 'It stays there when the demo ends.'
-      : 'It is removed when the demo ends (run sessionctx demo --keep, or --root DIR, to keep one).',
+      : `It is removed when the demo ends (run ${cliInvocation(process.argv[1], io.cwd)} demo --keep, or --root DIR, to keep one).`,
     'We play a new conversation in the webshop project that wants to build on earlier work.',
   ]);
 
@@ -222,18 +223,20 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   const show = await query.readSurface(asSessionId(DEMO_IDS.checkout), signal);
   // A removed corpus cannot be explored: the commands then name the root a kept demo would have.
   const at = kept ? root : 'DIR';
+  // Each line runs as printed, here: `node dist/src/main/cli/bin.js` in a checkout, `npx sessionctx` when installed.
+  const cli = cliInvocation(process.argv[1], io.cwd);
   writeLines(io, [
     ...(kept
       ? []
       : [
-          'This corpus is removed when the demo ends. To explore one, run sessionctx demo --root DIR (or sessionctx demo --keep and use the root it prints), then:',
+          `This corpus is removed when the demo ends. To explore one, run ${cli} demo --root DIR (or ${cli} demo --keep and use the root it prints), then:`,
         ]),
-    `sessionctx sessions --root ${at}`,
-    `sessionctx sessions --root ${at} --query checkout --cwd ${DEMO_CWDS.webshop}`,
-    `sessionctx show ${DEMO_IDS.checkout} --root ${at}          (${show.events.length} surface events)`,
-    `sessionctx mention ${DEMO_IDS.training} --label "training OOM"`,
-    `sessionctx prepare --root ${at} --target my-new-session "Build on ${checkoutMention}"`,
-    `sessionctx dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${at}`,
+    `${cli} sessions --root ${at}`,
+    `${cli} sessions --root ${at} --query checkout --cwd ${DEMO_CWDS.webshop}`,
+    `${cli} show ${DEMO_IDS.checkout} --root ${at}          (${show.events.length} surface events)`,
+    `${cli} mention ${DEMO_IDS.training} --label "training OOM" --root ${at}`,
+    `${cli} prepare --root ${at} --target my-new-session "Build on ${checkoutMention}"`,
+    `${cli} dcp show b1 --raw --session ${DEMO_DCP_ID} --root ${at}`,
   ]);
 }
 

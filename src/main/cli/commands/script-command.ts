@@ -19,6 +19,7 @@ import type { CommandContext } from '../command-context.js';
 import { withEngine } from '../open-engine.js';
 import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
+import { cliInvocation } from '../invocation.js';
 import { expandHome } from '../../config/home-path.js';
 
 /** What `script run` needs. */
@@ -98,7 +99,7 @@ async function runScriptFile(context: CommandContext, options: ScriptRunRequest)
       (result) => `tool ${result.name} (${result.callId})${result.isError ? ' failed' : ''}: ${result.text.split('\n')[0] ?? ''}`,
     ),
     ...run.commands.map((command) => `${command.input} → ${command.kind}: ${command.text.split('\n')[0] ?? ''}`),
-    `inspect it with: sessionctx show ${run.sessionId} --root ${root}`,
+    `inspect it with: ${cliInvocation(process.argv[1], io.cwd)} show ${run.sessionId} --root ${root}`,
   ]);
   if (failed !== undefined) throw failed;
 }
