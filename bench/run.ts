@@ -21,6 +21,7 @@ import { runTransport } from './transport-codec.js';
 import { runSearch } from './search-fts.js';
 import { runDshHostStall } from './dsh-host-stall.js';
 import { runCliStartup } from './cli-startup.js';
+import { runDshDcpPreStep } from './dsh-dcp-pre-step.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -41,6 +42,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   search: runSearch,
   dsh: runDshHostStall,
   cli: runCliStartup,
+  dshdcp: runDshDcpPreStep,
 };
 
 const requested = process.argv.slice(2);

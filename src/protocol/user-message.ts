@@ -27,6 +27,15 @@ export function createUserMessage(input: UserMessageInput): UserMessage {
   return deepFreeze(message) as UserMessage;
 }
 
+/**
+ * {@link createUserMessage} for an input the caller builds fresh and hands over (it keeps no reference to it and
+ * shares none of its objects): the same message, frozen in place instead of cloned first. For hot paths such as
+ * the boundary marker of every model step.
+ */
+export function adoptUserMessage(input: UserMessageInput): UserMessage {
+  return deepFreeze({ ...input, role: 'user' as const, id: globalThis.crypto.randomUUID() }) as UserMessage;
+}
+
 /** A deep-frozen structured clone of `message` (key order and `id` kept). */
 export function freezeMessage<M extends Message>(message: M): M {
   return freezeClone(message);

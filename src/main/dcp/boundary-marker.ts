@@ -9,7 +9,7 @@ import { buildMarkerText, manualLineFor, markerMessageInput } from '../../protoc
 import { decideNudge, nudgesAllowed } from '../../protocol/dcp/nudge.js';
 import { formatMarkerRef } from '../../protocol/dcp/refs.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import { createUserMessage } from '../../protocol/user-message.js';
+import { adoptUserMessage } from '../../protocol/user-message.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { TokenMeasure } from '../host-api/host-api.js';
 import type { DcpIndex } from './dcp-index.js';
@@ -47,7 +47,7 @@ export function boundaryMarkerText(index: DcpIndex, session: MarkerSession, conf
   });
 }
 
-/** The marker message (§4.2): the DCP source and one text block. */
+/** The marker message (§4.2): the DCP source and one text block (built fresh here, so frozen without a copy). */
 export function buildBoundaryMarker(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): UserMessage {
-  return createUserMessage(markerMessageInput(boundaryMarkerText(index, session, config, turn, step)));
+  return adoptUserMessage(markerMessageInput(boundaryMarkerText(index, session, config, turn, step)));
 }

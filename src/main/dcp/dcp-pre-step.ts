@@ -42,12 +42,13 @@ function sweepOutcomeNotice(result: StrategyBatchResult | undefined): string {
   return sweepNotice({ kind: 'pruned', deduplicated: result.deduplicated, purged: result.purged, tokensSaved: result.tokensSaved });
 }
 
-/** Logs a batch at debug level (§8.2), and a host refusal as a warning. */
+/** Logs a batch that wrote something at debug level (§8.2), and a host refusal as a warning; an empty batch is silent. */
 function logBatch(runtime: DcpRuntime, result: StrategyBatchResult): void {
   if (result.kind === 'busy') {
     runtime.logger.debug('DCP strategies skipped: compaction is busy');
     return;
   }
+  if (result.deduplicated + result.purged === 0 && result.hostError === undefined) return;
   runtime.logger.debug(
     `DCP strategies: ${result.deduplicated} deduplicated, ${result.purged} purged, ~${result.tokensSaved} tokens, first position ${result.firstPosition ?? 'none'}`,
   );

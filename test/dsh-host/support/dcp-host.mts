@@ -73,6 +73,14 @@ export interface DcpHostOptions {
   readonly after?: readonly KitPlugin[];
   /** Seed of the id sequence. */
   readonly seed?: string;
+  /** Check every request as the module comment says (default true; benchmarks turn it off, it costs O(log) per request). */
+  readonly checks?: boolean;
+  /** Mount the invariant registry and the companions (default true). */
+  readonly invariants?: boolean;
+  /** Keep a detached copy of every request (default true; `false` keeps only their number, for benchmarks). */
+  readonly record?: boolean;
+  /** Seed the ids and script the clock (default true); benchmarks use the platform's own. */
+  readonly deterministic?: boolean;
 }
 
 /** A booted host. */
@@ -153,7 +161,7 @@ export async function bootDcpHost(options: DcpHostOptions): Promise<DcpHost> {
   const { kit } = options;
   const clock = createClock();
   const uuids = createUuidSequence(options.seed ?? 'sessionctx-dsh-dcp');
-  const release = leaseDeterminism(clock, uuids);
+  const release = options.deterministic === false ? () => {} : leaseDeterminism(clock, uuids);
   const ctx = new kit.Context();
   const requests: RecordedModelRequest[] = [];
   const mismatches: string[] = [];
@@ -220,13 +228,16 @@ export async function bootDcpHost(options: DcpHostOptions): Promise<DcpHost> {
     }
 
     async *stream(generate: Record<string, unknown>): AsyncIterable<unknown> {
-      const request: RecordedModelRequest = {
-        messages: structuredClone(generate['messages'] as Record<string, unknown>[]),
-        system: (generate['system'] as string | undefined) ?? '',
-        tools: structuredClone((generate['tools'] as RecordedModelRequest['tools'] | undefined) ?? []),
-      };
+      const request: RecordedModelRequest =
+        options.record === false
+          ? { messages: [], system: '', tools: [] }
+          : {
+              messages: structuredClone(generate['messages'] as Record<string, unknown>[]),
+              system: (generate['system'] as string | undefined) ?? '',
+              tools: structuredClone((generate['tools'] as RecordedModelRequest['tools'] | undefined) ?? []),
+            };
       requests.push(request);
-      check(String(generate['sessionId']), request);
+      if (options.checks !== false) check(String(generate['sessionId']), request);
       const reply = replies.shift();
       if (reply === undefined) throw new kit.LlmError(`scripted model has no reply for request ${requests.length}`, 'SCRIPT_EXHAUSTED');
       if (reply.error !== undefined) throw new kit.LlmError(reply.error, 'PROVIDER_ERROR');
@@ -274,14 +285,17 @@ export async function bootDcpHost(options: DcpHostOptions): Promise<DcpHost> {
         if (message.type !== 'debug') logs.push({ name: message.name, type: message.type, text: formatLogArgs(message.args) });
       },
     });
-    await mount('dsh-invariants', kit.plugins.invariants);
-    for (const [index, companion] of kit.invariantCompanions.entries())
-      await ctx.plugin(companion).then(
-        () => undefined,
-        (error: unknown) => {
-          throw new Error(`dcp host: invariant companion ${index} failed`, { cause: error });
-        },
-      );
+    if (options.invariants !== false) {
+      await mount('dsh-invariants', kit.plugins.invariants);
+      for (const [index, companion] of kit.invariantCompanions.entries()) {
+        await ctx.plugin(companion).then(
+          () => undefined,
+          (error: unknown) => {
+            throw new Error(`dcp host: invariant companion ${index} failed`, { cause: error });
+          },
+        );
+      }
+    }
     await mount('dsh-llm', kit.plugins.llm);
     (ctx['llm'] as { registerAdapter(providers: string[], adapter: object): void }).registerAdapter(
       [SCRIPTED_PROVIDER],

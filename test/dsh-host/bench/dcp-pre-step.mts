@@ -1,0 +1,206 @@
+/**
+ * Benchmark D1-dsh (issue 25): `sessionctx/dsh-dcp` in a real dsh 0.1.0-rc.8 host against the same host with no DCP
+ * at all, on sessions seeded with the DCP corpus of DCP.md §19 (`bench/support/dcp-corpus.ts`, compiled) at 1k, 10k
+ * and 50k events. Per (variant, size) a fresh child process boots the host (`support/dcp-host.mts`, dsh's own
+ * plugins, scripted model; dsh's diagnostics invariants off unless `BENCH_INVARIANTS=1`), creates the agent with the seeded log and runs plain turns:
+ *
+ * - pre-step: the whole `agent/pre-step` waterfall of a turn, timed by an outermost listener around `next()` (DCP's
+ *   listener runs inside it; with no DCP the waterfall is dsh's default); the first turn's pre-step (the view built
+ *   and the index replayed from the seeded log) is reported apart;
+ * - turn: the wall time of one plain turn, prompt to idle;
+ * - memory: the heap after two forced collections once the first turn ran, DCP's minus no DCP's for the same size
+ *   (the view, the index and everything else the plugin keeps for the session);
+ * - `/dcp stats` at the largest size: wall time and the host's largest event-loop gap while the ledger is folded on
+ *   the plugin's worker thread.
+ *
+ * Rounds alternate the variants; medians over the measured turns (after the warm-up turns) of every round. Prints a
+ * markdown report for bench/RESULTS.md.
+ *
+ * Run: `npm run bench -- dshdcp` at the repository root (it installs the packed package here first), or
+ * `node_modules/node/bin/node bench/dcp-pre-step.mts` in test/dsh-host after the tests installed it.
+ */
+import { spawnSync } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { generateDcpCorpus } from '../../../dist/bench/support/dcp-corpus.js';
+import { bootDcpHost } from '../support/dcp-host.mts';
+import { rc8Kit } from '../support/dcp-kit-rc8.mts';
+import { installPackedSessionctx } from '../support/packed-sessionctx.mts';
+
+const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 20);
+const MEASURED = Number(process.env.BENCH_TURNS ?? 60);
+const VARIANTS = ['dsh, no DCP', 'sessionctx/dsh-dcp'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** What one child run measured. */
+interface ChildReport {
+  readonly seeded: number;
+  readonly firstPreStepMs: number;
+  readonly preStepMs: number[];
+  readonly turnMs: number[];
+  /** The host's largest event-loop gap during each measured turn. */
+  readonly turnGapMs: number[];
+  readonly heapBytes: number;
+  readonly stats?: { readonly wallMs: number; readonly maxGapMs: number; readonly pool: number };
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
+const collect = (): void => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc === undefined) throw new Error('run the child with --expose-gc');
+  gc();
+  gc();
+};
+
+/** One (variant, size) run in this process. */
+async function child(variant: Variant, size: number, withStats: boolean): Promise<ChildReport> {
+  const dcp = variant === 'sessionctx/dsh-dcp';
+  const turns = 1 + WARM_UP + MEASURED;
+  const host = await bootDcpHost({
+    kit: rc8Kit,
+    dcp: dcp ? { compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } } : null,
+    replies: Array.from({ length: turns + 4 }, (_, index) => ({ text: `Answer ${index}: the cache salt rotates weekly.` })),
+    seed: `bench-${size}`,
+    // What a deployment runs: no per-request test checks, no diagnostics invariants (each refolds the log per request).
+    checks: false,
+    record: false,
+    deterministic: false,
+    invariants: process.env.BENCH_INVARIANTS === '1',
+  });
+  try {
+    const seed = generateDcpCorpus(size);
+    const agent = await host.createAgent(`bench-${size}`, { seed });
+    const preSteps: number[] = [];
+    host.ctx.on(
+      'agent/pre-step',
+      (async (_payload: unknown, next: () => Promise<unknown>) => {
+        const started = performance.now();
+        const decision = await next();
+        preSteps.push(performance.now() - started);
+        return decision;
+      }) as (...args: never[]) => unknown,
+      { prepend: true },
+    );
+    const turnTimes: number[] = [];
+    const turnGaps: number[] = [];
+    let heapBytes = 0;
+    for (let turn = 0; turn < turns; turn += 1) {
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      histogram.enable();
+      const started = performance.now();
+      await host.prompt(agent, `Question ${turn}: why does the cache miss after a deploy?`);
+      turnTimes.push(performance.now() - started);
+      histogram.disable();
+      turnGaps.push(histogram.max / 1e6);
+      if (turn === 0) {
+        collect();
+        heapBytes = process.memoryUsage().heapUsed;
+      }
+    }
+    if (host.mismatches.length > 0 || host.agentErrors.length > 0) {
+      throw new Error(`bench: ${host.mismatches.length} request mismatches, ${host.agentErrors.length} agent errors`);
+    }
+    let stats: ChildReport['stats'];
+    if (withStats && dcp) {
+      const histogram = monitorEventLoopDelay({ resolution: 1 });
+      histogram.enable();
+      const started = performance.now();
+      const execution = await host.command(agent, '/dcp stats');
+      const wallMs = performance.now() - started;
+      histogram.disable();
+      if (execution?.result.kind !== 'success') throw new Error('bench: /dcp stats failed');
+      const service = host.ctx.get('sessionctxDcp') as { runtime: { ledgers: { runs: { pool: number } } } };
+      stats = { wallMs, maxGapMs: histogram.max / 1e6, pool: service.runtime.ledgers.runs.pool };
+    }
+    return {
+      seeded: seed.length,
+      firstPreStepMs: preSteps[0] as number,
+      preStepMs: preSteps.slice(1 + WARM_UP),
+      turnMs: turnTimes.slice(1 + WARM_UP),
+      turnGapMs: turnGaps.slice(1 + WARM_UP),
+      heapBytes,
+      ...(stats === undefined ? {} : { stats }),
+    };
+  } finally {
+    await host.dispose();
+  }
+}
+
+function runChild(variant: Variant, size: number, withStats: boolean): ChildReport {
+  const run = spawnSync(
+    process.execPath,
+    ['--no-warnings', '--expose-gc', fileURLToPath(import.meta.url), '--child', variant, String(size), withStats ? 'stats' : ''],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (run.status !== 0) throw new Error(`bench dshdcp: child ${variant} @ ${size} exited with ${String(run.status)}`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1) as string) as ChildReport;
+}
+
+const fixed = (value: number, digits = 2): string => value.toFixed(digits);
+
+async function main(): Promise<void> {
+  if (process.argv[2] === '--child') {
+    const report = await child(process.argv[3] as Variant, Number(process.argv[4]), process.argv[5] === 'stats');
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return;
+  }
+  // What is measured is what ships: the repository's `npm pack`, installed here.
+  installPackedSessionctx();
+  const reports = new Map<string, ChildReport[]>();
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const size of SIZES) {
+      for (const variant of round % 2 === 0 ? VARIANTS : [...VARIANTS].reverse()) {
+        const key = `${variant}@${size}`;
+        const withStats = size === Math.max(...SIZES) && round === 0;
+        reports.set(key, [...(reports.get(key) ?? []), runChild(variant, size, withStats)]);
+      }
+    }
+  }
+  const of = (variant: Variant, size: number): ChildReport[] => reports.get(`${variant}@${size}`) ?? [];
+  const lines: string[] = [];
+  lines.push(
+    `Command: \`npm run bench -- dshdcp\` (\`test/dsh-host/bench/dcp-pre-step.mts\`, Node ${process.versions.node}, dsh 0.1.0-rc.8's own plugins,`,
+    `invariants ${process.env.BENCH_INVARIANTS === '1' ? 'active' : 'off'}, scripted model). Seed: DCP.md §19's corpus. ${ROUNDS} rounds × (${WARM_UP} warm-up + ${MEASURED} measured) plain turns`,
+    'per variant and size, each run in a fresh process; medians over every measured turn.',
+    '',
+    '| size (seeded events) | pre-step, no DCP | pre-step, sessionctx/dsh-dcp | first pre-step, dsh-dcp | turn, no DCP | turn, dsh-dcp | turn ÷ no DCP | heap overhead |',
+    '|---|---|---|---|---|---|---|---|',
+  );
+  const ours: Record<number, number> = {};
+  for (const size of SIZES) {
+    const none = of('dsh, no DCP', size);
+    const dcp = of('sessionctx/dsh-dcp', size);
+    const preNone = median(none.flatMap((report) => report.preStepMs));
+    const preDcp = median(dcp.flatMap((report) => report.preStepMs));
+    ours[size] = preDcp;
+    const turnNone = median(none.flatMap((report) => report.turnMs));
+    const turnDcp = median(dcp.flatMap((report) => report.turnMs));
+    const first = median(dcp.map((report) => report.firstPreStepMs));
+    const heap = median(dcp.map((report) => report.heapBytes)) - median(none.map((report) => report.heapBytes));
+    lines.push(
+      `| ${dcp[0]?.seeded ?? size} | ${fixed(preNone, 3)} ms | ${fixed(preDcp, 3)} ms | ${fixed(first, 1)} ms | ${fixed(turnNone)} ms | ${fixed(turnDcp)} ms | ${fixed(turnDcp / turnNone)} | ${fixed(heap / 2 ** 20, 1)} MiB |`,
+    );
+  }
+  const smallest = Math.min(...SIZES);
+  const largest = Math.max(...SIZES);
+  lines.push(
+    '',
+    `Pre-step flatness (sessionctx/dsh-dcp): ${largest} ÷ ${smallest} = ${fixed((ours[largest] as number) / (ours[smallest] as number))}.`,
+  );
+  const stats = of('sessionctx/dsh-dcp', largest).find((report) => report.stats !== undefined)?.stats;
+  if (stats !== undefined) {
+    const turnGap = median(of('dsh, no DCP', largest).flatMap((report) => report.turnGapMs));
+    lines.push(
+      `\`/dcp stats\` at ${largest} events: ${fixed(stats.wallMs, 1)} ms wall, largest event-loop gap of the host ${fixed(stats.maxGapMs, 1)} ms (ledger folds on the worker pool: ${stats.pool}); for scale, the median largest gap of one plain turn of dsh with no DCP at that size: ${fixed(turnGap, 1)} ms.`,
+    );
+  }
+  console.log(lines.join('\n'));
+}
+
+await main();
