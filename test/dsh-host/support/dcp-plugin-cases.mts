@@ -157,6 +157,29 @@ export const PLUGIN_CASES: readonly PluginCase[] = [
       }),
   },
   {
+    name: "disposing the plugin's fiber takes back the tool, the commands, the section, the service and the pre-step listener; the host goes on",
+    run: (kit, expect) =>
+      withHost({ kit, dcp: null, replies: REPLIES }, async (host) => {
+        const fiber = (await host.ctx.plugin(kit.dcpPlugin, {})) as unknown as { state: number; dispose(): Promise<void> };
+        const agent = await host.createAgent('dcp-unmount');
+        await host.prompt(agent, 'one');
+        expect(toolNames(host)).toEqual(['compress']);
+        const runtime = service(host)?.runtime;
+        expect(runtime?.followedSessions).toBe(1);
+        await fiber.dispose();
+        expect(toolNames(host)).toEqual([]);
+        expect((host.ctx['commands'] as { list(agent: KitAgent): unknown[] }).list(agent)).toEqual([]);
+        expect(host.ctx.get('sessionctxDcp')).toBeUndefined();
+        expect(runtime?.followedSessions).toBe(0);
+        await host.prompt(agent, 'two');
+        expect(host.requests[1]?.system).toBe('');
+        // The marker of the first turn stays in the log; the second turn gets none.
+        const markers = (index: number) => JSON.stringify(host.requests[index]?.messages).split('<dcp-boundary ').length - 1;
+        expect([markers(0), markers(1)]).toEqual([1, 1]);
+        expect(host.mismatches).toEqual([]);
+      }),
+  },
+  {
     name: 'a session dsh disposes leaves the view and the DCP runtime',
     run: (kit, expect) =>
       withHost({ kit, replies: REPLIES }, async (host) => {
