@@ -11,7 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../../../src/main/cli/cli-io.js';
 import { runDemoCommand } from '../../../src/main/cli/commands/demo-command.js';
 import { RAW_ROOT } from '../../support/fixtures.js';
-import { runBuiltCli } from '../../support/cli-process.js';
+import { CLI_BIN, runBuiltCli } from '../../support/cli-process.js';
+import { cliInvocation } from '../../../src/main/cli/invocation.js';
 import type { CliOutcome } from '../../support/cli-process.js';
 
 function demo(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<CliOutcome> {
@@ -37,12 +38,14 @@ describe('sessionctx demo: placement and clean-up', () => {
     expect(outcome.code).toBe(0);
     const root = /written in DeepSeek Harness's own format \(zstd\) to:\n {2}(\S+)\n/u.exec(outcome.stdout)?.[1];
     expect(root?.startsWith(`${temp}/`)).toBe(true);
-    expect(outcome.stdout).toContain('It is removed when the demo ends (run sessionctx demo --keep, or --root DIR, to keep one).');
+    // The command is named as it runs from here (demo-suggestions.test.ts runs the suggested lines).
+    const cli = cliInvocation(CLI_BIN, process.cwd());
+    expect(outcome.stdout).toContain(`It is removed when the demo ends (run ${cli} demo --keep, or --root DIR, to keep one).`);
     // The follow-up commands cannot name a removed corpus: they say how to keep one.
     expect(outcome.stdout).toContain(
-      'To explore one, run sessionctx demo --root DIR (or sessionctx demo --keep and use the root it prints), then:',
+      `To explore one, run ${cli} demo --root DIR (or ${cli} demo --keep and use the root it prints), then:`,
     );
-    expect(outcome.stdout).toContain('sessionctx dcp show b1 --raw --session session-demo-dcp-cart-totals --root DIR\n');
+    expect(outcome.stdout).toContain(`${cli} dcp show b1 --raw --session session-demo-dcp-cart-totals --root DIR\n`);
     expect(outcome.stdout).not.toContain(`--root ${root}`);
     expect(outcome.stdout).toMatch(/\(removed \S+: nothing of this demo remains\)\n$/u);
     expect(readdirSync(temp)).toEqual([]);
