@@ -34,7 +34,14 @@ import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { CorpusView, type CorpusViewStats } from '../corpus/corpus-view.js';
 import { recordDiscovery, WarmDiscovery, type DiscoveryReport } from '../corpus/warm-discovery.js';
 import { resolveSearchConfig } from '../search/search-config.js';
-import { SearchService, type LiveSearchSource } from '../search/search-service.js';
+import {
+  SearchService,
+  type LiveSearchSource,
+  type SearchBuildOptions,
+  type SearchIndexClearResult,
+  type SearchIndexStatus,
+} from '../search/search-service.js';
+import type { SyncSummary } from '../../workers/search/search-messages.js';
 import { SqliteSearchIndex } from '../search/sqlite-search-index.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
@@ -63,6 +70,21 @@ export interface LocalSessionEngine extends SessionEngine {
    * @returns a function that removes the listener
    */
   onCorpusChange(listener: () => void): (() => void) | undefined;
+  /**
+   * Brings the search index up to date with the root now, as the first search would (`sessionctx index build`).
+   * @throws SearchError `SEARCH_DISABLED`, `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  buildSearchIndex(options?: SearchBuildOptions): Promise<SyncSummary>;
+  /**
+   * The search index file and what it holds of the root; creates and modifies nothing.
+   * @throws SearchError `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  searchIndexStatus(signal?: AbortSignal): Promise<SearchIndexStatus>;
+  /**
+   * Removes the search index file (one for every root); the next search rebuilds it.
+   * @throws SearchError `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE` (left alone), `SEARCH_INDEX_FAILED`.
+   */
+  clearSearchIndex(signal?: AbortSignal): Promise<SearchIndexClearResult>;
 }
 
 /** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
@@ -297,6 +319,9 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     searchSessions: (query, signal) => search.search(query, signal),
+    buildSearchIndex: (build) => search.build(build),
+    searchIndexStatus: (signal) => search.status(signal),
+    clearSearchIndex: (signal) => search.clear(signal),
     observeAllTitles,
     attachLive(session, attach) {
       if (attach?.gradual === undefined) liveLogs.track(session);

@@ -3,7 +3,14 @@
  * worker ({@link SqliteSearchIndex}) could be replaced by a shared database server (e.g. PostgreSQL full-text
  * search, ARCHITECTURE.md "Search") without changing the service, the engine API, the CLI, MCP or the Web API.
  */
-import type { QueryPlan, SyncInput, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
+import type {
+  IndexClearResult,
+  IndexFileStatus,
+  QueryPlan,
+  SyncInput,
+  SyncSummary,
+  WorkerPage,
+} from '../../workers/search/search-messages.js';
 
 /** Options of {@link SearchIndex.sync}. */
 export interface SyncOptions {
@@ -18,6 +25,10 @@ export interface SearchIndex {
   sync(request: SyncInput, options?: SyncOptions): Promise<SyncSummary>;
   /** Runs a resolved query over one root's documents. */
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage>;
+  /** The index's storage and what it holds of one root; creates and rebuilds nothing. */
+  status(root: string, signal?: AbortSignal): Promise<IndexFileStatus>;
+  /** Removes the stored index (every root's: one store for all), once no other writer holds it; the next sync rebuilds. */
+  clear(root: string, signal?: AbortSignal): Promise<IndexClearResult>;
   /** Releases the backend (ends the worker). Idempotent. */
   close(): Promise<void>;
 }

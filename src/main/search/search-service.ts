@@ -13,7 +13,8 @@ import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { formatSessionReferenceMention } from '../../protocol/uri/mention-formatter.js';
 import { SearchError } from '../../workers/search/search-error.js';
 import type { LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
-import type { QueryPlan, SyncLive } from '../../workers/search/search-messages.js';
+import type { IndexClearResult, IndexFileStatus, QueryPlan, SyncLive, SyncSummary } from '../../workers/search/search-messages.js';
+import { SEARCH_SCHEMA_VERSION } from '../../workers/search/search-database.js';
 import { CJK_PATTERN } from '../../workers/search/search-sync.js';
 import { realPathOf } from '../config/cache-location.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
@@ -55,6 +56,27 @@ export interface SearchServiceOptions {
    * (SESSION-LOG.md §10), so they are indexed from their byte logs and left out of the persisted listing.
    */
   readonly live?: () => readonly LiveSearchSource[];
+}
+
+/** The search index as `sessionctx index status --search` reports it: where it is and what it holds of the root. */
+export interface SearchIndexStatus extends IndexFileStatus {
+  /** The index file, or `null` when the index is kept in memory (`search.directory: null`, no cache directory). */
+  readonly path: string | null;
+  /** The schema version this build writes (a file of another is rebuilt by the next search or build). */
+  readonly currentSchemaVersion: number;
+}
+
+/** What clearing the search index did. */
+export interface SearchIndexClearResult extends IndexClearResult {
+  /** The index file that was removed (or was not there), or `null` for an in-memory index. */
+  readonly path: string | null;
+}
+
+/** Options of {@link SearchService.build}. */
+export interface SearchBuildOptions {
+  readonly signal?: AbortSignal;
+  /** Sessions checked so far, of the listing's total (instead of the service's own progress callback). */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** What the last index update was taken at, to tell what the next one must look at. */
@@ -196,11 +218,49 @@ export class SearchService {
   }
 
   /**
+   * Brings the index up to date now, as a search would first (`sessionctx index build --search`).
+   * @throws SearchError `SEARCH_DISABLED`, `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  build(options: SearchBuildOptions = {}): Promise<SyncSummary> {
+    if (!this.#options.config.enabled) {
+      return Promise.reject(new SearchError('SEARCH_DISABLED', 'full-text search is turned off (search.enabled is false)'));
+    }
+    return this.update(options.signal, options.onProgress ?? this.#options.onProgress);
+  }
+
+  /**
+   * Where the index is and what it holds of this root; creates, rebuilds and modifies nothing.
+   * @throws SearchError `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  async status(signal?: AbortSignal): Promise<SearchIndexStatus> {
+    const { config, index, store } = this.#options;
+    const root = store === undefined ? '' : await (this.#realRoot ??= realPathOf(store.config.root));
+    const file = await index.status(root, signal);
+    return { path: config.databasePath, ...file, currentSchemaVersion: SEARCH_SCHEMA_VERSION };
+  }
+
+  /**
+   * Removes the index file (one for every root), waiting for another process's write to end; the next search or
+   * build rebuilds it from the logs.
+   * @throws SearchError `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE` (the file is left alone), `SEARCH_INDEX_FAILED`.
+   */
+  async clear(signal?: AbortSignal): Promise<SearchIndexClearResult> {
+    const { config, index, store } = this.#options;
+    const root = store === undefined ? '' : await (this.#realRoot ??= realPathOf(store.config.root));
+    const result = await index.clear(root, signal);
+    // What the index held is gone: the next search must look at every log again, whatever the view says.
+    this.#synced = undefined;
+    return { path: config.databasePath, ...result };
+  }
+
+  /**
    * Brings the index of the root up to date with the store's listing and the live sessions (what every search does
    * first). With an unchanged corpus view only the live sessions are looked at, and nothing when they did not grow.
+   * @param signal - aborts the update.
+   * @param onProgress - sessions checked of the listing (default: the service's own callback).
    */
-  async update(signal?: AbortSignal): ReturnType<SearchIndex['sync']> {
-    const { config, index, store, onProgress } = this.#options;
+  async update(signal?: AbortSignal, onProgress = this.#options.onProgress): ReturnType<SearchIndex['sync']> {
+    const { config, index, store } = this.#options;
     if (store === undefined) {
       return { sessions: 0, live: 0, unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0, documents: 0 };
     }

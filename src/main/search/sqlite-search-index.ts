@@ -19,7 +19,14 @@ import {
 } from '../../workers/search/search-messages.js';
 import type { SearchIndex, SyncOptions } from './search-index.js';
 import { packListing } from '../../workers/search/packed-listing.js';
-import type { QueryPlan, SyncInput, SyncSummary, WorkerPage } from '../../workers/search/search-messages.js';
+import type {
+  IndexClearResult,
+  IndexFileStatus,
+  QueryPlan,
+  SyncInput,
+  SyncSummary,
+  WorkerPage,
+} from '../../workers/search/search-messages.js';
 
 const WORKER_URL = new URL('../../workers/search/search-worker.js', import.meta.url);
 
@@ -65,6 +72,14 @@ export class SqliteSearchIndex implements SearchIndex {
 
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage> {
     return this.#request('query', (id) => ({ type: 'query', id, root, plan }), signal);
+  }
+
+  status(root: string, signal?: AbortSignal): Promise<IndexFileStatus> {
+    return this.#request('status', (id) => ({ type: 'status', id, root }), signal);
+  }
+
+  clear(root: string, signal?: AbortSignal): Promise<IndexClearResult> {
+    return this.#request('clear', (id) => ({ type: 'clear', id, root }), signal);
   }
 
   /**

@@ -64,11 +64,17 @@ CREATE VIRTUAL TABLE docs_fts USING fts5(body, tokenize = 'unicode61 remove_diac
 CREATE VIRTUAL TABLE docs_cjk USING fts5(body, tokenize = 'trigram remove_diacritics 1');
 `;
 
-/** What the 100-byte header of an existing file says. */
-type FileVerdict = 'new' | 'ours' | 'rebuild' | { readonly foreign: string };
+/**
+ * What the 100-byte header of an existing file says: no file (or an empty one), ours at this schema version, ours at
+ * another version (rebuilt on the next open), or not ours (why).
+ */
+export type FileVerdict = 'new' | 'ours' | { readonly rebuild: number } | { readonly foreign: string };
 
-/** Reads the header of `path` without SQLite (so a foreign file is never opened for writing). */
-function inspectFile(path: string): FileVerdict {
+/**
+ * Reads the header of `path` without SQLite (so a foreign file is never opened for writing).
+ * @throws SearchError `SEARCH_INDEX_FAILED` when the file exists but cannot be read.
+ */
+export function inspectDatabaseFile(path: string): FileVerdict {
   let size: number;
   try {
     size = statSync(path).size;
@@ -91,7 +97,13 @@ function inspectFile(path: string): FileVerdict {
   if (applicationId !== SEARCH_APPLICATION_ID) {
     return { foreign: `it is an SQLite database of another application (application_id ${applicationId})` };
   }
-  return header.readUInt32BE(60) === SEARCH_SCHEMA_VERSION ? 'ours' : 'rebuild';
+  const version = header.readUInt32BE(60);
+  return version === SEARCH_SCHEMA_VERSION ? 'ours' : { rebuild: version };
+}
+
+/** The refusal of a file that is not sessionctx's index (never modified). */
+export function foreignDatabase(path: string, why: string): SearchError {
+  return new SearchError('SEARCH_FOREIGN_DATABASE', `refusing to use "${path}" as the search index: ${why}; it was left untouched`);
 }
 
 /** Removes an index file of ours and its journal files. */
@@ -159,14 +171,9 @@ export function openSearchDatabase(Sqlite: DatabaseConstructor, path: string | n
   } catch (error) {
     throw searchFailure(error, `search index directory "${dirname(path)}" cannot be created`);
   }
-  const verdict = inspectFile(path);
-  if (typeof verdict === 'object') {
-    throw new SearchError(
-      'SEARCH_FOREIGN_DATABASE',
-      `refusing to use "${path}" as the search index: ${verdict.foreign}; it was left untouched`,
-    );
-  }
-  if (verdict === 'rebuild') removeDatabaseFiles(path);
+  const verdict = inspectDatabaseFile(path);
+  if (typeof verdict === 'object' && 'foreign' in verdict) throw foreignDatabase(path, verdict.foreign);
+  if (typeof verdict === 'object') removeDatabaseFiles(path);
   let db: Database | undefined;
   try {
     db = new Sqlite(path, { timeout: busyTimeoutMs });

@@ -100,13 +100,52 @@ export interface QueryRequest {
   readonly plan: QueryPlan;
 }
 
+/** Report the index file and what it holds of one root (`sessionctx index status --search`); never creates the file. */
+export interface StatusRequest {
+  readonly type: 'status';
+  readonly id: number;
+  readonly root: string;
+}
+
+/**
+ * Remove the index file (every root's documents: it is one file) once no other connection writes to it; the next
+ * request recreates it. A file that is not ours is refused, never removed.
+ */
+export interface ClearRequest {
+  readonly type: 'clear';
+  readonly id: number;
+  readonly root: string;
+}
+
+/** What a status request answers. */
+export interface IndexFileStatus {
+  /** The file exists (always `false` for an in-memory index). */
+  readonly exists: boolean;
+  /** Bytes of the file and its write-ahead log. */
+  readonly bytes: number;
+  /** The schema version the file carries (`null`: no file); another than this build's is rebuilt on the next search. */
+  readonly schemaVersion: number | null;
+  /** Sessions of the asked root the index holds (0 for a file of another version). */
+  readonly sessions: number;
+  /** Documents (messages, compaction summaries) of those sessions. */
+  readonly documents: number;
+  /** Roots the file holds documents of (it is one file for every root). */
+  readonly roots: number;
+}
+
+/** What a clear request answers. */
+export interface IndexClearResult {
+  /** A file was there and is gone. */
+  readonly removed: boolean;
+}
+
 /** A sync request as it crosses to the worker: its listing packed (packed-listing.ts), else the same. */
 export interface SyncMessage extends Omit<SyncRequest, 'artifacts'> {
   readonly artifacts: PackedListing | null;
 }
 
 /** What the worker is asked. */
-export type SearchRequest = SyncMessage | QueryRequest;
+export type SearchRequest = SyncMessage | QueryRequest | StatusRequest | ClearRequest;
 
 /** What a sync did. */
 export interface SyncSummary {
@@ -154,6 +193,8 @@ export interface WorkerPage {
 export interface SearchValues {
   readonly sync: SyncSummary;
   readonly query: WorkerPage;
+  readonly status: IndexFileStatus;
+  readonly clear: IndexClearResult;
 }
 
 /** What the worker sends. */
@@ -220,6 +261,9 @@ export function isSearchRequest(value: unknown): value is SearchRequest {
       );
     case 'query':
       return isPlan(value['plan']);
+    case 'status':
+    case 'clear':
+      return true;
     default:
       return false;
   }
@@ -244,6 +288,8 @@ const SUMMARY_KEYS = [
   'scannedBytes',
   'documents',
 ] as const;
+
+const STATUS_KEYS = ['bytes', 'sessions', 'documents', 'roots'] as const;
 
 function isHit(value: unknown): value is WorkerHit {
   if (!isRecord(value) || !isCount(value['seq']) || !isRole(value['role']) || !isTime(value['time'])) return false;
@@ -281,4 +327,10 @@ export const SEARCH_VALUE_CHECKS: { readonly [K in keyof SearchValues]: (value: 
   sync: (value): value is SyncSummary => isRecord(value) && SUMMARY_KEYS.every((key) => isCount(value[key])),
   query: (value): value is WorkerPage =>
     isRecord(value) && isCount(value['matchedSessions']) && Array.isArray(value['results']) && value['results'].every(isSessionResult),
+  status: (value): value is IndexFileStatus =>
+    isRecord(value) &&
+    typeof value['exists'] === 'boolean' &&
+    (value['schemaVersion'] === null || isCount(value['schemaVersion'])) &&
+    STATUS_KEYS.every((key) => isCount(value[key])),
+  clear: (value): value is IndexClearResult => isRecord(value) && typeof value['removed'] === 'boolean',
 };

@@ -12,8 +12,11 @@
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import { serializeError } from '../../protocol/wire/wire-error.js';
+import { statSync } from 'node:fs';
 import {
   fileIdentity,
+  foreignDatabase,
+  inspectDatabaseFile,
   isCorruption,
   openSearchDatabase,
   removeDatabaseFiles,
@@ -23,7 +26,15 @@ import {
 } from './search-database.js';
 import { SearchError } from './search-error.js';
 import { runQuery } from './search-match.js';
-import { isSearchRequest, type SearchReply, type SearchRequest, type SearchWorkerData } from './search-messages.js';
+import {
+  isSearchRequest,
+  type IndexClearResult,
+  type IndexFileStatus,
+  type SearchReply,
+  type SearchRequest,
+  type SearchWorkerData,
+} from './search-messages.js';
+import { SEARCH_SCHEMA_VERSION } from './search-database.js';
 import { SearchSync } from './search-sync.js';
 import { unpackListing } from './packed-listing.js';
 import type { ScanControl } from '../tasks/scan-source.js';
@@ -88,6 +99,66 @@ function discardDatabase(): void {
   if (data.databasePath !== null) removeDatabaseFiles(data.databasePath);
 }
 
+/** Bytes of a file, 0 when it is absent. */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    // Absent (no write-ahead log right now): nothing to count.
+    return 0;
+  }
+}
+
+/** What one root's sessions and documents in the open database are, and how many roots it holds. */
+function countsOf(root: string): Pick<IndexFileStatus, 'sessions' | 'documents' | 'roots'> {
+  const { db } = database();
+  const count = (sql: string, ...params: string[]): number => (db.prepare(sql).get(...params) as { n: number }).n;
+  return {
+    sessions: count('SELECT count(*) AS n FROM sessions WHERE root = ?', root),
+    documents: count('SELECT count(*) AS n FROM docs JOIN sessions ON docs.session = sessions.id WHERE sessions.root = ?', root),
+    roots: count('SELECT count(DISTINCT root) AS n FROM sessions'),
+  };
+}
+
+/** The index file and what it holds of `root`; a missing file is not created, a file of another version not rebuilt. */
+function status(root: string): IndexFileStatus {
+  const path = data.databasePath;
+  if (path === null) return { exists: false, bytes: 0, schemaVersion: SEARCH_SCHEMA_VERSION, ...countsOf(root) };
+  const verdict = inspectDatabaseFile(path);
+  if (typeof verdict === 'object' && 'foreign' in verdict) throw foreignDatabase(path, verdict.foreign);
+  const exists = fileIdentity(path) !== null;
+  const bytes = sizeOf(path) + sizeOf(`${path}-wal`);
+  if (verdict === 'new') return { exists, bytes, schemaVersion: null, sessions: 0, documents: 0, roots: 0 };
+  if (typeof verdict === 'object') return { exists, bytes, schemaVersion: verdict.rebuild, sessions: 0, documents: 0, roots: 0 };
+  return { exists, bytes, schemaVersion: SEARCH_SCHEMA_VERSION, ...countsOf(root) };
+}
+
+/**
+ * Removes the index file once no other connection writes to it (its write lock is taken first, waiting up to the
+ * busy timeout: `SEARCH_INDEX_BUSY`), so a sync in another process is never cut from under it. A foreign file is
+ * refused and left alone.
+ */
+function clear(): IndexClearResult {
+  const path = data.databasePath;
+  if (path === null) {
+    opened?.db.close();
+    opened = undefined;
+    return { removed: false };
+  }
+  const verdict = inspectDatabaseFile(path);
+  if (typeof verdict === 'object' && 'foreign' in verdict) throw foreignDatabase(path, verdict.foreign);
+  const exists = fileIdentity(path) !== null;
+  if (verdict === 'ours') {
+    const { db } = database();
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
+  }
+  opened?.db.close();
+  opened = undefined;
+  removeDatabaseFiles(path);
+  return { removed: exists };
+}
+
 function controlFor(id: number): ScanControl {
   const controller = new AbortController();
   const poll = (): void => {
@@ -118,6 +189,10 @@ async function serve(request: SearchRequest): Promise<unknown> {
     }
     case 'query':
       return runQuery(database().db, request.root, request.plan, control.pollFn);
+    case 'status':
+      return status(request.root);
+    case 'clear':
+      return clear();
     default:
       throw new SearchError('SEARCH_WORKER_FAILED', 'unknown search request');
   }

@@ -48,6 +48,8 @@ async function liveService(
       return sqlite.sync(request, options);
     },
     query: (rootPath, plan, signal) => sqlite.query(rootPath, plan, signal),
+    status: (rootPath, signal) => sqlite.status(rootPath, signal),
+    clear: (rootPath, signal) => sqlite.clear(rootPath, signal),
     close: () => sqlite.close(),
   };
   const tracker = new LiveLogTracker();

@@ -41,6 +41,8 @@ function counted(index: SearchIndex): { index: SearchIndex; syncs: () => number 
         return index.sync(request, options);
       },
       query: (rootPath, plan, signal) => index.query(rootPath, plan, signal),
+      status: (rootPath, signal) => index.status(rootPath, signal),
+      clear: (rootPath, signal) => index.clear(rootPath, signal),
       close: () => index.close(),
     },
     syncs: () => syncs,

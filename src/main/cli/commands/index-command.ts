@@ -1,10 +1,13 @@
 /**
- * `sessionctx index build|status|clear`: the persistent title index of a session root
- * (SESSION-LOG.md §10.7), kept in the user cache directory. `build` observes every session's title
- * through the index (an unchanged log costs one stat, an appended one only its new bytes) and prunes
- * entries of deleted sessions; `status` reports the index file; `clear` removes it (the next
- * discovery rebuilds it). Every verb names the file, found by the same function the store asks
- * ({@link resolveTitleIndexLocation}) with the command's environment (`CliIo.env`).
+ * `sessionctx index build|status|clear [--titles] [--search]`: the two derived indexes of a session root, both in
+ * the user cache directory — the persistent title index (SESSION-LOG.md §10.7, one file per root) and the full-text
+ * search index (docs/SEARCH.md, one SQLite file for every root). Without a flag a verb acts on both (the search
+ * index only while `search.enabled`); `--titles` or `--search` names one. `build` brings the index up to date (an
+ * unchanged log costs one stat, an appended one only its new bytes; deleted sessions are pruned) with a progress
+ * bar on a terminal; `status` reports each file; `clear` removes it (the next discovery or search rebuilds it).
+ * The title index file is found by the same function the store asks ({@link resolveTitleIndexLocation}) with the
+ * command's environment (`CliIo.env`); the search index through the engine (`searchIndexStatus` and friends).
+ * `--json` prints `{ "titles": …, "search": … }` with a key per index acted on.
  */
 import { readFile, rm, stat } from 'node:fs/promises';
 import { resolveTitleIndexLocation, type TitleIndexLocation } from '../../config/cache-location.js';
@@ -16,6 +19,7 @@ import { assertRootExists, withEngine } from '../open-engine.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { progressBar } from '../progress-bar.js';
 import { CliError } from '../cli-error.js';
+import { searchIndexVerbs, type IndexReport } from './search-index-verbs.js';
 
 /** The index verbs. */
 export type IndexVerb = 'build' | 'status' | 'clear';
@@ -25,6 +29,12 @@ interface IndexCommandOptions {
   readonly root: string;
   readonly json: boolean;
   readonly verb: IndexVerb;
+}
+
+/** The flags that pick an index. */
+interface IndexFlags {
+  readonly titles?: boolean;
+  readonly search?: boolean;
 }
 
 /** Titles observed per batch, so progress moves and memory stays flat. */
@@ -38,7 +48,7 @@ function locationOf(io: CliIo, options: IndexCommandOptions): Promise<TitleIndex
 /** What the verbs print when no cache directory can be determined (the index then lives in memory only). */
 const NO_CACHE = 'no cache directory (set XDG_CACHE_HOME or HOME): the title index is kept in memory only';
 
-async function build(context: CommandContext, options: IndexCommandOptions): Promise<void> {
+async function build(context: CommandContext, options: IndexCommandOptions): Promise<IndexReport> {
   const { io, signal } = context;
   const { ids, fulfilled, rejected, store } = await withEngine(context, async (engine) => {
     const store = engine.store;
@@ -80,25 +90,24 @@ async function build(context: CommandContext, options: IndexCommandOptions): Pro
       { details: summary },
     );
   }
-  if (options.json) {
-    writeJson(io, summary);
-    return;
-  }
-  writeLines(io, [
-    `indexed ${ids.length} session${ids.length === 1 ? '' : 's'} under ${options.root}`,
-    `index file: ${summary.indexPath}`,
-    ...(summary.stats === null
-      ? []
-      : [
-          `answered: ${Object.entries(summary.stats)
-            .map(([kind, count]) => `${kind} ${String(count)}`)
-            .join(', ')}`,
-        ]),
-    ...rejected.map((failure) => `unreadable: ${failure.sessionId}: ${failure.message}`),
-  ]);
+  return {
+    json: summary,
+    lines: [
+      `indexed ${ids.length} session${ids.length === 1 ? '' : 's'} under ${options.root}`,
+      `index file: ${summary.indexPath}`,
+      ...(summary.stats === null
+        ? []
+        : [
+            `answered: ${Object.entries(summary.stats)
+              .map(([kind, count]) => `${kind} ${String(count)}`)
+              .join(', ')}`,
+          ]),
+      ...rejected.map((failure) => `unreadable: ${failure.sessionId}: ${failure.message}`),
+    ],
+  };
 }
 
-async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
+async function status(io: CliIo, options: IndexCommandOptions): Promise<IndexReport> {
   const { indexPath: path, realRoot } = await locationOf(io, options);
   const stats =
     path === undefined
@@ -119,27 +128,20 @@ async function status(io: CliIo, options: IndexCommandOptions): Promise<void> {
     entries: valid ? content.entries.size : 0,
     modified: stats === undefined ? null : stats.mtime.toISOString(),
   };
-  if (options.json) {
-    writeJson(io, report);
-    return;
-  }
-  if (path === undefined) {
-    writeLines(io, [NO_CACHE]);
-    return;
-  }
-  if (!report.exists) {
-    writeLines(io, [`no title index at ${path}; run sessionctx index build --root ${options.root}`]);
-    return;
-  }
-  writeLines(io, [
-    `title index ${path}`,
-    report.valid === true
-      ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}`
-      : `unreadable, of another version or of another root (${report.bytes} bytes): it will be discarded and rebuilt`,
-  ]);
+  if (path === undefined) return { json: report, lines: [NO_CACHE] };
+  if (!report.exists) return { json: report, lines: [`no title index at ${path}; run sessionctx index build --root ${options.root}`] };
+  return {
+    json: report,
+    lines: [
+      `title index ${path}`,
+      report.valid === true
+        ? `${report.entries} entries, ${report.bytes} bytes, written ${report.modified}`
+        : `unreadable, of another version or of another root (${report.bytes} bytes): it will be discarded and rebuilt`,
+    ],
+  };
 }
 
-async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
+async function clear(io: CliIo, options: IndexCommandOptions): Promise<IndexReport> {
   const { indexPath: path } = await locationOf(io, options);
   const existed =
     path !== undefined &&
@@ -148,41 +150,69 @@ async function clear(io: CliIo, options: IndexCommandOptions): Promise<void> {
       () => false,
     ));
   if (path !== undefined) await rm(path, { force: true });
-  if (options.json) writeJson(io, { indexPath: path ?? null, removed: existed });
-  else writeLines(io, [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`]);
+  return {
+    json: { indexPath: path ?? null, removed: existed },
+    lines: [path === undefined ? NO_CACHE : existed ? `removed ${path}` : `no title index at ${path}`],
+  };
 }
 
-/** What each verb does, and its line in the help. */
+/** What each verb does to the title index, and its line in the help. */
 interface VerbSpec {
   readonly summary: string;
-  readonly run: (context: CommandContext, options: IndexCommandOptions) => Promise<void>;
+  readonly run: (context: CommandContext, options: IndexCommandOptions) => Promise<IndexReport>;
 }
 
 const VERBS: Readonly<Record<IndexVerb, VerbSpec>> = {
   build: {
-    summary: "observe every session's title through the index (an unchanged log costs one stat); a progress bar on a terminal",
+    summary: 'bring the title and search indexes up to date (an unchanged log costs one stat); a progress bar on a terminal',
     run: build,
   },
   status: {
-    summary: 'say where the index is, how many entries it holds and whether it is valid',
+    summary: 'say where each index is, how much it holds and whether it is valid',
     run: async (context, options) => {
       await assertRootExists(options.root);
       return status(context.io, options);
     },
   },
   clear: {
-    summary: "remove this root's index (the next discovery rebuilds it)",
+    summary: 'remove the index files (the next discovery or search rebuilds them; the search index is shared by every root)',
     run: (context, options) => clear(context.io, options),
   },
 };
 
+/** Runs a verb on the indexes the flags pick (both without one; the search index only while search is enabled). */
+async function runVerb(context: CommandContext, options: IndexCommandOptions, flags: IndexFlags): Promise<void> {
+  const named = flags.titles === true || flags.search === true;
+  const titles = !named || flags.titles === true;
+  const search = named ? flags.search === true : context.resolved.config.search.enabled;
+  const reports: { titles?: IndexReport; search?: IndexReport } = {};
+  if (titles) reports.titles = await VERBS[options.verb].run(context, options);
+  if (search) reports.search = await searchIndexVerbs[options.verb](context, options.root);
+  if (options.json) {
+    writeJson(context.io, {
+      ...(reports.titles === undefined ? {} : { titles: reports.titles.json }),
+      ...(reports.search === undefined ? {} : { search: reports.search.json }),
+    });
+    return;
+  }
+  writeLines(context.io, [...(reports.titles?.lines ?? []), ...(reports.search?.lines ?? [])]);
+}
+
 /** The `index` group's line in the help. */
-export const INDEX_GROUP_DESCRIPTION = 'build, inspect or remove the persistent title index that makes discovery fast';
+export const INDEX_GROUP_DESCRIPTION = 'build, inspect or remove the persistent title index and the full-text search index';
 
 /** `sessionctx index <verb>`: the three verbs, each one command (only `build` runs stages, so only it takes `--no-workers`). */
-export const indexCommands: readonly CliCommandDefinition<[]>[] = (['build', 'status', 'clear'] as const).map((verb) => ({
+export const indexCommands: readonly CliCommandDefinition<[], IndexFlags>[] = (['build', 'status', 'clear'] as const).map((verb) => ({
   name: ['index', verb],
-  usage: { description: VERBS[verb].summary, examples: [`sessionctx index ${verb} --root ~/.dsh/sessions`], workers: verb === 'build' },
-  options: [],
-  run: (context: CommandContext) => VERBS[verb].run(context, { root: context.resolved.config.root, json: context.json, verb }),
+  usage: {
+    description: VERBS[verb].summary,
+    examples: [`sessionctx index ${verb} --root ~/.dsh/sessions`, `sessionctx index ${verb} --search --json`],
+    workers: verb === 'build',
+  },
+  options: [
+    { flags: '--titles', description: 'only the title index (with --search: both)' },
+    { flags: '--search', description: 'only the full-text search index (with --titles: both)' },
+  ],
+  run: (context: CommandContext, { options }) =>
+    runVerb(context, { root: context.resolved.config.root, json: context.json, verb }, options),
 }));
