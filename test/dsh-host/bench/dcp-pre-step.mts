@@ -7,7 +7,8 @@
  * - pre-step: the whole `agent/pre-step` waterfall of a turn, timed by an outermost listener around `next()` (DCP's
  *   listener runs inside it; with no DCP the waterfall is dsh's default); the first turn's pre-step (the view built
  *   and the index replayed from the seeded log) is reported apart;
- * - turn: the wall time of one plain turn, prompt to idle;
+ * - turn: the wall time of one plain turn, prompt to idle — also with `compress.enabled: false` (no tool, no markers), which
+ *   shows what of the difference is dsh's own per-message work for the boundary marker each step adds to the history;
  * - memory: the heap after two forced collections once the first turn ran, DCP's minus no DCP's for the same size
  *   (the view, the index and everything else the plugin keeps for the session);
  * - `/dcp stats` at the largest size: wall time and the host's largest event-loop gap while the ledger is folded on
@@ -31,7 +32,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Num
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 20);
 const MEASURED = Number(process.env.BENCH_TURNS ?? 60);
-const VARIANTS = ['dsh, no DCP', 'sessionctx/dsh-dcp'] as const;
+const VARIANTS = ['dsh, no DCP', 'sessionctx/dsh-dcp', 'sessionctx/dsh-dcp, compress off'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** What one child run measured. */
@@ -60,11 +61,12 @@ const collect = (): void => {
 
 /** One (variant, size) run in this process. */
 async function child(variant: Variant, size: number, withStats: boolean): Promise<ChildReport> {
-  const dcp = variant === 'sessionctx/dsh-dcp';
+  const dcp = variant !== 'dsh, no DCP';
+  const compress = variant === 'sessionctx/dsh-dcp';
   const turns = 1 + WARM_UP + MEASURED;
   const host = await bootDcpHost({
     kit: rc8Kit,
-    dcp: dcp ? { compress: { retainRecentTurns: 1, minNetSavingsTokens: 1 } } : null,
+    dcp: dcp ? { compress: { enabled: compress, retainRecentTurns: 1, minNetSavingsTokens: 1 } } : null,
     replies: Array.from({ length: turns + 4 }, (_, index) => ({ text: `Answer ${index}: the cache salt rotates weekly.` })),
     seed: `bench-${size}`,
     // What a deployment runs: no per-request test checks, no diagnostics invariants (each refolds the log per request).
@@ -107,7 +109,7 @@ async function child(variant: Variant, size: number, withStats: boolean): Promis
       throw new Error(`bench: ${host.mismatches.length} request mismatches, ${host.agentErrors.length} agent errors`);
     }
     let stats: ChildReport['stats'];
-    if (withStats && dcp) {
+    if (withStats && compress) {
       const histogram = monitorEventLoopDelay({ resolution: 1 });
       histogram.enable();
       const started = performance.now();
@@ -167,10 +169,10 @@ async function main(): Promise<void> {
   lines.push(
     `Command: \`npm run bench -- dshdcp\` (\`test/dsh-host/bench/dcp-pre-step.mts\`, Node ${process.versions.node}, dsh 0.1.0-rc.8's own plugins,`,
     `invariants ${process.env.BENCH_INVARIANTS === '1' ? 'active' : 'off'}, scripted model). Seed: DCP.md §19's corpus. ${ROUNDS} rounds × (${WARM_UP} warm-up + ${MEASURED} measured) plain turns`,
-    'per variant and size, each run in a fresh process; medians over every measured turn.',
+    'per variant and size, each run in a fresh process; medians over every measured turn. "ours" is sessionctx/dsh-dcp.',
     '',
-    '| size (seeded events) | pre-step, no DCP | pre-step, sessionctx/dsh-dcp | first pre-step, dsh-dcp | turn, no DCP | turn, dsh-dcp | turn ÷ no DCP | heap overhead |',
-    '|---|---|---|---|---|---|---|---|',
+    '| size (seeded events) | pre-step, no DCP | pre-step, ours | first pre-step, ours | turn, no DCP | turn, ours | turn ÷ no DCP | ours with compress off: turn ÷ no DCP | heap overhead |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
   const ours: Record<number, number> = {};
   for (const size of SIZES) {
@@ -181,10 +183,11 @@ async function main(): Promise<void> {
     ours[size] = preDcp;
     const turnNone = median(none.flatMap((report) => report.turnMs));
     const turnDcp = median(dcp.flatMap((report) => report.turnMs));
+    const turnOff = median(of('sessionctx/dsh-dcp, compress off', size).flatMap((report) => report.turnMs));
     const first = median(dcp.map((report) => report.firstPreStepMs));
     const heap = median(dcp.map((report) => report.heapBytes)) - median(none.map((report) => report.heapBytes));
     lines.push(
-      `| ${dcp[0]?.seeded ?? size} | ${fixed(preNone, 3)} ms | ${fixed(preDcp, 3)} ms | ${fixed(first, 1)} ms | ${fixed(turnNone)} ms | ${fixed(turnDcp)} ms | ${fixed(turnDcp / turnNone)} | ${fixed(heap / 2 ** 20, 1)} MiB |`,
+      `| ${dcp[0]?.seeded ?? size} | ${fixed(preNone, 3)} ms | ${fixed(preDcp, 3)} ms | ${fixed(first, 1)} ms | ${fixed(turnNone)} ms | ${fixed(turnDcp)} ms | ${fixed(turnDcp / turnNone)} | ${fixed(turnOff / turnNone)} | ${fixed(heap / 2 ** 20, 1)} MiB |`,
     );
   }
   const smallest = Math.min(...SIZES);
