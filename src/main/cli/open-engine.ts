@@ -4,14 +4,12 @@
  * title observations from the title index), so the CLI is a thin client of the engine.
  */
 import { stat } from 'node:fs/promises';
-import { errorCode } from '../../protocol/error-code.js';
-import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
 import { createEngine } from '../engine/create-engine.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
 import { CliError } from './cli-error.js';
 import type { CommandContext } from './command-context.js';
 import { ListingWarnings } from './listing-warnings.js';
-import { diagnosticPrefix } from './terminal-style.js';
+import { writeTitleFailure } from './title-failure-warning.js';
 
 /**
  * Fails with `CLI_ROOT_NOT_FOUND` when the configured root does not exist. dsh's store treats a missing root
@@ -76,12 +74,8 @@ export async function withEngine<T>(
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     // Aggregated: the first few one line each, then one summary by code (a whole root's problem is not 1,200 lines).
     onListingProblem: (problem) => warnings.add(problem),
-    onTitleFailure: (sessionId, reason) => {
-      const message = reason instanceof Error ? reason.message : String(reason);
-      io.stderr.write(
-        `${diagnosticPrefix(io, 'warning')}${escapeTerminalText(`session ${JSON.stringify(sessionId)} is listed by its id: its log could not be read (${errorCode(reason)}: ${message})`)}\n`,
-      );
-    },
+    // One line each, the id quoted bounded (a log's id may be long).
+    onTitleFailure: (sessionId, reason) => writeTitleFailure(io, sessionId, reason),
   });
   try {
     return await work(engine);

@@ -11,6 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../src/protocol/events.js';
 import type { SessionEvent } from '../../../src/protocol/events.js';
 import { JsonlSessionStore } from '../../../src/main/store/jsonl-store.js';
+import type { CliIo } from '../../../src/main/cli/cli-io.js';
+import { writeTitleFailure } from '../../../src/main/cli/title-failure-warning.js';
 import { REPO_ROOT } from '../../support/fixtures.js';
 
 const run = promisify(execFile);
@@ -72,5 +74,40 @@ describe('discovery over a root with a corrupt log', () => {
     );
     // The corrupt log is observed (a non-empty query reads every title) and reported, but it does not match.
     expect(stderr).toContain('session "broken" is listed by its id');
+  });
+
+  it('quotes a long id bounded in the warning (a log id is data: never echoed whole)', async () => {
+    // As long as a directory name allows (session-<id> within 255 bytes): more than a quote keeps.
+    const longId = `long-${'x'.repeat(230)}`;
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    const path = await store.create(
+      { version: 0, id: asSessionId(longId), createdAt: 30, cwd: '/w', delegationDepth: 0 },
+      titledLog('Long'),
+    );
+    appendFileSync(path, '{not json\n{"type":"turn/end","seq":5,"time":6,"data":{"turn":2,"reason":{"kind":"completed"}}}\n');
+    const { stderr } = await run(process.execPath, [BIN, 'sessions', '--root', root, '--query', '', '--json']);
+    const line = stderr.split('\n').find((warning) => warning.includes('long-xxx'));
+    expect(line).toBeDefined();
+    // The quoted id (the log's own message may name its path, which holds the id).
+    expect(line?.split(' is listed by its id')[0]).not.toContain(longId);
+    expect(line).toContain(`(${longId.length} characters) is listed by its id`);
+  });
+
+  it('a 1 MB id makes a warning line of bounded length', () => {
+    const err: string[] = [];
+    const io: CliIo = {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => err.push(text), isTTY: false },
+      env: { NO_COLOR: '1' },
+      cwd: root,
+      readStdin: async () => '',
+    };
+    const id = 'i'.repeat(1_000_000);
+    writeTitleFailure(io, id, Object.assign(new Error('corrupt session log'), { code: 'SESSION_QUERY_CORRUPT_SESSION' }));
+    const text = err.join('');
+    expect(text.length).toBeLessThan(400);
+    expect(text).toContain(
+      '(1000000 characters) is listed by its id: its log could not be read (SESSION_QUERY_CORRUPT_SESSION: corrupt session log)',
+    );
   });
 });
