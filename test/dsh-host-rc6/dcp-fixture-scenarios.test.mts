@@ -6,7 +6,7 @@
  * (its kit resolves that package's packages), and the two releases must give identical normalised outputs.
  */
 import { describe, expect, it } from 'vitest';
-import { DCP_FIXTURE_SCENARIOS, normaliseScenarioRuns, requestContexts } from '../../dist/test/support/dcp-fixture-comparison.js';
+import { DCP_FIXTURE_SCENARIOS, normaliseScenarioRuns, requestContexts } from '../dsh-host/support/dcp-dist.mts';
 import { rc8Kit } from '../dsh-host/support/dcp-kit-rc8.mts';
 import type { DcpScenarioRun } from '../dsh-host/support/dcp-scenario.mts';
 import { readRecording, runDcpScenario } from '../dsh-host/support/dcp-scenario.mts';

@@ -8,7 +8,7 @@
  * logged.
  */
 import { describe, expect, it } from 'vitest';
-import { DCP_FIXTURE_SCENARIOS, normaliseScenarioRuns, requestContexts } from '../../dist/test/support/dcp-fixture-comparison.js';
+import { DCP_FIXTURE_SCENARIOS, normaliseScenarioRuns, requestContexts } from './support/dcp-dist.mts';
 import { rc8Kit } from './support/dcp-kit-rc8.mts';
 import { readRecording, runDcpScenario } from './support/dcp-scenario.mts';
 

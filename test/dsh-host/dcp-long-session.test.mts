@@ -5,9 +5,7 @@
  * on the plugin's worker thread (the log is past `minEvents`), and the figures are the fold of the log itself.
  */
 import { describe, expect, it } from 'vitest';
-import { generateDcpCorpus } from '../../dist/bench/support/dcp-corpus.js';
-import { foldLedger } from '../../dist/src/protocol/dcp/ledger-fold.js';
-import { historyReduction } from '../../dist/src/protocol/dcp/ledger.js';
+import { foldLedger, generateDcpCorpus, historyReduction } from './support/dcp-dist.mts';
 import { bootDcpHost } from './support/dcp-host.mts';
 import { rc8Kit } from './support/dcp-kit-rc8.mts';
 

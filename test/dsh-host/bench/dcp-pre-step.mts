@@ -9,8 +9,8 @@
  *   and the index replayed from the seeded log) is reported apart;
  * - turn: the wall time of one plain turn, prompt to idle — also with `compress.enabled: false` (no tool, no markers), which
  *   shows what of the difference is dsh's own per-message work for the boundary marker each step adds to the history;
- * - memory: the heap after two forced collections once the first turn ran, DCP's minus no DCP's for the same size
- *   (the view, the index and everything else the plugin keeps for the session);
+ * - memory: the heap plus the array buffers after two forced collections once every turn ran, DCP's minus no DCP's for
+ *   the same size (the view, the index, the byte log of `/dcp stats` and everything else the plugin keeps);
  * - `/dcp stats` at the largest size: wall time and the host's largest event-loop gap while the ledger is folded on
  *   the plugin's worker thread.
  *
@@ -23,7 +23,7 @@
 import { spawnSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { generateDcpCorpus } from '../../../dist/bench/support/dcp-corpus.js';
+import { generateDcpCorpus } from '../support/dcp-dist.mts';
 import { bootDcpHost } from '../support/dcp-host.mts';
 import { rc8Kit } from '../support/dcp-kit-rc8.mts';
 import { installPackedSessionctx } from '../support/packed-sessionctx.mts';
@@ -100,11 +100,12 @@ async function child(variant: Variant, size: number, withStats: boolean): Promis
       turnTimes.push(performance.now() - started);
       histogram.disable();
       turnGaps.push(histogram.max / 1e6);
-      if (turn === 0) {
-        collect();
-        heapBytes = process.memoryUsage().heapUsed;
-      }
     }
+    // After every turn (the byte log `/dcp stats` captures from is complete by then): the heap and the array buffers
+    // (the byte log lives outside the JavaScript heap).
+    collect();
+    const memory = process.memoryUsage();
+    heapBytes = memory.heapUsed + memory.arrayBuffers;
     if (host.mismatches.length > 0 || host.agentErrors.length > 0) {
       throw new Error(`bench: ${host.mismatches.length} request mismatches, ${host.agentErrors.length} agent errors`);
     }
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
     `invariants ${process.env.BENCH_INVARIANTS === '1' ? 'active' : 'off'}, scripted model). Seed: DCP.md §19's corpus. ${ROUNDS} rounds × (${WARM_UP} warm-up + ${MEASURED} measured) plain turns`,
     'per variant and size, each run in a fresh process; medians over every measured turn. "ours" is sessionctx/dsh-dcp.',
     '',
-    '| size (seeded events) | pre-step, no DCP | pre-step, ours | first pre-step, ours | turn, no DCP | turn, ours | turn ÷ no DCP | ours with compress off: turn ÷ no DCP | heap overhead |',
+    '| size (seeded events) | pre-step, no DCP | pre-step, ours | first pre-step, ours | turn, no DCP | turn, ours | turn ÷ no DCP | ours with compress off: turn ÷ no DCP | memory overhead |',
     '|---|---|---|---|---|---|---|---|---|',
   );
   const ours: Record<number, number> = {};

@@ -4,7 +4,7 @@
  * worker thread and opens its storage domain), one turn and `/dcp stats`; then dispose, and do NOTHING — the test
  * expects this process to exit on its own. Prints one JSON line with what is still alive after dispose.
  */
-import { generateDcpCorpus } from '../../../dist/bench/support/dcp-corpus.js';
+import { generateDcpCorpus } from './dcp-dist.mts';
 import { bootDcpHost } from './dcp-host.mts';
 import { rc8Kit } from './dcp-kit-rc8.mts';
 

@@ -3,7 +3,7 @@
  * run on any release's kit: `dcp-plugin.test.mts` runs them on dsh 0.1.0-rc.8, `test/dsh-host-rc6` on 0.1.0-rc.6.
  * The cases take the test's own `expect` (a support module shared by two packages must not import vitest itself).
  */
-import { compressToolDescriptor } from '../../../dist/src/protocol/dcp/compress-schema.js';
+import { compressToolDescriptor } from './dcp-dist.mts';
 import type { DcpDshKit, KitAgent, KitContext, KitPlugin } from './dcp-kit.mts';
 import type { DcpHost } from './dcp-host.mts';
 import { bootDcpHost } from './dcp-host.mts';
