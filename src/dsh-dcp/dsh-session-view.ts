@@ -38,6 +38,9 @@ const REQUEST_CONTEXT = 'request/context';
 /** A listener failure: the event stays folded and every other listener still runs. */
 export type ViewListenerErrorHandler = (error: unknown, event: SessionEvent) => void;
 
+/** Sees each event of the first fold with its delta and the view as it stands right after it (DCP's index build). */
+export type InitialFoldObserver = (event: SessionEvent, delta: SurfaceDelta | undefined, view: DshSessionView) => void;
+
 /** The key of a (provider, model) route in the window table. */
 function routeKey(provider: string, model: string): string {
   return `${provider}\u0000${model}`;
@@ -62,13 +65,19 @@ export class DshSessionView implements HostSession {
   readonly #onListenerError: ViewListenerErrorHandler;
   #latestHeader: RequestHeaderData['header'] | undefined;
 
-  /** Folds `session`'s log as it stands (one read of dsh's `events` snapshot). */
-  constructor(session: DshSession, onListenerError: ViewListenerErrorHandler) {
+  /**
+   * Folds `session`'s log as it stands (one read of dsh's `events` snapshot); `observe` sees every event of that fold
+   * with the view's state right after it, so a caller can build its own fold (DCP's index) in the same pass.
+   */
+  constructor(session: DshSession, onListenerError: ViewListenerErrorHandler, observe?: InitialFoldObserver) {
     this.#session = session;
     this.#onListenerError = onListenerError;
     this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
     this.#pairing = new ToolPairingIndex(this.#surface);
-    for (const event of session.events) this.#fold(event);
+    for (const event of session.events) {
+      const delta = this.#fold(event);
+      observe?.(event, delta, this);
+    }
   }
 
   /** The dsh session behind the view. */

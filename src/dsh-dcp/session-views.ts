@@ -7,23 +7,37 @@
 import type { SessionEvent } from '../protocol/events.js';
 import type { HostSession, SessionDirectory } from '../main/host-api/host-api.js';
 import type { DshSession, DshSessionStore } from './dsh-dcp-host-shapes.js';
-import type { ViewListenerErrorHandler } from './dsh-session-view.js';
+import type { InitialFoldObserver, ViewListenerErrorHandler } from './dsh-session-view.js';
 import { DshSessionView } from './dsh-session-view.js';
+
+/** A fold that rides along a new view's first fold of its log, and what to do with it once the view is built. */
+export interface FirstFold {
+  readonly observe: InitialFoldObserver;
+  done(view: DshSessionView): void;
+}
 
 /** Every view of one plugin instance. */
 export class SessionViews {
   readonly #views = new Map<DshSession, DshSessionView>();
   readonly #onListenerError: ViewListenerErrorHandler;
+  readonly #firstFold: (() => FirstFold | undefined) | undefined;
 
-  constructor(onListenerError: ViewListenerErrorHandler) {
+  /**
+   * `firstFold`, asked once per new view, may return what rides along the view's first fold: DCP's index, built in
+   * the same pass and adopted when the fold is done (one fold of a long log, not two).
+   */
+  constructor(onListenerError: ViewListenerErrorHandler, firstFold?: () => FirstFold | undefined) {
     this.#onListenerError = onListenerError;
+    this.#firstFold = firstFold;
   }
 
   /** The view of `session`, built (one fold of its log) on first contact. */
   viewOf(session: DshSession): DshSessionView {
     let view = this.#views.get(session);
     if (view === undefined) {
-      view = new DshSessionView(session, this.#onListenerError);
+      const rider = this.#firstFold?.();
+      view = new DshSessionView(session, this.#onListenerError, rider?.observe);
+      rider?.done(view);
       this.#views.set(session, view);
     }
     return view;

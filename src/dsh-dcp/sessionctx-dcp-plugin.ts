@@ -10,6 +10,7 @@ import { DcpConfigError } from '../protocol/dcp/config-error.js';
 import { resolveDcpConfig } from '../protocol/dcp/config.js';
 import type { SessionEvent } from '../protocol/events.js';
 import { errorMessage } from '../protocol/errors.js';
+import type { DcpPlugin } from '../main/dcp/dcp-plugin.js';
 import { dcpPlugin } from '../main/dcp/dcp-plugin.js';
 import type { DcpRuntime } from '../main/dcp/dcp-runtime.js';
 import type { CommandNotification, CommandNotifyLevel, HostSession } from '../main/host-api/host-api.js';
@@ -77,8 +78,17 @@ function apply(ctx: unknown, config: DshDcpConfig = {}): void {
   refuseMountedDshDcp(host.registry.values());
   host.on('internal/plugin', ((fiber: DshFiber) => refuseAnnouncedDshDcp(fiber)) as (...args: never[]) => unknown);
 
-  const views = new SessionViews((error: unknown, event: SessionEvent) =>
-    logger.error(`sessionctx/dsh-dcp: a listener failed at s${event.seq} (${event.type}): ${errorMessage(error)}`, error),
+  // DCP's index of a session is built in the same pass as its view (docs/DSH-DCP.md §3), then adopted by the runtime.
+  let dcp: DcpPlugin | undefined;
+  const views = new SessionViews(
+    (error: unknown, event: SessionEvent) =>
+      logger.error(`sessionctx/dsh-dcp: a listener failed at s${event.seq} (${event.type}): ${errorMessage(error)}`, error),
+    () => {
+      const runtime = dcp?.runtime;
+      if (runtime === undefined) return undefined;
+      const index = runtime.createIndex();
+      return { observe: (event, delta, view) => index.apply(event, delta, view), done: (view) => runtime.adoptIndex(view, index) };
+    },
   );
   const storage = new DshStorageSelector(() => host.get('storageDomain'));
   if (!storage.persistent) {
@@ -100,7 +110,8 @@ function apply(ctx: unknown, config: DshDcpConfig = {}): void {
       host.emit(DSH_DCP_NOTIFY_EVENT, notice);
     },
   });
-  const dcp = dcpPlugin({ config: resolved, fullLogTasks: { runner: pool } });
+  const mounted = dcpPlugin({ config: resolved, fullLogTasks: { runner: pool } });
+  dcp = mounted;
   host.effect(
     () => async () => {
       await context.close();
@@ -112,10 +123,10 @@ function apply(ctx: unknown, config: DshDcpConfig = {}): void {
   host.on('session/event', ((session: DshSession, event: SessionEvent) => views.observe(session, event)) as (...args: never[]) => unknown);
   host.on('session/disposed', ((session: DshSession) => {
     const view = views.drop(session);
-    if (view !== undefined) dcp.runtime?.forget(view);
+    if (view !== undefined) mounted.runtime?.forget(view);
   }) as (...args: never[]) => unknown);
   try {
-    dcp.apply(context);
+    mounted.apply(context);
   } catch (error) {
     // dcpPlugin logs and skips an invalid configuration; anything else (a refused registration) fails the mount.
     if (error instanceof DcpConfigError) logger.error(error.message, error);
@@ -123,7 +134,7 @@ function apply(ctx: unknown, config: DshDcpConfig = {}): void {
   }
   const service: DshDcpService = {
     get runtime() {
-      return dcp.runtime;
+      return mounted.runtime;
     },
     view: (session: unknown) => views.peek(session as DshSession),
     get viewCount() {

@@ -9,6 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DshSessionView } from '../../src/dsh-dcp/dsh-session-view.js';
+import { SessionViews } from '../../src/dsh-dcp/session-views.js';
+import { replayDcpIndex } from '../../src/main/dcp/cold-replay.js';
+import { currentWindowLookup, DcpRuntime } from '../../src/main/dcp/dcp-runtime.js';
+import { silentLogger } from '../../src/main/host/plugin-context.js';
+import { resolveDcpConfig } from '../../src/protocol/dcp/config.js';
+import { indexSnapshot } from '../main/dcp/index-snapshot.js';
 import type { DshSession } from '../../src/dsh-dcp/dsh-dcp-host-shapes.js';
 import { recordedContextWindows } from '../../src/main/dcp/recorded-context-windows.js';
 import { Session } from '../../src/main/host/session.js';
@@ -97,6 +103,35 @@ describe('the dsh session view', () => {
       }
       expect(notified).toEqual(events.map((event) => event.seq));
       expect(view.events).toEqual(events);
+    });
+  }
+
+  for (const name of DCP_FIXTURE_SCENARIOS) {
+    it(`${name}: DCP's index built in the view's first fold, then fed by the view, equals a cold replay of the log`, () => {
+      const events = (JSON.parse(readFileSync(join(DCP_DSH, `${name}.dsh.json`), 'utf8')) as { events: SessionEvent[] }).events;
+      const runtime = new DcpRuntime(resolveDcpConfig({}).config, silentLogger);
+      const views = new SessionViews(
+        (error) => {
+          throw error;
+        },
+        () => {
+          const index = runtime.createIndex();
+          return { observe: (event, delta, view) => index.apply(event, delta, view), done: (view) => runtime.adoptIndex(view, index) };
+        },
+      );
+      const dsh = fakeDshSession(name, () => {});
+      const half = Math.floor(events.length / 2);
+      for (const event of events.slice(0, half)) dsh.push(event);
+      const view = views.viewOf(dsh);
+      expect(runtime.counters.folds).toBe(1);
+      for (const event of events.slice(half)) {
+        dsh.push(event);
+        views.observe(dsh, event);
+      }
+      const adopted = runtime.indexFor(view);
+      expect(runtime.counters.folds).toBe(1);
+      const cold = replayDcpIndex(events, runtime.indexOptions(), currentWindowLookup(view));
+      expect(indexSnapshot(adopted, events)).toEqual(indexSnapshot(cold, events));
     });
   }
 

@@ -10,7 +10,8 @@ import type { PluginLogger } from '../host-api/host-api.js';
 import type { ContextWindowLookup, HostSession } from '../host-api/host-api.js';
 import type { PluginStorage } from '../host-api/host-api.js';
 import { replayDcpIndex } from './cold-replay.js';
-import type { DcpIndex, DcpIndexOptions } from './dcp-index.js';
+import type { DcpIndexOptions } from './dcp-index.js';
+import { DcpIndex } from './dcp-index.js';
 import type { DcpSessionContext } from './dcp-session-context.js';
 import { DomainStatsStore } from './domain-stats-store.js';
 import type { FullLogTasks } from './ledger-service.js';
@@ -96,6 +97,32 @@ export class DcpRuntime {
     const known = this.#indexes.get(session);
     if (known !== undefined) return known;
     const index = replayDcpIndex(session.events, this.indexOptions(), currentWindowLookup(session));
+    this.#follow(session, index);
+    return index;
+  }
+
+  /**
+   * An index built by the caller's own fold of `session`'s log instead of a cold replay: a host whose session view
+   * is itself built by folding the log event by event (`sessionctx/dsh-dcp`, docs/DSH-DCP.md §3) hands each event,
+   * its surface delta and the view as it stands after that event to {@link DcpIndex.apply}, so the log is folded
+   * once, not twice; then calls {@link adoptIndex}. Counts one fold, as a replay does.
+   */
+  createIndex(): DcpIndex {
+    const index = new DcpIndex(this.indexOptions());
+    index.counters.folds += 1;
+    return index;
+  }
+
+  /**
+   * Follows `session` with `index`, which the caller folded over the whole log so far ({@link createIndex}); from
+   * here on it is the session's index, kept current by its append notifications. A session DCP follows already
+   * keeps its index.
+   */
+  adoptIndex(session: HostSession, index: DcpIndex): void {
+    if (!this.#indexes.has(session)) this.#follow(session, index);
+  }
+
+  #follow(session: HostSession, index: DcpIndex): void {
     this.#indexes.set(session, index);
     this.ledgers.follow(session);
     this.#followed.set(
@@ -105,7 +132,6 @@ export class DcpRuntime {
         this.ledgers.follow(session);
       }),
     );
-    return index;
   }
 
   /**
