@@ -40,6 +40,7 @@ export {
 } from './reference/reference-config.js';
 export type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference/reference-config.js';
 export type * from './reference/reference-types.js';
+export type { MessageSourceMap, MessageWithSource, ModelSource, PluginSource, UserSource } from '../protocol/message-sources.js';
 export { SessionReferenceError } from '../protocol/reference-errors.js';
 export type { SessionReferenceErrorCode } from '../protocol/reference-errors.js';
 export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionReferenceUri } from '../protocol/uri/session-uri.js';

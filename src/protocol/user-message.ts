@@ -22,9 +22,11 @@ export interface UserMessageInput {
  * and unshared. The id is drawn from the global `crypto`, exactly as dsh's `createMessage` draws it, so a host that
  * seeds `crypto.randomUUID` logs the same ids with either implementation (docs/DSH.md §4).
  */
-export function createUserMessage(input: UserMessageInput): UserMessage {
+export function createUserMessage<S extends MessageSource = MessageSource>(
+  input: UserMessageInput & { readonly source: S },
+): UserMessage & { readonly source: S } {
   const message = { ...structuredClone(input), role: 'user' as const, id: globalThis.crypto.randomUUID() };
-  return deepFreeze(message) as UserMessage;
+  return deepFreeze(message) as UserMessage & { readonly source: S };
 }
 
 /**

@@ -3,6 +3,7 @@
  */
 import type { ContentBlock, Message, SessionHeader, SessionId, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { UserMessage } from '../../protocol/user-message.js';
+import type { MessageWithSource } from '../../protocol/message-sources.js';
 import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { RetentionStats } from '../../protocol/retention-stats.js';
 
@@ -27,18 +28,15 @@ export interface MentionCandidate extends Candidate {
 
 export type { RetentionStats };
 
-/** One entry of the context message's `source.references` (§12), keys in dsh's order. */
-export interface ReferenceMetadata extends RetentionStats {
-  readonly sessionId: string;
-  readonly label: string;
-  readonly capturedThroughSeq: number | null;
-  readonly inputIndex: number;
-}
+export type { ReferenceMetadata, SessionReferenceSource } from '../../protocol/message-sources.js';
+
+/** The snapshot message of a preparation: a user message whose source is the typed `session-reference` source. */
+export type SessionReferenceContext = MessageWithSource<'session-reference', UserMessage>;
 
 /** What `prepare()` returns: the accepted content and, when something was referenced, the context. */
 export interface PreparedReferences {
   readonly content: ContentBlock[];
-  readonly additionalContext?: UserMessage;
+  readonly additionalContext?: SessionReferenceContext;
 }
 
 /** The read side the service needs: exactly the query layer of SESSION-LOG.md §10. */

@@ -32,6 +32,7 @@ import type {
   OversizedSource,
   PreparedReferences,
   ReferenceMetadata,
+  SessionReferenceSource,
   ReferencePreStepDecision,
   ReferencePreStepPayload,
   ReferenceSessionQuery,
@@ -189,8 +190,9 @@ export class SessionReferenceService {
       truncated: source.stats.truncated,
       inputIndex,
     }));
+    const source: SessionReferenceSource = { kind: 'session-reference', form: 'recall', version: 1, references: metadata };
     const additionalContext = createUserMessage({
-      source: { kind: 'session-reference', form: 'recall', version: 1, references: metadata },
+      source,
       content: [{ type: 'text', text: assembleReferencePrompt(sources.map((source) => source.json)) }],
     });
     return { content: acceptedContent, additionalContext };

@@ -128,7 +128,7 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   const prepared = await service.prepare(target, parsed.content, parsed.references, signal);
   const context = prepared.additionalContext;
   const promptText = context?.content[0]?.type === 'text' ? String(context.content[0].text) : '';
-  const references = (context?.source as { references?: ReferenceMetadata[] } | undefined)?.references ?? [];
+  const references = context?.source.references ?? [];
   writeLines(io, [
     'The message the model sees:',
     `  ${String((prepared.content[0] as { text?: unknown }).text)}`,
@@ -143,7 +143,7 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   const trainingMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.training, label: 'training OOM' });
   const longParsed = parseMessageContent([{ type: 'text', text: `Summarise ${trainingMention}.` }]);
   const cut = await small.prepare(target, longParsed.content, longParsed.references, signal);
-  const cutReferences = (cut.additionalContext?.source as { references?: ReferenceMetadata[] } | undefined)?.references ?? [];
+  const cutReferences = cut.additionalContext?.source.references ?? [];
   const cutText = cut.additionalContext?.content[0]?.type === 'text' ? String(cut.additionalContext.content[0].text) : '';
   const notice = /\[… omitted \d+ UTF-8 bytes …\]/u.exec(cutText)?.[0];
   writeLines(io, [

@@ -47,7 +47,7 @@ async function prepareMessage(context: CommandContext, options: PrepareRequest):
     writeLines(io, ['message (no sessions referenced):', text]);
     return;
   }
-  const references = (prepared.additionalContext.source as { references?: Array<Record<string, unknown>> }).references ?? [];
+  const { references } = prepared.additionalContext.source;
   writeLines(io, [
     'message:',
     text,
