@@ -46,9 +46,12 @@ export interface DshPluginContextOptions {
   readonly notify: (notification: CommandNotification, agent: DshAgent) => void;
 }
 
-/** A decision of the host API as dsh's waterfall takes it (a fresh message array). */
+/**
+ * A decision of the host API as dsh's waterfall takes it. dsh types the messages as a mutable array and never writes
+ * to it; the host API's readonly array is passed as it is.
+ */
 function dshDecision(decision: PreStepDecision): DshPreStepDecision {
-  return decision.kind === 'reject' ? decision : { kind: 'enter', messages: [...decision.messages] };
+  return decision as DshPreStepDecision;
 }
 
 /** One plugin's context on a dsh host. */
@@ -100,17 +103,16 @@ export class DshPluginContext implements PluginContext, DshAgentResolver {
         const preStep = listener as PreStepListener;
         return ctx.on(
           'agent/pre-step',
-          (async (payload: DshPreStepPayload, next: () => Promise<DshPreStepDecision>): Promise<DshPreStepDecision> => {
-            const session = this.view(payload.agent);
+          ((payload: DshPreStepPayload, next: () => Promise<DshPreStepDecision>): Promise<DshPreStepDecision> => {
             const hostPayload = {
               agent: this.facade(payload.agent),
-              session,
+              session: this.view(payload.agent),
               messages: payload.messages,
               turn: payload.turn,
               step: payload.step,
               signal: payload.signal,
             };
-            return dshDecision(await preStep(hostPayload, next));
+            return Promise.resolve(preStep(hostPayload, next)).then(dshDecision);
           }) as (...args: never[]) => unknown,
           options?.prepend === true ? { prepend: true } : undefined,
         );

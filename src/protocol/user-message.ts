@@ -35,7 +35,16 @@ export function createUserMessage<S extends MessageSource = MessageSource>(
  * the boundary marker of every model step.
  */
 export function adoptUserMessage(input: UserMessageInput): UserMessage {
-  return deepFreeze({ ...input, role: 'user' as const, id: globalThis.crypto.randomUUID() }) as UserMessage;
+  const message = { ...input, role: 'user' as const, id: globalThis.crypto.randomUUID() };
+  freezeTree(message);
+  return message as UserMessage;
+}
+
+/** Freezes a fresh tree of plain objects and arrays (no sharing, no cycles: what {@link adoptUserMessage} is handed). */
+function freezeTree(value: unknown): void {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const child of Object.values(value)) freezeTree(child);
 }
 
 /** A deep-frozen structured clone of `message` (key order and `id` kept). */

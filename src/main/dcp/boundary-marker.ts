@@ -6,7 +6,7 @@
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { MarkerAlias } from '../../protocol/dcp/marker-text.js';
 import { buildMarkerText, manualLineFor, markerMessageInput } from '../../protocol/dcp/marker-text.js';
-import { decideNudge, nudgesAllowed } from '../../protocol/dcp/nudge.js';
+import { decideNudge, nudgeCouldFire, nudgesAllowed } from '../../protocol/dcp/nudge.js';
 import { formatMarkerRef } from '../../protocol/dcp/refs.js';
 import type { UserMessage } from '../../protocol/user-message.js';
 import { adoptUserMessage } from '../../protocol/user-message.js';
@@ -34,9 +34,12 @@ export function chooseAliases(index: DcpIndex, session: MarkerSession, maxAliasE
 /** The marker text for turn `turn`, step `step` (the step being entered, 1 for the turn's first step). */
 export function boundaryMarkerText(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): string {
   const manualOn = index.manualOn;
-  const nudgeLine = nudgesAllowed(config.nudge.enabled, config.compress.enabled, manualOn)
-    ? decideNudge(index.nudgeState, session.meter.measure().ratio, config.nudge)
-    : undefined;
+  const nudgeState = index.nudgeState;
+  // The ratio is measured only when a nudge could fire (most markers need no meter read at all).
+  const nudgeLine =
+    nudgesAllowed(config.nudge.enabled, config.compress.enabled, manualOn) && nudgeCouldFire(nudgeState, config.nudge)
+      ? decideNudge(nudgeState, session.meter.measure().ratio, config.nudge)
+      : undefined;
   return buildMarkerText({
     ref: formatMarkerRef(index.maxMarkerNumber + 1),
     turn,

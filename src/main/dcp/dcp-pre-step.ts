@@ -24,8 +24,13 @@ interface ClaimedControl {
   readonly pending: PendingControl;
 }
 
+/** No control (shared: the usual step claims none). */
+const NO_CONTROLS: readonly ClaimedControl[] = Object.freeze([]);
+
 /** §11.6 rule 3: the valid controls among the step's claimed messages, in claim order. */
-function claimedControls(runtime: DcpRuntime, messages: readonly UserMessage[]): ClaimedControl[] {
+function claimedControls(runtime: DcpRuntime, messages: readonly UserMessage[]): readonly ClaimedControl[] {
+  // Controls exist only while a command queued one: the usual step looks at nothing.
+  if (runtime.pendingControls.size === 0) return NO_CONTROLS;
   const out: ClaimedControl[] = [];
   for (const message of messages) {
     const control = recognizeControl(message, (commandId) => runtime.pendingControls.has(commandId));
@@ -103,8 +108,10 @@ export function createDcpPreStepListener(runtime: DcpRuntime, toolRegistered: bo
       }
       return decision;
     }
-    const controlIds = new Set(controls.map(({ message }) => message.id));
-    const messages = decision.messages.filter((message) => !controlIds.has(message.id));
+    const messages =
+      controls.length === 0
+        ? decision.messages
+        : decision.messages.filter((message) => !controls.some((control) => control.message.id === message.id));
     const dcp = runtime.sessionContext(payload.session);
     const { index } = dcp;
     let swept = false;

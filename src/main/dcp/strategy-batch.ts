@@ -39,6 +39,15 @@ export interface StrategySelection {
   readonly purgeErrors: boolean;
 }
 
+/** The result of a batch with no candidate. */
+const NOTHING_PLANNED: StrategyBatchResult = Object.freeze({
+  kind: 'ran',
+  deduplicated: 0,
+  purged: 0,
+  tokensSaved: 0,
+  firstPosition: undefined,
+});
+
 /** One planned prune unit: the shadowed seqs (surface order) and the replacing event, typed by its event type. */
 type PruneUnit = {
   readonly kind: 'dedup' | 'purge';
@@ -214,6 +223,8 @@ function planPurge({ runtime, index, session: target }: DcpSessionContext, curre
 export function runStrategyBatch(context: DcpSessionContext, currentTurn: number, selection: StrategySelection): StrategyBatchResult {
   const target: StrategyTarget = context.session;
   if (target.openBrackets().length > 0) return { kind: 'busy' };
+  // The usual pre-step: no dedup group is dirty and purge is off, so nothing can be planned (§19 D2: O(candidates)).
+  if (!selection.purgeErrors && (!selection.deduplication || !context.index.dedupGroups.hasDirty)) return NOTHING_PLANNED;
   const chosen = new Set<number>();
   const units = [
     ...(selection.deduplication ? planDeduplication(context, currentTurn, chosen) : []),

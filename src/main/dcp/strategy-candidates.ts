@@ -43,6 +43,11 @@ export class DedupGroups {
     }
   }
 
+  /** True while some group may hold a prunable member. O(1). */
+  get hasDirty(): boolean {
+    return this.#dirty.size > 0;
+  }
+
   /** The dirty keys, in insertion order (a copy: the caller cleans while iterating). */
   dirtyKeys(): string[] {
     return [...this.#dirty];

@@ -44,7 +44,9 @@ export function manualLineFor(step: number, manualOn: boolean, manualDefault: bo
 
 /** The marker text: marker line, manual line, nudge line, alias lines; absent lines left out. */
 export function buildMarkerText(input: MarkerTextInput): string {
-  const lines = [markerLine(input.ref, input.turn, input.step)];
+  const line = markerLine(input.ref, input.turn, input.step);
+  if (input.manualLine === undefined && input.nudgeLine === undefined && (input.aliases?.length ?? 0) === 0) return line;
+  const lines = [line];
   if (input.manualLine !== undefined) lines.push(input.manualLine);
   if (input.nudgeLine !== undefined) lines.push(input.nudgeLine);
   for (const alias of input.aliases ?? []) lines.push(aliasLine(alias.ref, alias.seq));

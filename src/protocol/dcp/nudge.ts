@@ -62,6 +62,14 @@ export function decideNudge(state: NudgeState, ratio: number | undefined, settin
   return state.armed && state.sinceNudge >= settings.iterationThreshold ? NO_PRESSURE_DATA_NUDGE_LINE : undefined;
 }
 
+/**
+ * Whether {@link decideNudge} could return a line for `state` whatever the ratio: armed and past the smaller of the two
+ * step thresholds. When false the ratio need not be measured.
+ */
+export function nudgeCouldFire(state: NudgeState, settings: NudgeSettings): boolean {
+  return state.armed && state.sinceNudge >= Math.min(settings.frequencySteps, settings.iterationThreshold);
+}
+
 /** §9 rule 2: a marker may carry a nudge only with nudges and compress enabled and manual mode off. */
 export function nudgesAllowed(nudgeEnabled: boolean, compressEnabled: boolean, manualOn: boolean): boolean {
   return nudgeEnabled && compressEnabled && !manualOn;
