@@ -30,21 +30,18 @@ export function createUserMessage<S extends MessageSource = MessageSource>(
 }
 
 /**
- * {@link createUserMessage} for an input the caller builds fresh and hands over (it keeps no reference to it and
- * shares none of its objects): the same message, frozen in place instead of cloned first. For hot paths such as
- * the boundary marker of every model step.
+ * A frozen user message built from one text block and a plugin source, without a clone: for hot paths such as the
+ * boundary marker of every model step. Keys in `content, source, role, id` order (dsh-dcp's order for the messages
+ * it writes); the id is drawn from the global `crypto`, as {@link createUserMessage} draws it.
  */
-export function adoptUserMessage(input: UserMessageInput): UserMessage {
-  const message = { ...input, role: 'user' as const, id: globalThis.crypto.randomUUID() };
-  freezeTree(message);
-  return message as UserMessage;
-}
-
-/** Freezes a fresh tree of plain objects and arrays (no sharing, no cycles: what {@link adoptUserMessage} is handed). */
-function freezeTree(value: unknown): void {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return;
-  Object.freeze(value);
-  for (const child of Object.values(value)) freezeTree(child);
+export function textUserMessage(text: string, source: { readonly kind: 'plugin'; readonly plugin: string }): UserMessage {
+  const content = Object.freeze([Object.freeze({ type: 'text' as const, text })]);
+  return Object.freeze({
+    content,
+    source: Object.freeze({ kind: source.kind, plugin: source.plugin }),
+    role: 'user' as const,
+    id: globalThis.crypto.randomUUID(),
+  }) as unknown as UserMessage;
 }
 
 /** A deep-frozen structured clone of `message` (key order and `id` kept). */

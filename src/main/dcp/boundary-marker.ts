@@ -5,11 +5,12 @@
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { MarkerAlias } from '../../protocol/dcp/marker-text.js';
-import { buildMarkerText, manualLineFor, markerMessageInput } from '../../protocol/dcp/marker-text.js';
+import { buildMarkerText, manualLineFor } from '../../protocol/dcp/marker-text.js';
+import { DCP_MESSAGE_SOURCE } from '../../protocol/dcp/constants.js';
 import { decideNudge, nudgeCouldFire, nudgesAllowed } from '../../protocol/dcp/nudge.js';
 import { formatMarkerRef } from '../../protocol/dcp/refs.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import { adoptUserMessage } from '../../protocol/user-message.js';
+import { textUserMessage } from '../../protocol/user-message.js';
 import type { SurfaceReader } from '../../protocol/surface-view.js';
 import type { TokenMeasure } from '../host-api/host-api.js';
 import type { DcpIndex } from './dcp-index.js';
@@ -50,7 +51,10 @@ export function boundaryMarkerText(index: DcpIndex, session: MarkerSession, conf
   });
 }
 
-/** The marker message (§4.2): the DCP source and one text block (built fresh here, so frozen without a copy). */
+/**
+ * The marker message (§4.2): one text block and the DCP source, in `markerMessageInput`'s key order (built fresh, so
+ * frozen without a copy).
+ */
 export function buildBoundaryMarker(index: DcpIndex, session: MarkerSession, config: DcpConfig, turn: number, step: number): UserMessage {
-  return adoptUserMessage(markerMessageInput(boundaryMarkerText(index, session, config, turn, step)));
+  return textUserMessage(boundaryMarkerText(index, session, config, turn, step), DCP_MESSAGE_SOURCE);
 }

@@ -11,6 +11,8 @@
  *   shows what of the difference is dsh's own per-message work for the boundary marker each step adds to the history;
  * - memory: the heap plus the array buffers after two forced collections once every turn ran, DCP's minus no DCP's for
  *   the same size (the view, the index, the byte log of `/dcp stats` and everything else the plugin keeps);
+ * - for scale, the same host with a plugin whose pre-step listener only passes the decision on (what the host's own
+ *   waterfall and its cache state cost any listener);
  * - `/dcp stats` at the largest size: wall time and the host's largest event-loop gap while the ledger is folded on
  *   the plugin's worker thread.
  *
@@ -32,7 +34,7 @@ const SIZES = (process.env.BENCH_SIZES ?? '1000,10000,50000').split(',').map(Num
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARM_UP = Number(process.env.BENCH_WARM_UP ?? 20);
 const MEASURED = Number(process.env.BENCH_TURNS ?? 60);
-const VARIANTS = ['dsh, no DCP', 'sessionctx/dsh-dcp', 'sessionctx/dsh-dcp, compress off'] as const;
+const VARIANTS = ['dsh, no DCP', 'sessionctx/dsh-dcp', 'sessionctx/dsh-dcp, compress off', 'an empty pre-step listener'] as const;
 type Variant = (typeof VARIANTS)[number];
 
 /** What one child run measured. */
@@ -61,7 +63,14 @@ const collect = (): void => {
 
 /** One (variant, size) run in this process. */
 async function child(variant: Variant, size: number, withStats: boolean): Promise<ChildReport> {
-  const dcp = variant !== 'dsh, no DCP';
+  const dcp = variant === 'sessionctx/dsh-dcp' || variant === 'sessionctx/dsh-dcp, compress off';
+  // A plugin whose pre-step listener only passes the decision on: what the host's own machinery costs a listener.
+  const empty = {
+    name: 'bench-empty-pre-step',
+    apply(ctx: { on(name: string, listener: (...args: never[]) => unknown): () => void }) {
+      ctx.on('agent/pre-step', (async (_payload: unknown, next: () => Promise<unknown>) => next()) as (...args: never[]) => unknown);
+    },
+  };
   const compress = variant === 'sessionctx/dsh-dcp';
   const turns = 1 + WARM_UP + MEASURED;
   const host = await bootDcpHost({
@@ -69,6 +78,7 @@ async function child(variant: Variant, size: number, withStats: boolean): Promis
     dcp: dcp ? { compress: { enabled: compress, retainRecentTurns: 1, minNetSavingsTokens: 1 } } : null,
     replies: Array.from({ length: turns + 4 }, (_, index) => ({ text: `Answer ${index}: the cache salt rotates weekly.` })),
     seed: `bench-${size}`,
+    ...(variant === 'an empty pre-step listener' ? { after: [empty] } : {}),
     // What a deployment runs: no per-request test checks, no diagnostics invariants (each refolds the log per request).
     checks: false,
     record: false,
@@ -193,9 +203,11 @@ async function main(): Promise<void> {
   }
   const smallest = Math.min(...SIZES);
   const largest = Math.max(...SIZES);
+  const emptyAt = (size: number): number => median(of('an empty pre-step listener', size).flatMap((report) => report.preStepMs));
   lines.push(
     '',
     `Pre-step flatness (sessionctx/dsh-dcp): ${largest} ÷ ${smallest} = ${fixed((ours[largest] as number) / (ours[smallest] as number))}.`,
+    `For scale, an empty pre-step listener (\`async (payload, next) => next()\`) in the same host: ${SIZES.map((size) => `${fixed(emptyAt(size), 4)} ms at ${size}`).join(', ')} (${largest} ÷ ${smallest} = ${fixed(emptyAt(largest) / emptyAt(smallest))}).`,
   );
   const stats = of('sessionctx/dsh-dcp', largest).find((report) => report.stats !== undefined)?.stats;
   if (stats !== undefined) {
