@@ -20,6 +20,7 @@ import { withEngine } from '../open-engine.js';
 import { packageVersion } from '../package-version.js';
 import { parsePortOption } from '../port-option.js';
 import { UsageError } from '../usage-error.js';
+import { untilStopped } from '../stop-signals.js';
 
 /** The options of `mcp`. */
 export interface McpOptions {
@@ -94,18 +95,8 @@ async function serveHttp(context: CommandContext, createServer: () => Server, op
     ...(options.host === undefined ? {} : { host: options.host }),
     port: options.port ?? 0,
   });
-  // Listening for the stop signals before the URL is printed (as `serve` does): a caller that reads the line and
-  // stops the server at once gets the clean shutdown.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    context.signal?.addEventListener('abort', stop, { once: true });
-  });
+  // Listening for the stop signals before the URL is printed (src/main/cli/stop-signals.ts).
+  const stopped = untilStopped(context.signal);
   context.io.stdout.write(`sessionctx mcp: ${server.url}\n`);
   await stopped;
   await server.close();

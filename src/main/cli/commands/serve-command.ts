@@ -10,6 +10,7 @@ import type { CliCommandDefinition } from '../cli-command.js';
 import { withEngine } from '../open-engine.js';
 import { parsePortOption } from '../port-option.js';
 import { diagnosticPrefix } from '../terminal-style.js';
+import { untilStopped } from '../stop-signals.js';
 
 /** The options of `serve`. */
 export interface ServeOptions {
@@ -52,18 +53,8 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           dcpConfig: config.dcp,
           search: (query, signal) => engine.searchSessions(query, signal),
         });
-        // Listening for the stop signals before the URL is printed: a caller that reads the line and stops the server at
-        // once must get the clean shutdown, not Node's default death by signal.
-        const stopped = new Promise<void>((resolve) => {
-          const stop = (): void => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
-          context.signal?.addEventListener('abort', stop, { once: true });
-        });
+        // Listening for the stop signals before the URL is printed (src/main/cli/stop-signals.ts).
+        const stopped = untilStopped(context.signal);
         io.stdout.write(`sessionctx serve: ${server.url}\n`);
         // Build the warm listing now, not at the page's first request.
         engine.listSessionsReport().catch((error: unknown) => {
