@@ -35,6 +35,7 @@ export function dshCommand(definition: CommandDefinition, resolver: DshAgentReso
     ...(definition.hint === undefined ? {} : { input: { hint: definition.hint } }),
     handler: async (invocation): Promise<DshCommandResult> => {
       const { agent, commandId } = invocation;
+      await resolver.ready(agent);
       const context: CommandContext = {
         agent: resolver.facade(agent),
         session: resolver.view(agent),

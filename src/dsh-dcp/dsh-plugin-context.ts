@@ -15,7 +15,6 @@ import type {
   PluginContext,
   PluginLogger,
   PluginStorage,
-  PreStepDecision,
   PreStepListener,
   SessionDirectory,
   SystemSection,
@@ -46,14 +45,6 @@ export interface DshPluginContextOptions {
   readonly notify: (notification: CommandNotification, agent: DshAgent) => void;
 }
 
-/**
- * A decision of the host API as dsh's waterfall takes it. dsh types the messages as a mutable array and never writes
- * to it; the host API's readonly array is passed as it is.
- */
-function dshDecision(decision: PreStepDecision): DshPreStepDecision {
-  return decision as DshPreStepDecision;
-}
-
 /** One plugin's context on a dsh host. */
 export class DshPluginContext implements PluginContext, DshAgentResolver {
   readonly logger: PluginLogger;
@@ -81,6 +72,11 @@ export class DshPluginContext implements PluginContext, DshAgentResolver {
     return this.#options.views.viewOf(agent.session);
   }
 
+  /** The view of the agent's session once its first fold is done (a long log is folded in slices first). */
+  ready(agent: DshAgent): DshSessionView | Promise<DshSessionView> {
+    return this.#options.views.ready(agent.session);
+  }
+
   /** The host-API face of a dsh agent, one per agent. */
   facade(agent: DshAgent): DshAgentFacade {
     let facade = this.#facades.get(agent);
@@ -104,15 +100,23 @@ export class DshPluginContext implements PluginContext, DshAgentResolver {
         return ctx.on(
           'agent/pre-step',
           ((payload: DshPreStepPayload, next: () => Promise<DshPreStepDecision>): Promise<DshPreStepDecision> => {
-            const hostPayload = {
-              agent: this.facade(payload.agent),
-              session: this.view(payload.agent),
-              messages: payload.messages,
-              turn: payload.turn,
-              step: payload.step,
-              signal: payload.signal,
+            const run = (): Promise<DshPreStepDecision> => {
+              const hostPayload = {
+                agent: this.facade(payload.agent),
+                session: this.view(payload.agent),
+                messages: payload.messages,
+                turn: payload.turn,
+                step: payload.step,
+                signal: payload.signal,
+              };
+              // No `.then` of our own (every extra hop is paid by every step): dsh types the decision's messages as a
+              // mutable array and never writes to it, so the host API's readonly decision is passed as it is.
+              const decision = preStep(hostPayload, next) as DshPreStepDecision | Promise<DshPreStepDecision>;
+              return decision instanceof Promise ? decision : Promise.resolve(decision);
             };
-            return Promise.resolve(preStep(hostPayload, next)).then(dshDecision);
+            // The first pre-step of a long restored session waits for the view's sliced fold; the host keeps serving.
+            const ready = this.ready(payload.agent);
+            return ready instanceof Promise ? ready.then(run) : run();
           }) as (...args: never[]) => unknown,
           options?.prepend === true ? { prepend: true } : undefined,
         );

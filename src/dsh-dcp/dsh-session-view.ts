@@ -35,6 +35,9 @@ import type { DshSession } from './dsh-dcp-host-shapes.js';
 /** The event type dsh records a request's route and context window in (`{provider, model, contextWindow?}`). */
 const REQUEST_CONTEXT = 'request/context';
 
+/** No open bracket (the usual answer, shared). */
+const NO_OPEN_BRACKETS: readonly OpenBracket[] = Object.freeze([]);
+
 /** A listener failure: the event stays folded and every other listener still runs. */
 export type ViewListenerErrorHandler = (error: unknown, event: SessionEvent) => void;
 
@@ -65,19 +68,59 @@ export class DshSessionView implements HostSession {
   readonly #onListenerError: ViewListenerErrorHandler;
   #latestHeader: RequestHeaderData['header'] | undefined;
 
+  /** The fold that rides along the first fold (DCP's index), until the view is current. */
+  #rider: InitialFoldObserver | undefined;
+  /** dsh's log snapshot the first fold is reading; `undefined` once the view is current. */
+  #snapshot: readonly SessionEvent[] | undefined;
+  #current = false;
+
   /**
    * Folds `session`'s log as it stands (one read of dsh's `events` snapshot); `observe` sees every event of that fold
-   * with the view's state right after it, so a caller can build its own fold (DCP's index) in the same pass.
+   * with the view's state right after it, so a caller can build its own fold (DCP's index) in the same pass. With
+   * `deferred` the constructor folds nothing: the caller folds the log in slices with {@link foldFirst} (a long
+   * restored log, docs/DSH-DCP.md §3), and the view ignores published events until it is {@link current}.
    */
-  constructor(session: DshSession, onListenerError: ViewListenerErrorHandler, observe?: InitialFoldObserver) {
+  constructor(session: DshSession, onListenerError: ViewListenerErrorHandler, observe?: InitialFoldObserver, deferred = false) {
     this.#session = session;
     this.#onListenerError = onListenerError;
     this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
     this.#pairing = new ToolPairingIndex(this.#surface);
-    for (const event of session.events) {
-      const delta = this.#fold(event);
-      observe?.(event, delta, this);
+    this.#rider = observe;
+    if (!deferred) this.foldFirst(Number.POSITIVE_INFINITY);
+  }
+
+  /** Whether the first fold reached the end of dsh's log (from then on events arrive through {@link observe}). */
+  get current(): boolean {
+    return this.#current;
+  }
+
+  /**
+   * Folds up to `count` more events of dsh's log during the first fold and returns {@link current}. Events dsh
+   * appended meanwhile are read from its log (its `events` snapshot is re-read only once the one in hand is used up).
+   */
+  foldFirst(count: number): boolean {
+    if (this.#current) return true;
+    let snapshot = this.#snapshot ?? this.#session.events;
+    for (let folded = 0; folded < count; ) {
+      const next = snapshot[this.#events.length];
+      if (next === undefined) {
+        const latest = this.#session.events;
+        if (latest.length <= this.#events.length) {
+          this.#current = true;
+          break;
+        }
+        snapshot = latest;
+        continue;
+      }
+      const delta = this.#fold(next);
+      this.#rider?.(next, delta, this);
+      folded += 1;
     }
+    if (this.#current) {
+      this.#snapshot = undefined;
+      this.#rider = undefined;
+    } else this.#snapshot = snapshot;
+    return this.#current;
   }
 
   /** The dsh session behind the view. */
@@ -134,10 +177,11 @@ export class DshSessionView implements HostSession {
 
   /**
    * Folds one event dsh published for this session and notifies the view's listeners. An event the view has folded
-   * already is ignored; a gap (events the view was not handed) is filled from dsh's log first.
+   * already is ignored; a gap (events the view was not handed) is filled from dsh's log first. Before the view is
+   * {@link current} every event is ignored: the first fold reads it from dsh's log.
    */
   observe(event: SessionEvent): void {
-    if (event.seq < this.#events.length) return;
+    if (!this.#current || event.seq < this.#events.length) return;
     if (event.seq > this.#events.length) {
       for (const missed of this.#session.events.slice(this.#events.length, event.seq)) this.#publish(missed, this.#fold(missed));
     }
@@ -173,7 +217,8 @@ export class DshSessionView implements HostSession {
 
   openBrackets(): readonly OpenBracket[] {
     const open = this.#brackets.open;
-    return Object.freeze(open === undefined ? [] : [Object.freeze({ ...open })]);
+    // Every strategy check asks; the usual answer is the shared empty list.
+    return open === undefined ? NO_OPEN_BRACKETS : Object.freeze([Object.freeze({ ...open })]);
   }
 
   highestTurn(): number | null {

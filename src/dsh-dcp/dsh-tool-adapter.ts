@@ -4,7 +4,8 @@
  * schema language cannot say `minLength`, `maxItems` or `additionalProperties`), never concurrency-safe unless the
  * tool says so (dsh runs it exclusive), its text output declared as dsh's canonical `string` value. The call sees
  * the agent's view: `turn` and `step` are the open step the view folded (dsh's execution context carries neither).
- * `execute` calls the tool synchronously: a tool without `await`, like `compress`, runs in one call stack.
+ * `execute` calls the tool synchronously: a tool without `await`, like `compress`, runs in one call stack (unless the
+ * session's view is still folding a long log, which the call waits for first).
  */
 import type { ToolDefinition, ToolExecutionContext } from '../main/host-api/host-api.js';
 import { DshDcpError } from './dsh-dcp-error.js';
@@ -15,6 +16,8 @@ import type { DshSessionView } from './dsh-session-view.js';
 /** How the adapters reach the view and the facade of a dsh agent. */
 export interface DshAgentResolver {
   view(agent: DshAgent): DshSessionView;
+  /** The view once its first fold is done: at once when it is, else a promise (a long log is folded in slices). */
+  ready(agent: DshAgent): DshSessionView | Promise<DshSessionView>;
   facade(agent: DshAgent): DshAgentFacade;
 }
 
@@ -34,6 +37,9 @@ function executionContext(exec: DshToolRunContext, resolver: DshAgentResolver): 
 /** The dsh registration of `definition`. */
 export function dshTool(definition: ToolDefinition, resolver: DshAgentResolver): DshToolDefinition {
   const run = async (args: unknown, exec: DshToolRunContext): Promise<unknown> => {
+    // Only a view still folding its log is waited for: otherwise the call stays in one call stack.
+    const ready = exec.agent === undefined ? undefined : resolver.ready(exec.agent);
+    if (ready instanceof Promise) await ready;
     const output = await definition.execute(args, executionContext(exec, resolver));
     if (typeof output !== 'string') {
       throw new DshDcpError(

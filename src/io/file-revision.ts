@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import type { BigIntStats } from 'node:fs';
 import { SessionLogError } from '../protocol/errors.js';
 import { closeQuietly, openRegularFile, readOpened, withStoreIo } from './regular-file.js';
+import { yieldToEventLoop } from './yield-to-event-loop.js';
 
 /** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
 export interface FileRevision {
@@ -82,7 +83,7 @@ export async function stableRead(path: string, signal?: AbortSignal): Promise<St
       return { bytes, revision: after };
     }
     // The file changed while it was read: yield once so the writer can finish its batch.
-    await new Promise((resolve) => setImmediate(resolve));
+    await yieldToEventLoop();
   }
   throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
 }

@@ -48,6 +48,13 @@ function fakeDshSession(id: string, publish: (event: SessionEvent) => void): Dsh
   return session;
 }
 
+/** A dsh session whose log is `events`. */
+function fakeDshSessionWith(events: readonly SessionEvent[]): ReturnType<typeof fakeDshSession> {
+  const session = fakeDshSession('with', () => {});
+  for (const event of events) session.push(event);
+  return session;
+}
+
 /** Everything the view and the stand-in session must agree on. */
 function state(
   session: Pick<
@@ -134,6 +141,105 @@ describe('the dsh session view', () => {
       expect(indexSnapshot(adopted, events)).toEqual(indexSnapshot(cold, events));
     });
   }
+
+  describe('the sliced first fold of a long log', () => {
+    /** A `SessionViews` whose index rider counts its `done` calls; slices of one batch each (`sliceMs: 0`). */
+    function slicedViews(minEvents = 10) {
+      const runtime = new DcpRuntime(resolveDcpConfig({}).config, silentLogger);
+      const done: DshSessionView[] = [];
+      const views = new SessionViews(
+        (error) => {
+          throw error;
+        },
+        () => {
+          const index = runtime.createIndex();
+          return {
+            observe: (event, delta, view) => index.apply(event, delta, view),
+            done: (view) => {
+              done.push(view);
+              runtime.adoptIndex(view, index);
+            },
+          };
+        },
+        { minEvents, sliceMs: 0 },
+      );
+      return { runtime, views, done };
+    }
+
+    /** A log of `count` events: the s2 fixture's (a prefix of it), then plain events. */
+    function longLog(count: number): SessionEvent[] {
+      const events = (JSON.parse(readFileSync(join(DCP_DSH, 's2-compress.dsh.json'), 'utf8')) as { events: SessionEvent[] }).events;
+      const out = [...events];
+      while (out.length < count)
+        out.push(Object.freeze({ type: 'session/note', seq: out.length, time: 0, data: { n: out.length } }) as SessionEvent);
+      return out.slice(0, count);
+    }
+
+    it('yields to the event loop between slices, folds the events appended meanwhile, and ends with the state of a fold done at once', async () => {
+      const events = longLog(2_000);
+      const { runtime, views, done } = slicedViews();
+      const dsh = fakeDshSession('sliced', () => {});
+      for (const event of events.slice(0, 1_500)) dsh.push(event);
+      const ready = views.ready(dsh);
+      expect(ready).toBeInstanceOf(Promise);
+      expect(views.peek(dsh)).toBeUndefined();
+      let ticks = 0;
+      const counting = (): void => {
+        ticks += 1;
+        if (done.length === 0) setImmediate(counting);
+      };
+      setImmediate(counting);
+      // dsh appends (and publishes) while the fold is under way: the view ignores the notification and reads the log.
+      for (const event of events.slice(1_500)) {
+        dsh.push(event);
+        views.observe(dsh, event);
+      }
+      const view = await ready;
+      // 2,000 events in slices of one 256-event batch, a macrotask hop after each: other work ran between them (a fold
+      // done at once lets none run).
+      expect(ticks).toBeGreaterThanOrEqual(3);
+      expect(done).toEqual([view]);
+      expect(views.peek(dsh)).toBe(view);
+      expect(view.events).toEqual(events);
+      const once = new DshSessionView(fakeDshSessionWith(events), () => {});
+      expect(state(view)).toEqual(state(once));
+      const adopted = runtime.indexFor(view);
+      expect(runtime.counters.folds).toBe(1);
+      const cold = replayDcpIndex(events, runtime.indexOptions(), currentWindowLookup(view));
+      expect(indexSnapshot(adopted, events)).toEqual(indexSnapshot(cold, events));
+      // Once current, published events are folded as they come.
+      const next = dsh.append('session/note', { n: 'after' });
+      views.observe(dsh, next);
+      expect(view.events.at(-1)).toBe(next);
+    });
+
+    it('a short log is folded at once; every caller of a long one shares the same fold; a synchronous lookup finishes it now', async () => {
+      const { views, done } = slicedViews(100);
+      const short = fakeDshSessionWith(longLog(99));
+      expect(views.ready(short)).toBeInstanceOf(DshSessionView);
+      const long = fakeDshSessionWith(longLog(1_000));
+      const first = views.ready(long);
+      expect(views.ready(long)).toBe(first);
+      const now = views.viewOf(long);
+      expect(now.current).toBe(true);
+      expect(now.events).toHaveLength(1_000);
+      await expect(first).resolves.toBe(now);
+      expect(done).toEqual([views.peek(short), now]);
+    });
+
+    it('a session dsh disposes during the fold fails the waiting caller with DSH_DCP_SESSION_DISPOSED and leaves no view', async () => {
+      const { views, done } = slicedViews();
+      const dsh = fakeDshSessionWith(longLog(2_000));
+      const ready = views.ready(dsh);
+      views.drop(dsh);
+      await expect(ready).rejects.toMatchObject({ name: 'DshDcpError', code: 'DSH_DCP_SESSION_DISPOSED' });
+      expect(views.size).toBe(0);
+      expect(done).toEqual([]);
+      // A later contact starts a fresh fold.
+      const again = await views.ready(dsh);
+      expect(again.events).toHaveLength(2_000);
+    });
+  });
 
   it("ignores an event it folded already, fills a gap from dsh's log, and folds a write dsh did not publish", () => {
     const events = (JSON.parse(readFileSync(join(DCP_DSH, 's2-compress.dsh.json'), 'utf8')) as { events: SessionEvent[] }).events;

@@ -40,6 +40,7 @@ import {
   type ProjectWalk,
 } from '../store/tolerant-listing.js';
 import { RootWatcher, type ChangedPath, type WatchStrategy } from './root-watcher.js';
+import { yieldToEventLoop } from '../../io/yield-to-event-loop.js';
 
 /** How a call's persisted listing was obtained, from cheapest to dearest. */
 export type DiscoveryServed = 'warm' | 'incremental' | 'revalidated' | 'cold';
@@ -124,10 +125,6 @@ const CONCURRENCY = 64;
 const REFRESH_QUIET_MS = 20;
 /** ... or this long after the first of a burst that never pauses. A call never waits for it: it refreshes itself. */
 const REFRESH_MAX_DELAY_MS = 200;
-
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** The revision of `path`, or `undefined` when it cannot be stat'ed (missing, refused: the check then says why). */
 async function stampOf(path: string): Promise<FileRevision | undefined> {
@@ -245,7 +242,7 @@ export class CorpusView {
   async current(): Promise<{ readonly snapshot: CorpusSnapshot; readonly served: DiscoveryServed; readonly rechecked: number }> {
     if (this.#closed) throw new Error('corpus view is closed');
     // Deliver notifications the kernel has already queued (an append that finished just before this call).
-    await yieldTurn();
+    await yieldToEventLoop();
     return this.#serialized(async () => {
       if (this.#full) return { snapshot: await this.#build(), served: 'cold' as const, rechecked: 0 };
       let served: DiscoveryServed = 'warm';

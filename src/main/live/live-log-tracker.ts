@@ -8,6 +8,7 @@ import type { SessionEvent } from '../../protocol/events.js';
 import type { LiveLogCapture } from '../../protocol/wire/live-log-codec.js';
 import type { LiveSession } from '../corpus/live-registry.js';
 import { LiveByteLog } from './live-byte-log.js';
+import { yieldToEventLoop } from '../../io/yield-to-event-loop.js';
 
 /** A live session that notifies appends, as the host `Session` does (HOST.md §2.3). */
 interface AppendNotifier {
@@ -159,7 +160,7 @@ export class LiveLogTracker {
       const deadline = performance.now() + sliceMs;
       do this.#encodeUpTo(session, tracked, tracked.log.events + GRADUAL_BATCH_EVENTS);
       while (tracked.log.events < session.events.length && performance.now() < deadline);
-      await new Promise((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
     }
   }
 }

@@ -14,6 +14,7 @@ import type { DcpIndexOptions } from '../dcp/dcp-index.js';
 import { DcpIndex } from '../dcp/dcp-index.js';
 import { recordedContextWindows } from '../dcp/recorded-context-windows.js';
 import { ReplayHost } from '../dcp/replay-host.js';
+import { yieldToEventLoop } from '../../io/yield-to-event-loop.js';
 
 /** What {@link contextSummary} computes. */
 export interface ContextSummary {
@@ -31,11 +32,6 @@ const SLICE_MS = 4;
 
 /** How many events pass between two looks at the clock. */
 const CLOCK_EVERY_EVENTS = 64;
-
-/** Lets the event loop serve other requests between two slices. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** How much a replace moved the context: before and after it. */
 interface ReplaceEffect {

@@ -42,6 +42,7 @@ import {
 } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 import { assertNever } from '../../../protocol/assert-never.js';
+import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
 
 /** Construction options of {@link TitleIndex}. */
 export interface TitleIndexOptions {
@@ -111,10 +112,6 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 export const TITLE_INDEX_FLUSH_QUIET_MS = 50;
 /** The longest a change waits for a quiet moment, so a never-ending stream of observations still persists. */
 export const TITLE_INDEX_FLUSH_MAX_DELAY_MS = 2_000;
-
-function yieldTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 function revisionFields(revision: FileRevision): FileRevision {
   return { dev: revision.dev, ino: revision.ino, size: revision.size, mtimeNs: revision.mtimeNs, ctimeNs: revision.ctimeNs };
@@ -261,7 +258,7 @@ export class TitleIndex {
       const entry = this.#entries.get(artifactPath);
       const scanned = await this.#scan(artifactPath, before, entry, signal);
       if (scanned === CHANGED) {
-        await yieldTurn();
+        await yieldToEventLoop();
         continue;
       }
       if (scanned === undefined) return this.#unavailable();
