@@ -120,6 +120,15 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
     expect([...dshPackages]).toEqual(['@deepseek-ai/schemastery']);
   });
 
+  it('files are replaced in one place (io/atomic-file.ts, one durability rule): no other file renames into place or writes a temp file', () => {
+    const renames = sourceFiles(SRC)
+      .filter((file) => /\brename\(/.test(readFileSync(file, 'utf8')) || /\.tmp`/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(REPO, file).split(sep).join('/'));
+    // The artifact writer publishes a new log with `link` (it must never replace one) and the session lock moves a stale
+    // lock aside (RELIABILITY.md): neither is a replace.
+    expect(renames.sort()).toEqual(['src/io/atomic-file.ts', 'src/main/store/artifact-writer.ts', 'src/main/store/session-lock.ts']);
+  });
+
   it('no two files of the host import each other in a circle', () => {
     const edges = new Map<string, string[]>();
     for (const entry of from('src/main/host')) {

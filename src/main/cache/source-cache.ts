@@ -16,8 +16,9 @@
  * a foreign or damaged one is ignored and rewritten; a directory that cannot be written leaves the cache in memory.
  * No failure of the cache fails a preparation: the caller falls back to the uncached read.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+import { replaceFileAtomically } from '../../io/atomic-file.js';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../protocol/events.js';
@@ -384,16 +385,11 @@ export class SourceCache {
     const directory = this.#config.directory;
     if (file === undefined || directory === null) return;
     const write = async (): Promise<void> => {
-      const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
       try {
         await mkdir(directory, { recursive: true });
-        await writeFile(temp, encodeSourceCacheRecord(record));
-        await rename(temp, file);
+        await replaceFileAtomically(file, encodeSourceCacheRecord(record));
       } catch (error) {
         this.#persistenceNote = `source cache kept in memory only: ${(error as Error).message}`;
-        await unlink(temp).catch(() => {
-          // The temp file was never created, or is gone already.
-        });
       }
     };
     this.#track(write());

@@ -3,12 +3,12 @@
  * that tests can count and fail them: `stat` of artifacts, ranged and whole reads of artifacts, reading the
  * index file, creating its cache directory and replacing it atomically.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { revisionOf, type FileRevision } from '../../../io/file-revision.js';
 import { isMissingFile, openRegularFile, readRegularFile } from '../../../io/regular-file.js';
+import { replaceFileAtomically } from '../../../io/atomic-file.js';
 
 /** One byte range to read. */
 export interface ByteRange {
@@ -25,7 +25,7 @@ export interface TitleIndexFs {
   /** Reads a whole file. */
   readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
   /**
-   * Replaces `path` atomically with `bytes`: a temp file beside it, written, fsynced, then renamed over it.
+   * Replaces `path` atomically and durably with `bytes` (`io/atomic-file.ts`).
    * Refuses (rejects) when the directory is marked read-only.
    */
   replaceFile(path: string, bytes: Uint8Array): Promise<void>;
@@ -57,14 +57,6 @@ async function readFully(handle: FileHandle, range: ByteRange): Promise<Uint8Arr
   return buffer.subarray(0, filled);
 }
 
-async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-    offset += bytesWritten;
-  }
-}
-
 /** The title index's operations on the real file system (`node:fs/promises`). */
 export const nodeTitleIndexFs: TitleIndexFs = {
   async statRevision(path) {
@@ -89,25 +81,7 @@ export const nodeTitleIndexFs: TitleIndexFs = {
 
   async replaceFile(path, bytes) {
     await assertNotReadOnly(dirname(path));
-    const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await writeFully(handle, bytes);
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      // The write error is the one to report; a temp file that cannot be removed is only clutter.
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
-    await handle.close();
-    try {
-      await rename(temp, path);
-    } catch (error) {
-      // The rename failed, so nobody will ever read the temp file: remove it and report the rename error.
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
+    await replaceFileAtomically(path, bytes);
   },
 
   async ensureDirectory(path) {

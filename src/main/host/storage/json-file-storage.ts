@@ -1,22 +1,12 @@
-/**
- * Plugin storage in JSON files under one directory (HOST.md §11): one file per domain and version,
- * `<directory>/<domain>.v<version>.json`, holding `{domain, version, entries: [[key, value], …]}`. Every write
- * replaces the file atomically (temporary file, then rename), so a crash leaves the old or the new content.
- * Single-process: two processes writing one domain may lose each other's writes.
- */
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { replaceFileAtomically } from '../../../io/atomic-file.js';
+import { isMissingFile } from '../../../io/regular-file.js';
 import { errorMessage } from '../../../protocol/errors.js';
 import { isRecord } from '../../../protocol/events.js';
 import { DomainHandle, DomainValues } from './domain-values.js';
 import { checkDomainArguments, PluginStorageError } from './plugin-storage.js';
 import type { PluginStorage, StorageDomain, StorageOpenOptions } from '../../host-api/host-api.js';
-
-/** True for a Node error with `code === 'ENOENT'`. */
-function isMissingFile(error: unknown): boolean {
-  return isRecord(error) && error['code'] === 'ENOENT';
-}
 
 /** The entries of a domain file (key → JSON text); throws a plain `Error` describing what is wrong. */
 function parseDomainFile(text: string): Map<string, string> {
@@ -29,13 +19,6 @@ function parseDomainFile(text: string): Map<string, string> {
     values.set(entry[0], JSON.stringify(entry[1]));
   }
   return values;
-}
-
-/** Writes `body` to `temporary` in `directory` (created if needed), then renames it over `path`. */
-async function replaceFile(directory: string, temporary: string, path: string, body: string): Promise<void> {
-  await mkdir(directory, { recursive: true });
-  await writeFile(temporary, body, 'utf8');
-  await rename(temporary, path);
 }
 
 /** Storage backed by JSON files in `directory` (created on the first write). */
@@ -84,13 +67,10 @@ export class JsonFileStorage implements PluginStorage {
 
   async #persist(domain: string, version: number, path: string, entries: ReadonlyMap<string, string>): Promise<void> {
     const body = `{"domain":${JSON.stringify(domain)},"version":${version},"entries":[${[...entries].map(([key, text]) => `[${JSON.stringify(key)},${text}]`).join(',')}]}\n`;
-    const temporary = `${path}.${randomUUID()}.tmp`;
     try {
-      await replaceFile(this.#directory, temporary, path, body);
+      await mkdir(this.#directory, { recursive: true });
+      await replaceFileAtomically(path, body);
     } catch (error) {
-      await rm(temporary, { force: true }).catch(() => {
-        // Best effort: a leftover temporary file is harmless and the write error below is what matters.
-      });
       throw new PluginStorageError('HOST_STORAGE_IO', `storage domain ${domain} v${version} cannot be written: ${errorMessage(error)}`, {
         cause: error,
       });

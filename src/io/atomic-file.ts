@@ -1,0 +1,69 @@
+/**
+ * The one way sessionctx replaces a file it owns (a cache entry, the title or search index, plugin storage): a
+ * temporary file beside the target (created exclusively, mode `0600` unless told otherwise), written in full,
+ * fsynced, closed, renamed over the target, then the directory fsynced. The durability rule is the same for every
+ * writer: a crash at any point leaves the old content or the new one, never a torn file, and once the promise
+ * resolves the new content survives a power cut (the rename itself is on disk, not only the bytes). A failure removes
+ * the temporary file and rejects with the first error.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** How {@link replaceFileAtomically} creates the new file. */
+export interface AtomicReplaceOptions {
+  /** The new file's permission bits; default `0o600` (what sessionctx writes is people's conversations). */
+  readonly mode?: number;
+}
+
+/** Writes all of `bytes` through `handle` (a short write continues where it stopped). */
+async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+/** fsyncs directory `directory`, so a rename into it is durable; a platform that cannot open a directory skips it. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(directory, 'r');
+  } catch {
+    return;
+  }
+  try {
+    await handle.sync();
+  } catch {
+    // Some file systems refuse fsync on a directory (EINVAL); the rename happened, which is what callers rely on.
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Replaces `path` with `content` atomically and durably (see the file comment). The directory must exist.
+ * @param path - the file to replace (created when missing)
+ * @param content - the new content (a string is written as UTF-8)
+ */
+export async function replaceFileAtomically(path: string, content: Uint8Array | string, options: AtomicReplaceOptions = {}): Promise<void> {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'wx', options.mode ?? 0o600);
+  try {
+    try {
+      await writeFully(handle, bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    // Nobody will ever read the temporary file: remove it (if that fails too, it is only clutter) and report the cause.
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
