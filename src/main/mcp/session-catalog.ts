@@ -14,15 +14,12 @@ import type { LocalSessionEngine } from '../engine/create-engine.js';
 import type { SearchQuery, SearchSessionResult } from '../../protocol/search-types.js';
 import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/reference-types.js';
 import { McpRequestError } from './mcp-request-error.js';
+import { discoveryLabel } from '../corpus/discovery-label.js';
+import { decodeOpaqueCursor, encodeOpaqueCursor } from '../../protocol/opaque-cursor.js';
+import { anonymousReader } from '../reference/reader.js';
 
 /** The MIME type of a session resource's text: the snapshot message, Markdown framing around tag-safe JSON. */
 export const SESSION_RESOURCE_MIME_TYPE = 'text/markdown';
-
-/**
- * The id of the reader the server prepares snapshots for. No session has it (ids are `session-…` UUIDs or names a
- * writer chose, never this), so no listed session is excluded as the reader itself.
- */
-export const MCP_READER_ID = 'sessionctx-mcp-reader';
 
 /** One session as an MCP resource (MCP `Resource`, keys in this order). */
 export interface SessionResource {
@@ -84,17 +81,12 @@ export function sessionResource(candidate: Candidate): SessionResource {
 
 /** A list cursor: the offset of the page's first resource, as opaque text. */
 function encodeCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ offset }), 'utf8').toString('base64url');
+  return encodeOpaqueCursor({ offset });
 }
 
 function decodeCursor(cursor: string): number {
-  let offset: unknown;
-  try {
-    offset = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset?: unknown }).offset;
-  } catch {
-    // Not base64url JSON: reported below as an invalid cursor, like any other cursor this server did not issue.
-    offset = undefined;
-  }
+  // Text that is not a cursor at all is reported as an invalid cursor, like any other cursor this server did not issue.
+  const offset = (decodeOpaqueCursor(cursor) as { offset?: unknown } | null | undefined)?.offset;
   if (!Number.isSafeInteger(offset) || (offset as number) <= 0)
     throw new McpRequestError('invalid-params', `invalid cursor ${boundedQuote(cursor)}`);
   return offset as number;
@@ -152,7 +144,8 @@ export class SessionCatalog {
 
   /** The reader as the reference service sees it. */
   #target(): ReferenceTarget {
-    return { id: MCP_READER_ID, session: { header: this.#cwd === undefined ? {} : { cwd: this.#cwd } } };
+    // The reader that is no session: no listed session is excluded as the reader itself.
+    return anonymousReader(this.#cwd);
   }
 
   /**
@@ -233,8 +226,7 @@ export class SessionCatalog {
     if (observation?.status === 'rejected' && errorCode(observation.reason) === 'SESSION_QUERY_SESSION_NOT_FOUND') {
       throw new McpRequestError('not-found', `no session ${boundedQuote(sessionId)} in this corpus`, { cause: observation.reason });
     }
-    const title = observation?.status === 'fulfilled' ? (observation.value.title as { title?: unknown } | undefined)?.title : undefined;
-    return escapeDisplayText(typeof title === 'string' ? title : sessionId);
+    return discoveryLabel(sessionId, observation);
   }
 
   /**

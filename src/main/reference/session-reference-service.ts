@@ -40,6 +40,7 @@ import type {
   ReferenceTarget,
   RenderedSource,
 } from './reference-types.js';
+import { observedTitles } from '../corpus/discovery-label.js';
 
 /** One normalised reference: the id and the label it will carry (mention label, or the id). */
 interface NormalizedReference {
@@ -111,12 +112,7 @@ export class SessionReferenceService {
       ),
       signal,
     );
-    const labels = new Map<string, string>();
-    for (const observation of observations) {
-      if (observation.status !== 'fulfilled') continue;
-      const title = observation.value.title as { title?: unknown } | undefined;
-      if (title !== undefined && typeof title.title === 'string') labels.set(observation.sessionId, title.title);
-    }
+    const labels = observedTitles(observations);
     const found: Candidate[] = [];
     for (const record of observed) {
       if (found.length === limit) break;

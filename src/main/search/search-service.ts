@@ -20,6 +20,8 @@ import { realPathOf } from '../config/cache-location.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
 import type { SearchConfig } from './search-config.js';
 import type { SearchIndex } from './search-index.js';
+import { observedTitles } from '../corpus/discovery-label.js';
+import { decodeOpaqueCursor, encodeOpaqueCursor } from '../../protocol/opaque-cursor.js';
 
 /** What the service reads of the store: its root, encoding and listing. */
 export interface SearchStore {
@@ -116,18 +118,11 @@ function fingerprint(query: SearchQuery, roles: readonly SearchRole[]): string {
 }
 
 function encodeCursor(offset: number, key: string): string {
-  return Buffer.from(JSON.stringify({ v: 1, o: offset, k: key } satisfies CursorData), 'utf8').toString('base64url');
+  return encodeOpaqueCursor({ v: 1, o: offset, k: key } satisfies CursorData);
 }
 
 function decodeCursor(cursor: string, key: string): number {
-  let data: unknown;
-  try {
-    data = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    // Not base64url JSON: not one of ours.
-    data = undefined;
-  }
-  const value = data as Partial<CursorData> | undefined;
+  const value = decodeOpaqueCursor(cursor) as Partial<CursorData> | null | undefined;
   if (value?.v !== 1 || typeof value.o !== 'number' || !Number.isSafeInteger(value.o) || value.o < 0 || value.k !== key) {
     throw new SearchError('SEARCH_INVALID_CURSOR', 'the cursor is not one this search issued for this query');
   }
@@ -195,12 +190,7 @@ export class SearchService {
     const page = await index.query(root, plan, signal);
     const ids = page.results.map((result) => result.sessionId as SessionId);
     const titles = await this.#options.readTitleSnapshots(ids, signal);
-    const labels = new Map<string, string>();
-    for (const observation of titles) {
-      if (observation.status !== 'fulfilled') continue;
-      const title = observation.value.title as { title?: unknown } | undefined;
-      if (typeof title?.title === 'string') labels.set(observation.sessionId, title.title);
-    }
+    const labels = observedTitles(titles);
     const results: SearchSessionResult[] = page.results.map((result) => {
       const label = escapeDisplayText(labels.get(result.sessionId) ?? result.sessionId);
       return {

@@ -12,7 +12,7 @@ import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebApi, WebDcpSummary, WebMethod, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { LocalSessionEngine } from '../engine/create-engine.js';
-import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
+import type { SessionRecord } from '../corpus/session-query.js';
 import { artifactPathFor } from '../../io/artifact-path.js';
 import { dcpSummary } from './dcp-summary.js';
 import { previewView, type PreviewBudget } from './preview-view.js';
@@ -20,6 +20,7 @@ import { RevisionCache } from './revision-cache.js';
 import { surfaceView } from './surface-view.js';
 import { webReader } from './web-reader.js';
 import { WebServerError } from './web-server-error.js';
+import { discoveryLabel } from '../corpus/discovery-label.js';
 
 /** What the handlers use of the engine (a `LocalSessionEngine` has all of it; tests may stand in for parts). */
 export type WebEngine = Pick<
@@ -54,12 +55,6 @@ export interface WebHandlerOptions {
 /** How many Context views the server keeps computed. */
 const DCP_SUMMARY_CACHE_ENTRIES = 8;
 
-/** The discovery label of an observation (SESSION-REFERENCE.md §7.3 step 6), display-escaped. */
-function labelOf(sessionId: string, observation: SessionTitleObservation | undefined): string {
-  const title = observation?.status === 'fulfilled' ? (observation.value.title as { title?: unknown } | undefined)?.title : undefined;
-  return escapeDisplayText(typeof title === 'string' ? title : sessionId);
-}
-
 /** The size of the regular file at `path`, or `undefined` when there is none. */
 async function fileSize(path: string): Promise<number | undefined> {
   const info = await stat(path).catch(() => undefined);
@@ -88,7 +83,7 @@ async function artifactBytes(engine: WebEngine, record: SessionRecord, signal: A
 /** The label of one session as discovery gives it. */
 async function sessionLabel(engine: WebEngine, sessionId: SessionId, signal: AbortSignal): Promise<string> {
   const [observation] = await engine.readTitleSnapshots([sessionId], signal);
-  return labelOf(sessionId, observation);
+  return discoveryLabel(sessionId, observation);
 }
 
 /**
@@ -110,7 +105,7 @@ export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
       // The listing's order is already newest first (createdAt descending, then id; SESSION-LOG.md §10.3).
       const sessions: WebSessionRow[] = report.records.map((record, index) => ({
         sessionId: record.header.id,
-        label: labelOf(record.header.id, titles[index]),
+        label: discoveryLabel(record.header.id, titles[index]),
         ...(record.header.cwd === undefined ? {} : { cwd: escapeDisplayText(record.header.cwd) }),
         createdAt: record.header.createdAt,
         sizeBytes: sizes[index] ?? 0,

@@ -5,9 +5,7 @@
  */
 import type { ReferenceTarget } from '../reference/reference-types.js';
 import type { WebEngine } from './web-handlers.js';
-
-/** The id of "no citing session": no stored session can have the empty id (SESSION-LOG.md §9.3). */
-const NO_READER_ID = '';
+import { anonymousReader, sessionReader } from '../reference/reader.js';
 
 /**
  * The reader for `target`: a listed session's id (exact: the page sends ids it was given) with that session's cwd;
@@ -18,8 +16,7 @@ const NO_READER_ID = '';
  * @param signal - cancels the listing.
  */
 export async function webReader(engine: WebEngine, target: string | undefined, signal: AbortSignal): Promise<ReferenceTarget> {
-  if (target === undefined) return { id: NO_READER_ID, session: { header: {} } };
+  if (target === undefined) return anonymousReader();
   const { records } = await engine.listSessionsReport(signal);
-  const cwd = records.find((record) => record.header.id === target)?.header.cwd;
-  return { id: target, session: { header: cwd === undefined ? {} : { cwd } } };
+  return sessionReader(target, records.find((record) => record.header.id === target)?.header.cwd);
 }

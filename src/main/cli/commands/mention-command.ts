@@ -14,6 +14,7 @@ import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { requireListedSession } from '../existing-session.js';
 import { withEngine } from '../open-engine.js';
+import { observedTitle } from '../../corpus/discovery-label.js';
 
 /** What `mention` needs. */
 interface MentionRequest {
@@ -35,7 +36,7 @@ async function mentioned(
     const { id } = (await requireListedSession(engine, typed, context.signal)).header;
     if (!wantsTitle) return { id, title: undefined };
     const [observation] = await engine.readTitleSnapshots([id], context.signal);
-    return { id, title: observation?.status === 'fulfilled' ? observation.value.title?.title : undefined };
+    return { id, title: observedTitle(observation) };
   });
 }
 

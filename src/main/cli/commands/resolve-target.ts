@@ -5,9 +5,7 @@
 import type { SessionEngine } from '../../engine/engine-types.js';
 import type { ReferenceTarget } from '../../reference/reference-types.js';
 import { resolveSessionRecord } from '../session-id-prefix.js';
-
-/** Sentinel id for "no citing session": no stored session can have the empty id (SESSION-LOG.md §9.3). */
-export const NO_TARGET_ID = '';
+import { anonymousReader, sessionReader } from '../../reference/reader.js';
 
 /**
  * Builds the target: `--cwd` wins; else an existing target session's own cwd; else none. A typed id that is
@@ -24,10 +22,7 @@ export async function resolveTarget(
   cwdFlag: string | undefined,
   signal?: AbortSignal,
 ): Promise<ReferenceTarget> {
-  if (targetId === undefined) return { id: NO_TARGET_ID, session: { header: cwdFlag === undefined ? {} : { cwd: cwdFlag } } };
+  if (targetId === undefined) return anonymousReader(cwdFlag);
   const resolved = await resolveSessionRecord(engine, targetId, signal);
-  const id = resolved?.header.id ?? targetId;
-  if (cwdFlag !== undefined) return { id, session: { header: { cwd: cwdFlag } } };
-  const cwd = resolved?.header.cwd;
-  return { id, session: { header: cwd === undefined ? {} : { cwd } } };
+  return sessionReader(resolved?.header.id ?? targetId, cwdFlag ?? resolved?.header.cwd);
 }
