@@ -22,3 +22,8 @@ export { MemoryStorage } from './host/storage/memory-storage.js';
 export { JsonFileStorage } from './host/storage/json-file-storage.js';
 export { PluginStorageError } from './host/storage/plugin-storage.js';
 export type { PluginStorageErrorCode } from './host/storage/plugin-storage.js';
+// The scenario runner drives the stand-in host with a scripted model (`sessionctx script run`).
+export { runScenario } from './scenario/run-scenario.js';
+export type { RunScenarioOptions, ScenarioRun } from './scenario/run-scenario.js';
+export { parseScenario } from './scenario/scenario.js';
+export type { Scenario } from './scenario/scenario.js';

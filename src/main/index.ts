@@ -14,7 +14,7 @@ export type { SessionWriter } from './store/session-writer.js';
 export type { ArtifactInspection } from './store/jsonl-store.js';
 export { defaultSessionRoot, resolveJsonlStoreConfig } from './store/store-config.js';
 export type { JsonlStoreConfig, JsonlStoreOptions, ListingMode } from './store/store-config.js';
-export type { ListingProblem, ListingProblemCode, ListingReport } from './store/listing-problem.js';
+export type { ListingProblem, ListingProblemCode, ListingReport } from '../protocol/listing-problem.js';
 export { detectCompression } from './store/detect-compression.js';
 export { SessionQuery, isSessionQueryError } from './corpus/session-query.js';
 export type {
@@ -67,6 +67,17 @@ export type { LocalSessionEngine, LocalSessionEngineOptions } from './engine/cre
 export { createEngineThread } from './engine/engine-thread.js';
 export type { SessionEngine, SessionEngineOptions } from './engine/engine-types.js';
 export { WorkerPool } from './pool/worker-pool.js';
-export { runScenario } from './scenario/run-scenario.js';
-export { parseScenario } from './scenario/scenario.js';
+// The one face-neutral catalog the CLI, MCP and the Web ask (a library's own face asks it too).
+export { SessionCatalog, MAX_COMPLETION_VALUES } from './catalog/session-catalog.js';
+export type {
+  CatalogEngine,
+  CatalogListing,
+  CatalogPage,
+  CatalogRow,
+  FoundSession,
+  PreparedSnapshot,
+  SessionCatalogOptions,
+} from './catalog/session-catalog.js';
+export { CatalogError } from './catalog/catalog-error.js';
+export type { CatalogErrorCode, CatalogErrorKind } from './catalog/catalog-error.js';
 export { resolveCompositionConfig } from './config/composition-config.js';

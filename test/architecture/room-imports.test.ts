@@ -120,6 +120,14 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
     expect([...dshPackages]).toEqual(['@deepseek-ai/schemastery']);
   });
 
+  it('the faces (CLI, MCP, Web) reach the engine through the catalog and the engine: never host, dcp, pool or store', () => {
+    const inner = ['src/main/host/', 'src/main/dcp/', 'src/main/pool/', 'src/main/store/'];
+    const reaching = ['src/main/cli', 'src/main/mcp', 'src/main/web']
+      .flatMap((face) => from(face))
+      .filter((entry) => inner.some((room) => entry.target.startsWith(room)));
+    expect(reaching).toEqual([]);
+  });
+
   it('files are replaced in one place (io/atomic-file.ts, one durability rule): no other file renames into place or writes a temp file', () => {
     const renames = sourceFiles(SRC)
       .filter((file) => /\brename\(/.test(readFileSync(file, 'utf8')) || /\.tmp`/.test(readFileSync(file, 'utf8')))

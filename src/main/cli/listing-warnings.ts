@@ -8,7 +8,7 @@
  */
 import { dirname } from 'node:path';
 import { escapeTerminalText } from '../../protocol/uri/display-escape.js';
-import type { ListingProblem, ListingProblemCode } from '../store/listing-problem.js';
+import type { ListingProblem, ListingProblemCode } from '../../protocol/listing-problem.js';
 import type { CliIo } from './cli-io.js';
 import { diagnosticPrefix } from './terminal-style.js';
 

@@ -26,7 +26,7 @@ import { artifactFileName, encodeSegment } from '../../protocol/storage-paths.js
 import { revisionOf, sameRevision, type FileRevision } from '../../io/file-revision.js';
 import { assertNever } from '../../protocol/assert-never.js';
 import { ListedHeaderCache } from '../store/listed-header-cache.js';
-import type { ListingProblem } from '../store/listing-problem.js';
+import type { ListingProblem } from '../../protocol/listing-problem.js';
 import { settleInOrder } from '../store/ordered-settle.js';
 import { readDirectory, type SessionDirectory } from '../store/store-layout.js';
 import type { JsonlStoreConfig } from '../store/store-config.js';

@@ -21,7 +21,7 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import { assertEventDepth } from '../../protocol/json-depth.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { foldSurface } from '../../protocol/surface-fold.js';
-import type { ListingProblem, ListingReport } from '../store/listing-problem.js';
+import type { ListingProblem, ListingReport } from '../../protocol/listing-problem.js';
 import type { LiveRegistry } from './live-registry.js';
 import { resolveSessionQueryConfig, type DamagedLogErrors, type SessionQueryConfig, type SessionQueryConfigInput } from './query-config.js';
 import type { SessionInspection, SessionStorage } from './session-storage.js';

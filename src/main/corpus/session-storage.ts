@@ -3,7 +3,7 @@
  * The JSONL directory store implements it; tests use stubs.
  */
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
-import type { ListingReport } from '../store/listing-problem.js';
+import type { ListingReport } from '../../protocol/listing-problem.js';
 
 /**
  * The result of one full inspection of a persisted session (SESSION-LOG.md §9.15): the validated

@@ -17,7 +17,7 @@ import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import { join } from 'node:path';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
-import type { ListingProblem } from '../store/listing-problem.js';
+import type { ListingProblem } from '../../protocol/listing-problem.js';
 import { CorpusView, dearerServed, type CorpusSnapshot, type DiscoveryServed, type ViewSessionEntry } from './corpus-view.js';
 import { InMemoryLiveRegistry, type LiveRegistry } from './live-registry.js';
 import type { SessionQueryConfigInput } from './query-config.js';

@@ -27,7 +27,7 @@ import { detectCompression } from '../store/detect-compression.js';
 import { DEFAULT_COMPRESSION } from '../store/store-config.js';
 import type { Compression } from '../../protocol/storage-paths.js';
 import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
-import type { ListingProblem } from '../store/listing-problem.js';
+import type { ListingProblem } from '../../protocol/listing-problem.js';
 import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
 import type { ObserveAllTitlesOptions, SessionEngine, SessionEngineOptions, TitleScanSummary } from './engine-types.js';
 import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';

@@ -6,7 +6,7 @@
  */
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { errorCode } from '../../protocol/error-code.js';
-import { McpRequestError } from './mcp-request-error.js';
+import { asMcpRefusal, McpRequestError } from './mcp-request-error.js';
 
 /** MCP's resource-not-found error code (the specification's suggestion for `resources/read`). */
 export const RESOURCE_NOT_FOUND = -32002;
@@ -34,10 +34,11 @@ export class JsonRpcFailure extends Error {
 /**
  * A failure as the protocol error the client sees: refusals keep their kind (-32602 or -32002), the engine's typed
  * errors their stable code (in the message and in `data.code`, -32603).
- * @param error - what a handler threw.
+ * @param thrown - what a handler threw.
  */
-export function protocolFailure(error: unknown): JsonRpcFailure {
-  if (error instanceof JsonRpcFailure) return error;
+export function protocolFailure(thrown: unknown): JsonRpcFailure {
+  if (thrown instanceof JsonRpcFailure) return thrown;
+  const error = asMcpRefusal(thrown);
   if (error instanceof McpRequestError) {
     return new JsonRpcFailure(error.kind === 'not-found' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, error.message, error.code);
   }

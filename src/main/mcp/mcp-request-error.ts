@@ -3,6 +3,8 @@
  * unknown session, arguments that do not match a schema. The server maps `kind` to a JSON-RPC error code.
  */
 
+import { CatalogError } from '../catalog/catalog-error.js';
+
 /** Why a request is refused. */
 export type McpRequestErrorKind =
   /** The arguments are malformed (JSON-RPC -32602). */
@@ -28,4 +30,13 @@ export class McpRequestError extends Error {
     this.kind = kind;
     this.code = kind === 'not-found' ? 'SESSION_QUERY_SESSION_NOT_FOUND' : 'MCP_INVALID_ARGUMENTS';
   }
+}
+
+/**
+ * A catalog refusal in MCP's terms (`invalid-argument` → `invalid-params`, `not-found` and `no-root` → `not-found`);
+ * anything else as it is.
+ */
+export function asMcpRefusal(error: unknown): unknown {
+  if (!(error instanceof CatalogError)) return error;
+  return new McpRequestError(error.kind === 'invalid-argument' ? 'invalid-params' : 'not-found', error.message, { cause: error.cause });
 }

@@ -35,10 +35,10 @@ import {
 } from '../../protocol/search-request.js';
 import { SESSION_REFERENCE_SCHEME } from '../../protocol/uri/session-uri.js';
 import { JsonRpcFailure, protocolFailure } from './json-rpc-failure.js';
-import { McpRequestError } from './mcp-request-error.js';
+import { asMcpRefusal, McpRequestError } from './mcp-request-error.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
-import { SESSION_RESOURCE_MIME_TYPE } from './session-catalog.js';
-import type { SessionCatalog } from './session-catalog.js';
+import type { SessionCatalog } from '../catalog/session-catalog.js';
+import { SESSION_RESOURCE_MIME_TYPE, sessionResource } from './session-resource.js';
 
 /** The resource template of session URIs; `{session}` is the URI's encoded part. */
 export const SESSION_URI_TEMPLATE = `${SESSION_REFERENCE_SCHEME}{session}`;
@@ -204,7 +204,8 @@ const REFERENCE_PROMPT = {
 
 /** A tool's failure as a tool result: the model sees the stable code and the message. */
 function toolError(error: unknown): CallToolResult {
-  const code = error instanceof McpRequestError ? error.code : errorCode(error);
+  const refusal = asMcpRefusal(error);
+  const code = refusal instanceof McpRequestError ? refusal.code : errorCode(error);
   const message = error instanceof Error ? error.message : String(error);
   return { isError: true, content: [{ type: 'text', text: `${code}: ${message}` }], _meta: { 'sessionctx/errorCode': code } };
 }
@@ -288,8 +289,8 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
 
   server.setRequestHandler(ListResourcesRequestSchema, (request, extra) =>
     handle(async () => {
-      const page = await catalog.listPage(request.params?.cursor, extra.signal);
-      return { resources: [...page.resources], ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
+      const page = await catalog.page(request.params?.cursor, extra.signal);
+      return { resources: page.sessions.map(sessionResource), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) };
     }),
   );
 
@@ -407,7 +408,7 @@ export function createSessionMcpServer(options: SessionMcpServerOptions): Server
           structuredContent: { text: snapshot.text, sessions: [...snapshot.sessions] },
         };
       } catch (error) {
-        if (!(error instanceof McpRequestError)) log('warning', `${name} failed: ${errorCode(error)}`);
+        if (!(asMcpRefusal(error) instanceof McpRequestError)) log('warning', `${name} failed: ${errorCode(error)}`);
         return toolError(error);
       }
     };

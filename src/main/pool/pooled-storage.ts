@@ -8,7 +8,7 @@ import { deepFreeze } from '../../protocol/deep-freeze.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../protocol/events.js';
 import type { SessionInspection, SessionStorage } from '../corpus/session-storage.js';
 import { sessionNotFoundError } from '../../protocol/layout-errors.js';
-import type { ListingReport } from '../store/listing-problem.js';
+import type { ListingReport } from '../../protocol/listing-problem.js';
 import type { PoolRendererStorage } from './pool-source-renderer.js';
 import type { TaskRunner } from './task-runner.js';
 

@@ -32,7 +32,7 @@ import { stableRead } from '../../io/file-revision.js';
 import type { FileRevision } from '../../io/file-revision.js';
 import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
-import type { ListingReport } from './listing-problem.js';
+import type { ListingReport } from '../../protocol/listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
 import {
   alreadyMaterializedError,

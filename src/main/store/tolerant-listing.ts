@@ -17,7 +17,7 @@ import { isMissingFile, storeIoError } from '../../io/regular-file.js';
 import { identityViolation } from '../../io/artifact-identity.js';
 import type { ListedHeaderOutcome } from './header-reader.js';
 import { duplicateIdError, encodingMismatchError, flatLayoutError } from '../../protocol/layout-errors.js';
-import type { ListingProblem, ListingProblemCode } from './listing-problem.js';
+import type { ListingProblem, ListingProblemCode } from '../../protocol/listing-problem.js';
 import type { JsonlStoreConfig } from './store-config.js';
 import {
   flatTranscriptSegment,

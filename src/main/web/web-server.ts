@@ -20,7 +20,9 @@ import { defaultAssetsDir, resolveAsset } from './static-assets.js';
 import { WebAuth } from './web-auth.js';
 import { parseArguments } from './web-arguments.js';
 import { createWebHandlers } from './web-handlers.js';
-import type { WebEngine, WebHandlers, WebSearch } from './web-handlers.js';
+import type { WebHandlers, WebSearch } from './web-handlers.js';
+import type { CatalogEngine } from '../catalog/session-catalog.js';
+import { SessionCatalog } from '../catalog/session-catalog.js';
 import type { PreviewBudget } from './preview-view.js';
 import { httpStatusOf, webErrorOf } from './web-reply.js';
 import { WebServerError } from './web-server-error.js';
@@ -31,7 +33,7 @@ export const MAX_API_BODY_BYTES = 1024 * 1024;
 /** How to start the server. */
 export interface WebServerOptions {
   /** The (warm) engine every method reads through. */
-  readonly engine: WebEngine;
+  readonly engine: CatalogEngine;
   /** The bind address: a loopback address or `localhost` (default `127.0.0.1`); anything else is refused. */
   readonly host?: string;
   /** The port; 0 (default) picks a free one. */
@@ -279,10 +281,13 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const bindHost = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const auth = new WebAuth(options.token);
   const reference = options.budget ?? resolveReferenceConfig();
-  const handlers = createWebHandlers({
-    engine: options.engine,
-    budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },
+  const catalog = new SessionCatalog(options.engine, {
+    pageSize: resolveReferenceConfig().candidateLimit,
     dcpConfig: options.dcpConfig ?? {},
+  });
+  const handlers = createWebHandlers({
+    catalog,
+    budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },
     search: options.search,
   });
   const handler = new WebRequestHandler(auth, handlers, options.assetsDir ?? defaultAssetsDir());

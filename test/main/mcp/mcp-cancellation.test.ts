@@ -5,8 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
 import { createSessionMcpServer } from '../../../src/main/mcp/mcp-server.js';
-import { SessionCatalog } from '../../../src/main/mcp/session-catalog.js';
-import type { CatalogEngine } from '../../../src/main/mcp/session-catalog.js';
+import { SessionCatalog } from '../../../src/main/catalog/session-catalog.js';
+import type { CatalogEngine } from '../../../src/main/catalog/session-catalog.js';
 import { asSessionId } from '../../../src/protocol/events.js';
 import { encodeSessionReferenceUri } from '../../../src/protocol/uri/session-uri.js';
 
@@ -24,6 +24,11 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     candidates: () => Promise.resolve([]),
     searchSessions: () => Promise.resolve({ results: [] }),
     listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
+    // What the MCP face never asks of the catalog.
+    listSessionsReport: () => Promise.reject(new Error('not used')),
+    readSurface: () => Promise.reject(new Error('not used')),
+    store: undefined,
+    runner: undefined as never,
     readTitleSnapshots: () =>
       Promise.resolve([
         {
@@ -52,7 +57,12 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
 describe('cancellation', () => {
   it('a cancelled resources/read aborts the engine call at once; the server answers the next request', async () => {
     const { engine, aborted, prepares } = waitingEngine();
-    const server = createSessionMcpServer({ catalog: new SessionCatalog(engine, 50), version: '0', tools: true, log: () => undefined });
+    const server = createSessionMcpServer({
+      catalog: new SessionCatalog(engine, { pageSize: 50 }),
+      version: '0',
+      tools: true,
+      log: () => undefined,
+    });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'cancel-test', version: '0' });
@@ -73,7 +83,12 @@ describe('cancellation', () => {
 
   it('a cancelled reference_sessions tool call aborts the engine call too', async () => {
     const { engine, aborted, prepares } = waitingEngine();
-    const server = createSessionMcpServer({ catalog: new SessionCatalog(engine, 50), version: '0', tools: true, log: () => undefined });
+    const server = createSessionMcpServer({
+      catalog: new SessionCatalog(engine, { pageSize: 50 }),
+      version: '0',
+      tools: true,
+      log: () => undefined,
+    });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'cancel-test', version: '0' });

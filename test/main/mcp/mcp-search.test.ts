@@ -9,7 +9,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { createSessionMcpServer } from '../../../src/main/mcp/mcp-server.js';
-import { SessionCatalog } from '../../../src/main/mcp/session-catalog.js';
+import { SessionCatalog } from '../../../src/main/catalog/session-catalog.js';
 import { encodeSessionReferenceUri } from '../../../src/protocol/uri/session-uri.js';
 import { formatSessionReferenceMention } from '../../../src/protocol/uri/mention-formatter.js';
 import { RAW_ROOT } from '../../support/fixtures.js';
@@ -28,7 +28,12 @@ beforeAll(async () => {
     corpus: { watch: false },
     store: { cacheDirectory: join(dir, 'cache') },
   });
-  const server = createSessionMcpServer({ catalog: new SessionCatalog(engine, 50), version: '0', tools: true, log: () => undefined });
+  const server = createSessionMcpServer({
+    catalog: new SessionCatalog(engine, { pageSize: 50 }),
+    version: '0',
+    tools: true,
+    log: () => undefined,
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   client = new Client({ name: 'search-test', version: '0' });

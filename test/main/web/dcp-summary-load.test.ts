@@ -9,9 +9,10 @@ import { generateDcpCorpus } from '../../../bench/support/dcp-corpus.js';
 import { parseStoredDcpCommand, runStoredDcpCommand } from '../../../src/main/compose/stored-dcp-session.js';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import type { JsonlSessionStore } from '../../../src/main/store/jsonl-store.js';
-import { dcpSummary } from '../../../src/main/web/dcp-summary.js';
-import type { WebEngine } from '../../../src/main/web/web-handlers.js';
+import { dcpSummary } from '../../../src/main/catalog/dcp-summary.js';
+import type { CatalogEngine as WebEngine } from '../../../src/main/catalog/session-catalog.js';
 import { asSessionId } from '../../../src/protocol/events.js';
+import { resolveDcpConfig } from '../../../src/protocol/dcp/config.js';
 import { testEngine } from './web-test-support.js';
 
 const ID = asSessionId('session-long-dcp');
@@ -62,7 +63,12 @@ function countingEngine(): { engine: WebEngine; reads: () => number } {
 describe('dcp/summary of a long log', () => {
   it('reads the stored log once, and its stats text is the stored /dcp stats text', async () => {
     const { engine: counted, reads } = countingEngine();
-    const summary = await dcpSummary({ engine: counted, sessionId: ID, dcpConfig: {}, signal: new AbortController().signal });
+    const summary = await dcpSummary({
+      engine: counted,
+      sessionId: ID,
+      dcp: resolveDcpConfig({}).config,
+      signal: new AbortController().signal,
+    });
     expect(reads()).toBe(1);
     const stats = await runStoredDcpCommand({
       store: engine.store as JsonlSessionStore,
@@ -75,8 +81,13 @@ describe('dcp/summary of a long log', () => {
 
   it('with dcp.enabled false: the same chart, no blocks, and a stats text saying DCP is disabled', async () => {
     const signal = new AbortController().signal;
-    const enabled = await dcpSummary({ engine: engine as unknown as WebEngine, sessionId: ID, dcpConfig: {}, signal });
-    const disabled = await dcpSummary({ engine: engine as unknown as WebEngine, sessionId: ID, dcpConfig: { enabled: false }, signal });
+    const enabled = await dcpSummary({ engine: engine as unknown as WebEngine, sessionId: ID, dcp: resolveDcpConfig({}).config, signal });
+    const disabled = await dcpSummary({
+      engine: engine as unknown as WebEngine,
+      sessionId: ID,
+      dcp: resolveDcpConfig({ enabled: false }).config,
+      signal,
+    });
     expect(disabled.points).toEqual(enabled.points);
     expect(disabled.drops).toEqual(enabled.drops);
     expect(disabled.drops.some((drop) => drop.kind === 'compaction')).toBe(true);

@@ -7,9 +7,9 @@
  * `DCP_*` code (exit 1). Nothing is appended for a failed command. `help` needs no session; every other
  * sub-command needs `--session`. `stats --json` carries the figures its text shows (`stats`).
  */
+import { errorCode } from '../../../protocol/error-code.js';
 import { HELP_TEXT } from '../../../protocol/dcp/command-texts.js';
 import { DCP_COMMAND_HINT } from '../../../protocol/dcp/constants.js';
-import { DcpCommandError } from '../../dcp/dcp-command-error.js';
 import { parseStoredDcpCommand, runStoredDcpCommand } from '../../compose/stored-dcp-session.js';
 import type { StoredDcpCommandLine } from '../../compose/stored-dcp-session.js';
 import { UsageError } from '../usage-error.js';
@@ -36,7 +36,7 @@ function inCliWords(text: string): string {
 
 /** The CLI's form of a failure: a `DCP_COMMAND_USAGE` failure becomes a usage error naming the sub-commands. */
 function cliError(error: unknown): unknown {
-  return error instanceof DcpCommandError && error.code === 'DCP_COMMAND_USAGE'
+  return error instanceof Error && errorCode(error) === 'DCP_COMMAND_USAGE'
     ? new UsageError(`${inCliWords(error.message)} (usage: ${DCP_USAGE})`)
     : error;
 }

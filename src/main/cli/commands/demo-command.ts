@@ -13,13 +13,13 @@ import { asSessionId } from '../../../protocol/events.js';
 import { SessionReferenceError } from '../../../protocol/reference-errors.js';
 import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
 import { parseMessageContent } from '../../../protocol/uri/mention-parser.js';
-import { InMemoryLiveRegistry } from '../../corpus/live-registry.js';
-import { SessionQuery } from '../../corpus/session-query.js';
+import { createEngine } from '../../engine/create-engine.js';
+import type { LocalSessionEngine } from '../../engine/create-engine.js';
+import type { SessionReferenceConfigInput } from '../../reference/reference-config.js';
 import { DEMO_CWDS, DEMO_IDS, writeDemoCorpus } from '../../demo/demo-corpus.js';
 import { DEMO_DCP_ID, runDemoDcp } from '../../demo/demo-dcp.js';
 import { assertEmptyDemoRoot } from '../../demo/demo-root.js';
 import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
-import { SessionReferenceService } from '../../reference/session-reference-service.js';
 import type { ReferenceMetadata, ReferenceTarget } from '../../reference/reference-types.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CliIo } from '../cli-io.js';
@@ -81,17 +81,45 @@ export async function runDemoCommand(io: CliIo, options: DemoCommandOptions, sig
   if (!kept && !options.json) writeLines(io, ['', `(removed ${directory}: nothing of this demo remains)`]);
 }
 
+/**
+ * The engine a user's own commands would open over the demo corpus (the product's path, `createEngine`), with the
+ * reference limits `reference` changes. Its caches stay off: nothing of a demo corpus is written to the user's cache
+ * directory (titles are read by pool tasks, sources uncached), and it lists once, as one-shot commands do.
+ */
+function demoEngine(root: string, reference: SessionReferenceConfigInput = {}): Promise<LocalSessionEngine> {
+  return createEngine({ root, titles: 'pool', sourceCache: false, corpus: { watch: false }, reference, startSearchWorker: false });
+}
+
 /** The walkthrough over a corpus written to `placement.root`. */
 async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signal: AbortSignal | undefined): Promise<void> {
+  const store = await writeDemoCorpus(placement.root);
+  const engine = await demoEngine(placement.root);
+  try {
+    if (!(await walkThrough(io, placement, json, engine, signal))) return;
+    await walkThroughDcp(io, store);
+    await keepExploring(io, placement, engine, signal);
+  } finally {
+    await engine.close();
+  }
+}
+
+/**
+ * Sections 1–5 of the walkthrough: discovery, mentions, a prepared snapshot, a budget, typed errors. With `json`
+ * only the corpus is printed, and `false` returned (the walkthrough ends there).
+ */
+async function walkThrough(
+  io: CliIo,
+  placement: DemoPlacement,
+  json: boolean,
+  engine: LocalSessionEngine,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   const { root, kept } = placement;
-  const store = await writeDemoCorpus(root);
-  const query = new SessionQuery({ registry: new InMemoryLiveRegistry(), storage: store });
-  const service = new SessionReferenceService({ sessionQuery: query });
   const target: ReferenceTarget = { id: DEMO_IDS.target, session: { header: { cwd: DEMO_CWDS.webshop } } };
-  const records = await query.listSessions(signal);
+  const records = await engine.listSessions(signal);
   if (json) {
     writeJson(io, { root, kept, sessions: records.map((record) => record.header.id) });
-    return;
+    return false;
   }
 
   writeLines(io, [
@@ -105,12 +133,12 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   ]);
 
   heading(io, '1. Discovery: which sessions could this message cite?');
-  const candidates = await service.candidates(target, '', signal);
+  const candidates = await engine.candidates(target, '', undefined, signal);
   writeLines(io, [
     'Ranked like a mention picker: same project first, then sessions without a project, then the rest; newest first.',
     ...candidates.map((candidate) => `  ${candidate.label.padEnd(44)} ${candidate.cwd ?? '(no project)'}`),
   ]);
-  const searched = await service.candidates(target, 'oom', signal);
+  const searched = await engine.candidates(target, 'oom', undefined, signal);
   writeLines(io, [`Typing "oom" narrows it to: ${searched.map((candidate) => candidate.label).join(', ')}`]);
 
   heading(io, '2. Mentions: what a host inserts into the prompt');
@@ -125,7 +153,7 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   heading(io, '3. A prepared snapshot: what the model receives');
   const message = `Using ${checkoutMention} and ${discountMention}, make checkout reject expired codes with 409 too.`;
   const parsed = parseMessageContent([{ type: 'text', text: message }]);
-  const prepared = await service.prepare(target, parsed.content, parsed.references, signal);
+  const prepared = await engine.prepare(target, parsed.content, parsed.references, signal);
   const context = prepared.additionalContext;
   const promptText = context?.content[0]?.type === 'text' ? String(context.content[0].text) : '';
   const references = context?.source.references ?? [];
@@ -139,10 +167,11 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
   ]);
 
   heading(io, '4. A budget: long sources are cut, visibly');
-  const small = new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 800 } });
   const trainingMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.training, label: 'training OOM' });
   const longParsed = parseMessageContent([{ type: 'text', text: `Summarise ${trainingMention}.` }]);
-  const cut = await small.prepare(target, longParsed.content, longParsed.references, signal);
+  const cut = await withDemoEngine(root, { maxReferenceBytes: 800 }, (small) =>
+    small.prepare(target, longParsed.content, longParsed.references, signal),
+  );
   const cutReferences = cut.additionalContext?.source.references ?? [];
   const cutText = cut.additionalContext?.content[0]?.type === 'text' ? String(cut.additionalContext.content[0].text) : '';
   const notice = /\[… omitted \d+ UTF-8 bytes …\]/u.exec(cutText)?.[0];
@@ -154,12 +183,12 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
 
   heading(io, '5. Typed errors: all or nothing');
   const failures: Array<[string, () => Promise<unknown>]> = [
-    ['a session that does not exist', () => service.prepare(target, [], [{ sessionId: 'session-demo-missing' }], signal)],
+    ['a session that does not exist', () => engine.prepare(target, [], [{ sessionId: 'session-demo-missing' }], signal)],
     ['a malformed mention', async () => parseMessageContent([{ type: 'text', text: 'see @[x](dsh-session:not-canonical)' }])],
     [
       'four sessions in one message',
       () =>
-        service.prepare(
+        engine.prepare(
           target,
           [],
           Object.values(DEMO_IDS)
@@ -171,12 +200,7 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     [
       'a source that cannot fit 100 bytes',
       () =>
-        new SessionReferenceService({ sessionQuery: query, config: { maxReferenceBytes: 100 } }).prepare(
-          target,
-          [],
-          [{ sessionId: DEMO_IDS.checkout }],
-          signal,
-        ),
+        withDemoEngine(root, { maxReferenceBytes: 100 }, (tiny) => tiny.prepare(target, [], [{ sessionId: DEMO_IDS.checkout }], signal)),
     ],
   ];
   for (const [what, attempt] of failures) {
@@ -187,7 +211,25 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     writeLines(io, [`  ${what}`, `    → ${outcome}`]);
   }
   writeLines(io, ['A failed preparation logs nothing of the step; the error carries the claimed message so a host can re-queue it.']);
+  return true;
+}
 
+/** `work` on a demo engine with other reference limits, closed afterwards. */
+async function withDemoEngine<T>(
+  root: string,
+  reference: SessionReferenceConfigInput,
+  work: (engine: LocalSessionEngine) => Promise<T>,
+): Promise<T> {
+  const engine = await demoEngine(root, reference);
+  try {
+    return await work(engine);
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Section 6 and the end of the walkthrough: a scripted DCP conversation on the stand-in host, and what to try next. */
+async function walkThroughDcp(io: CliIo, store: Awaited<ReturnType<typeof writeDemoCorpus>>): Promise<void> {
   heading(io, '6. DCP: keeping a long conversation small');
   const dcp = await runDemoDcp(store, DEMO_CWDS.webshop);
   // The walkthrough below describes a run that went as scripted; one that did not is reported, not narrated.
@@ -218,9 +260,19 @@ async function runDemo(io: CliIo, placement: DemoPlacement, json: boolean, signa
     ...statLines.map((line) => `  ${line}`),
     'All of the above was read back from the stored log by a plain reader with no DCP: markers and checkpoints are ordinary dsh messages.',
   ]);
+}
 
+/** The end of the walkthrough: commands to try next, over the corpus (when it is kept). */
+async function keepExploring(
+  io: CliIo,
+  placement: DemoPlacement,
+  engine: LocalSessionEngine,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const { root, kept } = placement;
+  const checkoutMention = formatSessionReferenceMention({ sessionId: DEMO_IDS.checkout, label: 'checkout 409' });
   heading(io, 'Keep exploring');
-  const show = await query.readSurface(asSessionId(DEMO_IDS.checkout), signal);
+  const show = await engine.readSurface(asSessionId(DEMO_IDS.checkout), signal);
   // A removed corpus cannot be explored: the commands then name the root a kept demo would have.
   const at = kept ? root : 'DIR';
   // Each line runs as printed, here: `node dist/src/main/cli/bin.js` in a checkout, `npx sessionctx` when installed.

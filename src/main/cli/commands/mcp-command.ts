@@ -12,7 +12,7 @@ import type { LocalSessionEngine } from '../../engine/create-engine.js';
 import { startMcpHttpServer } from '../../mcp/mcp-http-server.js';
 import { createSessionMcpServer } from '../../mcp/mcp-server.js';
 import { McpTransportError } from '../../mcp/mcp-transport-error.js';
-import { SessionCatalog } from '../../mcp/session-catalog.js';
+import { SessionCatalog } from '../../catalog/session-catalog.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { parseCountOption } from '../count-option.js';
@@ -44,7 +44,7 @@ function serverFactory(context: CommandContext, engine: LocalSessionEngine, opti
   };
   return () =>
     createSessionMcpServer({
-      catalog: new SessionCatalog(engine, config.candidateLimit),
+      catalog: new SessionCatalog(engine, { pageSize: config.candidateLimit }),
       version: packageVersion(),
       tools,
       log,

@@ -12,7 +12,7 @@ import { parseScenario } from '../../scenario/scenario.js';
 import { ScenarioError } from '../../scenario/scenario-error.js';
 import { runScenario } from '../../scenario/run-scenario.js';
 import { ScenarioRunError } from '../../scenario/scenario-run-error.js';
-import { dcpPlugin } from '../../dcp/dcp-plugin.js';
+import { scenarioDcpPlugins } from '../../scenario/scenario-dcp.js';
 import type { CliIo } from '../cli-io.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
@@ -69,7 +69,7 @@ async function runScriptFile(context: CommandContext, options: ScriptRunRequest)
       if (store === undefined) throw new TypeError('script run needs a session root');
       // DCP's full-log folds of a long scenario session run on the engine's pool, started only if one is needed.
       return runScenario(scenario, store, {
-        plugins: [dcpPlugin({ fullLogTasks: { runner: engine.runner }, config: dcp })],
+        plugins: scenarioDcpPlugins(dcp, engine.runner),
         logger: stderrLogger(io),
       });
     },

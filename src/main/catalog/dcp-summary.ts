@@ -4,7 +4,7 @@
  * between slices and the ledger fold of a long log runs on the engine's pool, so the server stays responsive.
  * With `dcp.enabled: false` the chart is still drawn; the block table is empty and the stats text says DCP is off.
  */
-import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
 import { sameRevision, statRevision } from '../../io/file-revision.js';
@@ -12,15 +12,15 @@ import { PooledSessionStorage } from '../pool/pooled-storage.js';
 import { contextSummary } from './context-summary.js';
 import type { RevisionCache } from './revision-cache.js';
 import { DCP_DISABLED_STATS_TEXT, summaryStatsText } from './summary-stats-text.js';
-import type { WebEngine } from './web-handlers.js';
-import { WebServerError } from './web-server-error.js';
+import { CatalogError } from './catalog-error.js';
+import type { CatalogEngine } from './session-catalog.js';
 
 /** What {@link dcpSummary} reads. */
 export interface DcpSummaryOptions {
-  readonly engine: WebEngine;
+  readonly engine: Pick<CatalogEngine, 'store' | 'runner'>;
   readonly sessionId: SessionId;
-  /** The `dcp` configuration namespace (DCP.md §16). */
-  readonly dcpConfig: Readonly<Record<string, unknown>>;
+  /** DCP's configuration (DCP.md §16), resolved once by the caller. */
+  readonly dcp: DcpConfig;
   readonly signal: AbortSignal;
   /** Summaries already computed, by session, valid while the artifact keeps its revision. */
   readonly cache?: RevisionCache<WebDcpSummary>;
@@ -29,14 +29,14 @@ export interface DcpSummaryOptions {
 /**
  * The Context view of a stored session.
  * @param options - the engine, the session, the DCP configuration and the request's signal.
- * @throws WebServerError `WEB_NO_SESSION_ROOT` when the engine has no root; the store's typed errors
- *   (`SESSION_QUERY_SESSION_NOT_FOUND`, …) and `DCP_CONFIG_INVALID` (an invalid `dcp` namespace) as they are.
+ * @throws CatalogError `no-root` when the engine has no root; the store's typed errors
+ *   (`SESSION_QUERY_SESSION_NOT_FOUND`, …) as they are.
  */
 export async function dcpSummary(options: DcpSummaryOptions): Promise<WebDcpSummary> {
   const { engine, sessionId, signal } = options;
   const store = engine.store;
-  if (store === undefined) throw new WebServerError('WEB_NO_SESSION_ROOT', 'this server has no session root, so no stored log to read');
-  const { config } = resolveDcpConfig(options.dcpConfig);
+  if (store === undefined) throw new CatalogError('no-root', 'this engine has no session root, so no stored log to read');
+  const config = options.dcp;
   const path = await store.locate(sessionId, signal);
   // No artifact: the inspection below reports the store's own not-found error.
   const revision = path === undefined ? undefined : await statRevision(path);

@@ -3,7 +3,7 @@
  * problem per artifact or directory it had to skip, each with a stable code, so one damaged log no longer makes
  * a whole root unusable and a caller can still say what was skipped and why.
  */
-import type { SessionHeader } from '../../protocol/events.js';
+import type { SessionHeader } from './events.js';
 
 /**
  * Why an entry was skipped. Stable; a closed union (callers may switch over it exhaustively).

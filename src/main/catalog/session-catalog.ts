@@ -1,0 +1,384 @@
+/**
+ * The session catalog (docs/ARCHITECTURE.md "Faces and the catalog"): every session-facing operation the CLI, MCP
+ * and the Web ask of the engine, in one face-neutral place — discovery in pages with opaque cursors, discovery with
+ * mentions and URIs, completion, full-text search, naming a session by URI, id or prefix, the discovery label, the
+ * reader a request runs for, the snapshot a reference inserts (no synthetic message), the preparation of a typed
+ * message, the listing rows with artifact sizes, a session's surface and its DCP summary. It refuses with
+ * {@link CatalogError}; faces map that to their own terms and format what it returns. Protocol-free (no SDK or HTTP
+ * types).
+ */
+import { decodeSessionReferenceUri, encodeSessionReferenceUri, SESSION_REFERENCE_SCHEME } from '../../protocol/uri/session-uri.js';
+import { escapeDisplayText } from '../../protocol/uri/display-escape.js';
+import { boundedQuote } from '../../protocol/bounded-quote.js';
+import { errorCode } from '../../protocol/error-code.js';
+import { ambiguousPrefixMessage, matchSessionIds } from '../../protocol/session-id-match.js';
+import { asSessionId } from '../../protocol/events.js';
+import type { SessionId } from '../../protocol/events.js';
+import type { LocalSessionEngine } from '../engine/create-engine.js';
+import type { SearchQuery, SearchSessionResult } from '../../protocol/search-types.js';
+import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/reference-types.js';
+import { CatalogError } from './catalog-error.js';
+import { discoveryLabel } from '../corpus/discovery-label.js';
+import { decodeOpaqueCursor, encodeOpaqueCursor } from '../../protocol/opaque-cursor.js';
+import { anonymousReader, sessionReader } from '../reference/reader.js';
+import { stat } from 'node:fs/promises';
+import { artifactPathFor } from '../../io/artifact-path.js';
+import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
+import type { WebDcpSummary } from '../../protocol/web/web-api.js';
+import type { SessionRecord } from '../corpus/session-query.js';
+import type { PreparedReferences } from '../reference/reference-types.js';
+import type { SessionSurfaceSnapshot } from '../../protocol/events.js';
+import { dcpSummary } from './dcp-summary.js';
+import type { DcpConfig } from '../../protocol/dcp/config.js';
+import { resolveDcpConfig } from '../../protocol/dcp/config.js';
+import { RevisionCache } from './revision-cache.js';
+
+/** A discovery result as the `find_sessions` tool returns it. */
+export interface FoundSession {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  readonly uri: string;
+  readonly mention: string;
+}
+
+/** The sessions a snapshot was prepared from and its text. */
+export interface PreparedSnapshot {
+  readonly text: string;
+  readonly sessions: ReadonlyArray<{ readonly sessionId: string; readonly label: string; readonly uri: string }>;
+}
+
+/** The most completion values MCP lets a server return at once. */
+export const MAX_COMPLETION_VALUES = 100;
+
+/** A page of discovery results in discovery order and the cursor of the next one. */
+export interface CatalogPage {
+  readonly sessions: readonly Candidate[];
+  readonly nextCursor?: string;
+}
+
+/** One row of the session listing: the discovery label, the escaped cwd, the artifact's size. */
+export interface CatalogRow {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  /** The artifact's bytes; 0 for a live session not written yet, or an artifact that vanished. */
+  readonly sizeBytes: number;
+  readonly live: boolean;
+}
+
+/** The listing: its rows, newest first, and how many entries of the root were skipped as listing problems. */
+export interface CatalogListing {
+  readonly rows: readonly CatalogRow[];
+  readonly skipped: number;
+}
+
+/** A list cursor: the offset of the page's first resource, as opaque text. */
+function encodeCursor(offset: number): string {
+  return encodeOpaqueCursor({ offset });
+}
+
+function decodeCursor(cursor: string): number {
+  // Text that is not a cursor at all is reported as an invalid cursor, like any other cursor this server did not issue.
+  const offset = (decodeOpaqueCursor(cursor) as { offset?: unknown } | null | undefined)?.offset;
+  if (!Number.isSafeInteger(offset) || (offset as number) <= 0)
+    throw new CatalogError('invalid-argument', `invalid cursor ${boundedQuote(cursor)}`);
+  return offset as number;
+}
+
+/**
+ * A session named by its canonical `dsh-session:` URI or by its id.
+ * @param reference - what the client sent
+ * @returns the session id
+ * @throws CatalogError `invalid-argument` for a malformed URI or a value that is neither
+ */
+export function sessionIdOf(reference: unknown): SessionId {
+  if (typeof reference !== 'string' || reference === '')
+    throw new CatalogError('invalid-argument', 'a session is named by its dsh-session: URI or its id');
+  if (!reference.startsWith(SESSION_REFERENCE_SCHEME)) return asSessionId(reference);
+  try {
+    return asSessionId(decodeSessionReferenceUri(reference));
+  } catch (error) {
+    throw new CatalogError('invalid-argument', `malformed session URI ${boundedQuote(reference)}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** What the catalog needs of the engine (a narrow face, so a test can stand in for the engine). */
+export type CatalogEngine = Pick<
+  LocalSessionEngine,
+  | 'listCandidates'
+  | 'candidates'
+  | 'readTitleSnapshots'
+  | 'prepare'
+  | 'searchSessions'
+  | 'listSessions'
+  | 'listSessionsReport'
+  | 'readSurface'
+  | 'store'
+  | 'runner'
+>;
+
+/** How a catalog is built. */
+export interface SessionCatalogOptions {
+  /** Sessions per discovery page (the configured `candidateLimit`). */
+  readonly pageSize: number;
+  /**
+   * The `dcp` configuration namespace (DCP.md §16) DCP summaries are computed with; default `{}`. Resolved once, when
+   * the catalog is built: an invalid one fails there (`DCP_CONFIG_INVALID`), not at the first summary.
+   */
+  readonly dcpConfig?: Readonly<Record<string, unknown>>;
+}
+
+/** How many DCP summaries a catalog keeps computed (each is a whole-log replay). */
+const DCP_SUMMARY_CACHE_ENTRIES = 8;
+
+/** The size of the regular file at `path`, or `undefined` when there is none. */
+async function fileSize(path: string): Promise<number | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  return info?.isFile() === true ? info.size : undefined;
+}
+
+/** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
+export class SessionCatalog {
+  readonly #engine: CatalogEngine;
+  readonly #pageSize: number;
+  readonly #dcp: DcpConfig;
+  /** The Context views computed, while their logs keep their revision. */
+  readonly #summaries = new RevisionCache<WebDcpSummary>(DCP_SUMMARY_CACHE_ENTRIES);
+  #cwd: string | undefined;
+
+  /**
+   * @param engine - the engine the face runs on
+   * @param options - the page size and the DCP configuration
+   */
+  constructor(engine: CatalogEngine, options: SessionCatalogOptions) {
+    this.#engine = engine;
+    this.#pageSize = options.pageSize;
+    this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
+  }
+
+  /**
+   * The working directory of the catalog's own reader (a face with one reader per connection: an MCP client's first
+   * root), or `undefined`.
+   */
+  get cwd(): string | undefined {
+    return this.#cwd;
+  }
+
+  /** Sets the reader's working directory (the client's first root), which ranks sessions of that project first. */
+  set cwd(cwd: string | undefined) {
+    this.#cwd = cwd;
+  }
+
+  /**
+   * The reader of a request that names its citing session (the Web page's `target`): a listed session's id (exact:
+   * faces send ids they were given) with that session's cwd; an id no listed session has (a conversation not written
+   * yet) as it is, without a cwd; no target, the reader that is no session.
+   */
+  async reader(target: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
+    if (target === undefined) return anonymousReader();
+    const { records } = await this.#engine.listSessionsReport(signal);
+    return sessionReader(target, records.find((record) => record.header.id === target)?.header.cwd);
+  }
+
+  /** The catalog's own reader: no session, with the connection's cwd. */
+  #target(): ReferenceTarget {
+    // The reader that is no session: no listed session is excluded as the reader itself.
+    return anonymousReader(this.#cwd);
+  }
+
+  /**
+   * One page of sessions in discovery order (an empty query), `pageSize` per page.
+   * @param cursor - the previous page's `nextCursor`, or `undefined` for the first page
+   * @param signal - cancels the read
+   * @returns the page and, when more sessions follow, the next cursor
+   * @throws CatalogError `invalid-argument` for a cursor this catalog did not issue
+   */
+  async page(cursor: string | undefined, signal?: AbortSignal): Promise<CatalogPage> {
+    const offset = cursor === undefined ? 0 : decodeCursor(cursor);
+    // One more than the page, so the last page is known without another listing.
+    const found = await this.#engine.listCandidates(this.#target(), '', offset + this.#pageSize + 1, signal);
+    const sessions = found.slice(offset, offset + this.#pageSize);
+    return found.length > offset + this.#pageSize ? { sessions, nextCursor: encodeCursor(offset + this.#pageSize) } : { sessions };
+  }
+
+  /**
+   * Discovery for `reader` (`candidates()`: labels, cwds, mentions), for a face that names the reader per request.
+   * @param limit - at most this many (default: the configured `candidateLimit`)
+   */
+  candidates(reader: ReferenceTarget, query: string, limit: number | undefined, signal?: AbortSignal): Promise<MentionCandidate[]> {
+    return this.#engine.candidates(reader, query, limit, signal);
+  }
+
+  /**
+   * Discovery with mentions and URIs, in `candidates()` order.
+   * @param query - the discovery query (`''` lists in discovery order)
+   * @param limit - at most this many (default: the configured `candidateLimit`)
+   * @param signal - cancels the read
+   */
+  async find(query: string, limit: number | undefined, signal?: AbortSignal): Promise<FoundSession[]> {
+    const found = await this.#engine.candidates(this.#target(), query, limit, signal);
+    return found.map((candidate: MentionCandidate) => ({
+      sessionId: candidate.sessionId,
+      label: candidate.label,
+      ...(candidate.cwd === undefined ? {} : { cwd: candidate.cwd }),
+      createdAt: candidate.createdAt,
+      uri: encodeSessionReferenceUri(candidate.sessionId),
+      mention: candidate.mention,
+    }));
+  }
+
+  /**
+   * Full-text search (issue 17): the engine's page, each session with its `dsh-session:` URI beside its mention.
+   * @param query - the search request (validated by the engine)
+   * @param signal - cancels the search at once
+   */
+  async search(
+    query: SearchQuery,
+    signal?: AbortSignal,
+  ): Promise<{ results: Array<SearchSessionResult & { uri: string }>; nextCursor?: string }> {
+    const page = await this.#engine.searchSessions(query, signal);
+    const results = page.results.map((result) => ({ ...result, uri: encodeSessionReferenceUri(result.sessionId) }));
+    return page.nextCursor === undefined ? { results } : { results, nextCursor: page.nextCursor };
+  }
+
+  /**
+   * The session a client named: a `dsh-session:` URI names exactly its id; an id, or an unambiguous prefix of one
+   * (with or without `session-`), as the CLI takes it (`protocol/session-id-match.ts`). An exact id always wins.
+   * @param reference - a URI, an id or an id prefix
+   * @param signal - cancels the listing
+   * @throws CatalogError `invalid-argument` for a malformed URI or a prefix of several sessions, `not-found` for a
+   *   name no listed session has
+   */
+  async resolve(reference: unknown, signal?: AbortSignal): Promise<SessionId> {
+    const id = sessionIdOf(reference);
+    const known = (await this.#engine.listSessions(signal)).map((record) => record.header.id as string);
+    const matches = (reference as string).startsWith(SESSION_REFERENCE_SCHEME)
+      ? known.filter((listed) => listed === id)
+      : matchSessionIds(id, known);
+    if (matches.length > 1) throw new CatalogError('invalid-argument', ambiguousPrefixMessage(id, matches));
+    // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
+    if (matches.length === 0) throw new CatalogError('not-found', `no session ${boundedQuote(id)} in this corpus`);
+    return asSessionId(matches[0] as string);
+  }
+
+  /**
+   * The label discovery gives a session: its latest folded title, else its id, display-escaped.
+   * @throws CatalogError `not-found` when no session has this id (a damaged one is labelled by its id, as
+   *   discovery labels it, and its preparation reports the damage)
+   */
+  async label(sessionId: SessionId, signal?: AbortSignal): Promise<string> {
+    const [observation] = await this.#engine.readTitleSnapshots([sessionId], signal);
+    if (observation?.status === 'rejected' && errorCode(observation.reason) === 'SESSION_QUERY_SESSION_NOT_FOUND') {
+      throw new CatalogError('not-found', `no session ${boundedQuote(sessionId)} in this corpus`, { cause: observation.reason });
+    }
+    return discoveryLabel(sessionId, observation);
+  }
+
+  /**
+   * The snapshot message text `prepare()` inserts for a message citing exactly these sessions, each labelled as
+   * discovery labels it. All or nothing: the engine's typed errors propagate.
+   * @param references - 1–3 URIs or ids
+   * @param signal - cancels the preparation
+   */
+  async snapshot(references: readonly unknown[], signal?: AbortSignal): Promise<PreparedSnapshot> {
+    const ids = await Promise.all(references.map((reference) => this.resolve(reference, signal)));
+    const labels = await Promise.all(ids.map((id) => this.label(id, signal)));
+    const cited = ids.map((sessionId, index) => ({ sessionId, label: labels[index] as string }));
+    // The references alone: prepare() only echoes a message's content, so none is made up.
+    const prepared = await this.#engine.prepare(this.#target(), [], cited, signal);
+    const block = prepared.additionalContext?.content[0];
+    // prepare() returns a context for every non-empty, valid reference list; anything else is a broken engine.
+    if (block === undefined || block.type !== 'text')
+      throw new TypeError('prepare() returned no snapshot text for a non-empty reference list');
+    return {
+      text: (block as { text: string }).text,
+      sessions: cited.map((source) => ({ ...source, uri: encodeSessionReferenceUri(source.sessionId) })),
+    };
+  }
+
+  /**
+   * Completion of a session argument: the URIs (or ids) of the sessions discovery finds for what was typed.
+   * @param typed - the argument's current value
+   * @param form - whether values are canonical URIs' encoded part (`template`, for `dsh-session:{session}`) or ids
+   * @param signal - cancels the read
+   */
+  async complete(typed: string, form: 'template' | 'id', signal?: AbortSignal): Promise<string[]> {
+    const found = await this.#engine.listCandidates(this.#target(), typed, MAX_COMPLETION_VALUES, signal);
+    return found.map((candidate) =>
+      form === 'id' ? candidate.sessionId : encodeSessionReferenceUri(candidate.sessionId).slice(SESSION_REFERENCE_SCHEME.length),
+    );
+  }
+
+  /**
+   * The preparation of a typed message for `reader`: its mentions parsed as the host parses a direct message
+   * (SESSION-REFERENCE.md §5.2, §13.2), then `prepare()` (which writes nothing).
+   */
+  prepareMessage(reader: ReferenceTarget, text: string, signal?: AbortSignal): Promise<PreparedReferences> {
+    const parsed = parseMessageContent([{ type: 'text', text }]);
+    return this.#engine.prepare(reader, parsed.content, parsed.references, signal);
+  }
+
+  /** The session listing, newest first (SESSION-LOG.md §10.3), each row labelled as discovery labels it, with its size. */
+  async list(signal?: AbortSignal): Promise<CatalogListing> {
+    const report = await this.#engine.listSessionsReport(signal);
+    const ids = report.records.map((record) => record.header.id);
+    const [titles, sizes] = await Promise.all([
+      this.#engine.readTitleSnapshots(ids, signal),
+      Promise.all(report.records.map((record) => this.#artifactBytes(record, signal))),
+    ]);
+    const rows: CatalogRow[] = report.records.map((record, index) => ({
+      sessionId: record.header.id,
+      label: discoveryLabel(record.header.id, titles[index]),
+      ...(record.header.cwd === undefined ? {} : { cwd: escapeDisplayText(record.header.cwd) }),
+      createdAt: record.header.createdAt,
+      sizeBytes: sizes[index] ?? 0,
+      live: record.live,
+    }));
+    return { rows, skipped: report.problems.length };
+  }
+
+  /** A session's surface as it stands and its discovery label (the engine's typed errors as they are). */
+  async surface(
+    sessionId: SessionId,
+    signal?: AbortSignal,
+  ): Promise<{ readonly snapshot: SessionSurfaceSnapshot; readonly label: string }> {
+    const [snapshot, observations] = await Promise.all([
+      this.#engine.readSurface(sessionId, signal),
+      this.#engine.readTitleSnapshots([sessionId], signal),
+    ]);
+    return { snapshot, label: discoveryLabel(sessionId, observations[0]) };
+  }
+
+  /**
+   * The Context view of a stored session ({@link dcpSummary}): its context chart, DCP's blocks and the `/dcp stats`
+   * text, from one read and one replay on the engine's pool; kept while the artifact keeps its revision.
+   * @throws CatalogError `no-root` when the engine has no session root; the store's typed errors as they are
+   */
+  dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
+    return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
+  }
+
+  /**
+   * The bytes of a session's artifact, or 0 when it has none (a live session not yet written) or it vanished. The
+   * path its header names is tried first (one `stat`); only an artifact found elsewhere costs the store's lookup.
+   */
+  async #artifactBytes(record: SessionRecord, signal?: AbortSignal): Promise<number> {
+    const store = this.#engine.store;
+    if (store === undefined || !record.persisted) return 0;
+    const { id, cwd } = record.header;
+    try {
+      const named = await fileSize(artifactPathFor(store.config, id, cwd));
+      if (named !== undefined) return named;
+      const located = await store.locate(id, signal);
+      return located === undefined ? 0 : ((await fileSize(located)) ?? 0);
+    } catch {
+      // A size is a detail of the row: a layout problem of this one session (reported by its reads) must not fail the list.
+      return 0;
+    }
+  }
+}
