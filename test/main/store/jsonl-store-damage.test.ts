@@ -18,7 +18,7 @@ import { PooledSessionStorage } from '../../../src/main/pool/pooled-storage.js';
 import { stableRead } from '../../../src/io/file-revision.js';
 import { readListedHeader } from '../../../src/main/store/header-reader.js';
 import { JsonlSessionStore } from '../../../src/main/store/jsonl-store.js';
-import type { ListingProblem } from '../../../src/main/store/listing-problem.js';
+import type { ListingProblem } from '../../../src/protocol/listing-problem.js';
 import type { ListingMode } from '../../../src/main/store/store-config.js';
 import { readCapturedArtifact } from '../../../src/workers/tasks/artifact-bytes.js';
 import {
