@@ -26,7 +26,7 @@ import { artifactPathFor } from '../../io/artifact-path.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
 import type { SessionRecord } from '../corpus/session-query.js';
-import type { PreparedReferences } from '../reference/reference-types.js';
+import type { SizedPreparation } from '../reference/reference-types.js';
 import type { SessionSurfaceSnapshot } from '../../protocol/events.js';
 import { dcpSummary } from './dcp-summary.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
@@ -114,6 +114,7 @@ export type CatalogEngine = Pick<
   | 'candidates'
   | 'readTitleSnapshots'
   | 'prepare'
+  | 'prepareSized'
   | 'searchSessions'
   | 'listSessions'
   | 'listSessionsReport'
@@ -316,11 +317,12 @@ export class SessionCatalog {
 
   /**
    * The preparation of a typed message for `reader`: its mentions parsed as the host parses a direct message
-   * (SESSION-REFERENCE.md §5.2, §13.2), then `prepare()` (which writes nothing).
+   * (SESSION-REFERENCE.md §5.2, §13.2), then `prepareSized()` (which writes nothing): the
+   * preparation and each source's rendered size.
    */
-  prepareMessage(reader: ReferenceTarget, text: string, signal?: AbortSignal): Promise<PreparedReferences> {
+  prepareMessage(reader: ReferenceTarget, text: string, signal?: AbortSignal): Promise<SizedPreparation> {
     const parsed = parseMessageContent([{ type: 'text', text }]);
-    return this.#engine.prepare(reader, parsed.content, parsed.references, signal);
+    return this.#engine.prepareSized(reader, parsed.content, parsed.references, signal);
   }
 
   /** The session listing, newest first (SESSION-LOG.md §10.3), each row labelled as discovery labels it, with its size. */

@@ -318,6 +318,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     candidates: (agent, text, limit, signal) =>
       recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
+    prepareSized: (agent, content, references, signal) => service.prepareSized(agent, content, references, signal),
     searchSessions: (query, signal) => search.search(query, signal),
     buildSearchIndex: (build) => search.build(build),
     searchIndexStatus: (signal) => search.status(signal),

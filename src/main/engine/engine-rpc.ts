@@ -16,6 +16,7 @@ export type EngineMethod =
   | 'listCandidates'
   | 'candidates'
   | 'prepare'
+  | 'prepareSized'
   | 'searchSessions';
 
 /** The argument index of each method's `AbortSignal`. */
@@ -27,6 +28,7 @@ export const SIGNAL_INDEX: { readonly [M in EngineMethod]: number } = {
   listCandidates: 3,
   candidates: 3,
   prepare: 3,
+  prepareSized: 3,
   searchSessions: 1,
 };
 

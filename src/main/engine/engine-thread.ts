@@ -15,7 +15,7 @@ import { isRecord } from '../../protocol/record-guard.js';
 import { SessionReferenceError, cancelledError } from '../../protocol/reference-errors.js';
 import { rebuildError, serializeError } from '../../protocol/wire/wire-error.js';
 import type { WireError } from '../../protocol/wire/wire-error.js';
-import type { PreparedReferences } from '../reference/reference-types.js';
+import type { PreparedReferences, SizedPreparation } from '../reference/reference-types.js';
 import type { RejectedTitleObservation, SessionTitleObservation } from '../corpus/session-query.js';
 import type { EngineMethod, EngineThreadApi, RpcOutcome } from './engine-rpc.js';
 import { SIGNAL_INDEX } from './engine-rpc.js';
@@ -55,6 +55,11 @@ function afterCall(method: EngineMethod, value: unknown): unknown {
       return refreezeSurface(value as SessionSurfaceSnapshot);
     case 'prepare':
       return refreezePrepared(value as PreparedReferences);
+    case 'prepareSized': {
+      const sized = value as SizedPreparation;
+      refreezePrepared(sized.prepared);
+      return sized;
+    }
     case 'readTitleSnapshots':
       return (value as Array<SessionTitleObservation | (RejectedTitleObservation & { reason: WireError })>).map((observation) =>
         observation.status === 'rejected' ? { ...observation, reason: rebuildError(observation.reason as WireError) } : observation,
@@ -108,6 +113,10 @@ class EngineThreadClient implements SessionEngine {
 
   prepare(...args: Parameters<SessionEngine['prepare']>): ReturnType<SessionEngine['prepare']> {
     return this.#call('prepare', args) as ReturnType<SessionEngine['prepare']>;
+  }
+
+  prepareSized(...args: Parameters<SessionEngine['prepareSized']>): ReturnType<SessionEngine['prepareSized']> {
+    return this.#call('prepareSized', args) as ReturnType<SessionEngine['prepareSized']>;
   }
 
   searchSessions(...args: Parameters<SessionEngine['searchSessions']>): ReturnType<SessionEngine['searchSessions']> {

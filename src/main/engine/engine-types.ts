@@ -9,7 +9,7 @@ import type { CorpusViewConfigInput } from '../corpus/corpus-view-config.js';
 import type { SessionListReport, SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import type { SessionReferenceConfigInput } from '../reference/reference-config.js';
 import type { SourceCacheConfigInput } from '../cache/source-cache-config.js';
-import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget } from '../reference/reference-types.js';
+import type { Candidate, MentionCandidate, PreparedReferences, ReferenceTarget, SizedPreparation } from '../reference/reference-types.js';
 import type { SearchPage, SearchQuery } from '../../protocol/search-types.js';
 import type { SearchConfigInput } from '../search/search-config.js';
 
@@ -111,6 +111,13 @@ export interface SessionEngine {
     references: readonly unknown[],
     signal?: AbortSignal,
   ): Promise<PreparedReferences>;
+  /** {@link prepare} with each source's rendered size (the Web preview's bars), the prepared result unchanged. */
+  prepareSized(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<SizedPreparation>;
   /**
    * Full-text search over the current conversation of every persisted session (issue 17, docs/SEARCH.md): the
    * root's index is brought up to date first (incremental per log), off this thread. Rejects with a `SearchError`

@@ -39,6 +39,16 @@ export interface PreparedReferences {
   readonly additionalContext?: SessionReferenceContext;
 }
 
+/**
+ * A preparation with the rendered size of each source (`renderedBytes[i]`: the UTF-8 bytes of source `i`'s data
+ * object in the snapshot, in the order of its `references`), for faces that show them (the Web preview) without
+ * re-parsing the prompt. `prepared` is exactly what `prepare()` returns (dsh's shape).
+ */
+export interface SizedPreparation {
+  readonly prepared: PreparedReferences;
+  readonly renderedBytes: readonly number[];
+}
+
 /** The read side the service needs: exactly the query layer of SESSION-LOG.md §10. */
 export interface ReferenceSessionQuery {
   listSessions(signal?: AbortSignal): Promise<readonly SessionRecord[]>;

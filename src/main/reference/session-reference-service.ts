@@ -31,6 +31,7 @@ import type {
   MentionCandidate,
   OversizedSource,
   PreparedReferences,
+  SizedPreparation,
   ReferenceMetadata,
   SessionReferenceSource,
   ReferencePreStepDecision,
@@ -154,9 +155,19 @@ export class SessionReferenceService {
     references: readonly unknown[],
     signal?: AbortSignal,
   ): Promise<PreparedReferences> {
+    return (await this.prepareSized(agent, content, references, signal)).prepared;
+  }
+
+  /** {@link prepare}, with the rendered size of each source (what the snapshot holds of it, in bytes). */
+  async prepareSized(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<SizedPreparation> {
     const acceptedContent = structuredClone(content) as ContentBlock[];
     const normalized = this.normalizeReferences(agent, references);
-    if (normalized.length === 0) return { content: acceptedContent };
+    if (normalized.length === 0) return { prepared: { content: acceptedContent }, renderedBytes: [] };
     if (signal?.aborted === true) throw cancelledError(signal.reason);
     const rendered = await this.renderAll(normalized, signal);
     // The signal may have aborted while the reads settled (§8 step 6).
@@ -191,7 +202,10 @@ export class SessionReferenceService {
       source,
       content: [{ type: 'text', text: assembleReferencePrompt(sources.map((source) => source.json)) }],
     });
-    return { content: acceptedContent, additionalContext };
+    return {
+      prepared: { content: acceptedContent, additionalContext },
+      renderedBytes: sources.map((rendered) => Buffer.byteLength(rendered.json, 'utf8')),
+    };
   }
 
   /**

@@ -4,10 +4,10 @@
  * its rendered data object against the per-source budget (SESSION-REFERENCE.md §10, §11). Pure.
  */
 import type { ContentBlock } from '../../protocol/events.js';
-import { stringifyTagSafeJson, utf8ByteLength } from '../../protocol/tag-safe-json.js';
+import { utf8ByteLength } from '../../protocol/tag-safe-json.js';
 import type { WebPreview, WebPreviewSource } from '../../protocol/web/web-api.js';
 import { REFERENCE_PROMPT_PREFIX, REFERENCE_PROMPT_SUFFIX } from '../../workers/reference/reference-prompt.js';
-import type { PreparedReferences } from '../reference/reference-types.js';
+import type { SizedPreparation } from '../reference/reference-types.js';
 import { sourceSummaries } from './surface-view.js';
 
 /** The byte limits a preview is measured against (the reference configuration, SESSION-REFERENCE.md §3). */
@@ -23,24 +23,6 @@ function contentText(content: readonly ContentBlock[]): string {
   return content
     .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : `(${block.type} block)`))
     .join('\n');
-}
-
-/**
- * The bytes of each source's data object inside a prompt (§11.1): the array between the framing, each element
- * serialised as the renderer serialised it (`stringifyTagSafeJson` of a JSON value gives back the same text).
- * A prompt that is not framed as §11.1 says gives no sizes.
- */
-function renderedSizes(prompt: string): number[] {
-  if (!prompt.startsWith(REFERENCE_PROMPT_PREFIX) || !prompt.endsWith(REFERENCE_PROMPT_SUFFIX)) return [];
-  const json = prompt.slice(REFERENCE_PROMPT_PREFIX.length, prompt.length - REFERENCE_PROMPT_SUFFIX.length);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    // Not the renderer's JSON: the preview still shows the text, without sizes.
-    return [];
-  }
-  return Array.isArray(parsed) ? parsed.map((element) => utf8ByteLength(stringifyTagSafeJson(element))) : [];
 }
 
 /**
@@ -60,16 +42,17 @@ export function totalBudgetBytes(budget: PreviewBudget): number {
 
 /**
  * The preview of one prepared message.
- * @param prepared - what `prepare()` returned.
+ * @param sized - what `prepareSized()` returned: the preparation and each source's rendered size (never re-parsed
+ *   from the prompt).
  * @param budget - the limits it was prepared under.
  */
-export function previewView(prepared: PreparedReferences, budget: PreviewBudget): WebPreview {
+export function previewView(sized: SizedPreparation, budget: PreviewBudget): WebPreview {
+  const { prepared, renderedBytes: sizes } = sized;
   const content = contentText(prepared.content);
   const context = prepared.additionalContext;
   const total = totalBudgetBytes(budget);
   if (context === undefined) return { content, sources: [], totalBudgetBytes: total };
   const text = contentText(context.content);
-  const sizes = renderedSizes(text);
   const sources: WebPreviewSource[] = sourceSummaries(context.source).map((summary, index) => ({
     ...summary,
     renderedBytes: sizes[index] ?? 0,

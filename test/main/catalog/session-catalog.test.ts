@@ -35,6 +35,7 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
         additionalContext: { role: 'user', id: 'x', content: [{ type: 'text', text: 'SNAPSHOT' }], source: {} } as never,
       });
     },
+    prepareSized: () => Promise.reject(new Error('not used')),
     store: undefined,
     runner: undefined as never,
   };

@@ -27,6 +27,7 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     // What the MCP face never asks of the catalog.
     listSessionsReport: () => Promise.reject(new Error('not used')),
     readSurface: () => Promise.reject(new Error('not used')),
+    prepareSized: () => Promise.reject(new Error('not used')),
     store: undefined,
     runner: undefined as never,
     readTitleSnapshots: () =>

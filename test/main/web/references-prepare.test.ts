@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../src/main/engine/create-engine.js';
 import { createEngine } from '../../../src/main/engine/create-engine.js';
 import { formatSessionReferenceMention } from '../../../src/protocol/uri/mention-formatter.js';
+import { stringifyTagSafeJson } from '../../../src/protocol/tag-safe-json.js';
+import { REFERENCE_PROMPT_PREFIX, REFERENCE_PROMPT_SUFFIX } from '../../../src/workers/reference/reference-prompt.js';
 import { startWebServer } from '../../../src/main/web/web-server.js';
 import type { RunningWebServer } from '../../../src/main/web/web-server.js';
 import { readExpected } from '../../support/fixtures.js';
@@ -34,6 +36,9 @@ function messageOf(entry: ReferenceCase): string {
 
 const PREFIX_BYTES = 287;
 const SUFFIX_BYTES = 23;
+/** The framing of §11.1 in UTF-16 units, to cut the prompt's array out of its text. */
+const PREFIX_LENGTH = REFERENCE_PROMPT_PREFIX.length;
+const SUFFIX_LENGTH = REFERENCE_PROMPT_SUFFIX.length;
 
 /** One server per budget, each over its own engine built with that budget. */
 const servers = new Map<number, { engine: LocalSessionEngine; server: RunningWebServer; cookie: string }>();
@@ -106,6 +111,12 @@ describe('references/prepare', () => {
       // The sources' bytes, the brackets, the commas and the framing are the whole prompt (§11.1).
       const total = sources.reduce((sum, source) => sum + source.renderedBytes, 0) + 2 + (sources.length - 1);
       expect(total + PREFIX_BYTES + SUFFIX_BYTES).toBe(Buffer.byteLength(prompt, 'utf8'));
+      // Each source's own size, by an independent definition: the elements of dsh's prompt array, each re-serialised
+      // as the renderer does (tag-safe JSON of a JSON value is the text it came from).
+      const array = JSON.parse(prompt.slice(PREFIX_LENGTH, prompt.length - SUFFIX_LENGTH)) as unknown[];
+      expect(sources.map((source) => source.renderedBytes)).toEqual(
+        array.map((element) => Buffer.byteLength(stringifyTagSafeJson(element), 'utf8')),
+      );
     });
   }
 
