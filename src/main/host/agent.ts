@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { errorChain, turnEndReasonForStepFailure } from '../../protocol/error-chain.js';
 import type { AssistantMessageData, ContentBlock, Message, MessageSource, ToolCallBlock } from '../../protocol/events.js';
-import { raceWithSignal } from '../signal/abort-race.js';
+import { raceWithSignal } from '../signal/abort.js';
 import { AssistantStreamAssembler } from './assistant-stream.js';
 import { CommandRuntime } from './command-runtime.js';
 import { isDeepFrozen } from './frozen-data.js';

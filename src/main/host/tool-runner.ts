@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ContentBlock, Message, ToolCallBlock, ToolResultData } from '../../protocol/events.js';
-import { raceWithSignal } from '../signal/abort-race.js';
+import { raceWithSignal } from '../signal/abort.js';
 import type { HostAgent, HostSession, ToolApprovalDecision, ToolApproveListener, ToolDefinition } from '../host-api/host-api.js';
 import { runWaterfall } from './waterfall.js';
 

@@ -5,8 +5,8 @@
  * start. The main thread only lists headers, looks the artifact up and stats it (async I/O), or captures
  * a live byte log (O(1)); none of its work grows with the size of a source.
  */
-import { abortable } from 'abort-controller-x';
 import { stat } from 'node:fs/promises';
+import { raceWithSignal } from '../signal/abort.js';
 import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
 import type { Compression } from '../../protocol/storage-paths.js';
@@ -56,11 +56,6 @@ export interface PoolSourceRendererOptions {
 export interface SourceServedReport {
   readonly sessionId: SessionId;
   readonly served: SourceServed;
-}
-
-/** Rejects with `signal.reason` as soon as `signal` aborts, whatever `work` does. */
-function race<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return abortable(signal, work);
 }
 
 /**
@@ -186,7 +181,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
    */
   async #list(storage: PoolRendererStorage, signal: AbortSignal): Promise<readonly SessionHeader[]> {
     try {
-      return await race(
+      return await raceWithSignal(
         this.#listings.run('', (shared) => storage.list(shared), signal),
         signal,
       );
@@ -214,7 +209,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     };
     let captured: CapturedArtifact;
     try {
-      captured = await race(capture, signal);
+      captured = await raceWithSignal(capture, signal);
     } catch (error) {
       return failed(error);
     }
@@ -223,7 +218,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     if (cache !== undefined) {
       let cached: CachedSource | undefined;
       try {
-        cached = await race(cache.observe(artifact, ctimeNs, this.#runner, signal), signal);
+        cached = await raceWithSignal(cache.observe(artifact, ctimeNs, this.#runner, signal), signal);
       } catch (error) {
         return failed(error);
       }

@@ -6,7 +6,7 @@
  * rejecting only its id. It differs in one respect: on abort it rejects with `signal.reason` at once
  * instead of waiting for started inspections (the reference service races anyway, §7.2).
  */
-import { abortable } from 'abort-controller-x';
+import { raceWithSignal } from '../signal/abort.js';
 import { deepFreeze } from '../../protocol/deep-freeze.js';
 import type { SessionHeader, SessionId } from '../../protocol/events.js';
 import { assertCompatibleHeaders } from '../../protocol/session-header.js';
@@ -58,7 +58,7 @@ export class PoolTitleSnapshots {
       for (const id of unresolved) results.set(id, rejectedTitle(id, sessionNotFound(id)));
     if (unresolved.length > 0 && storage !== undefined) {
       const work = this.#observePersisted(storage, unresolved, results, signal);
-      await (signal === undefined ? work : abortable(signal, work));
+      await (signal === undefined ? work : raceWithSignal(work, signal));
     }
     signal?.throwIfAborted();
     return uniqueIds.map((id) => results.get(id) as SessionTitleObservation);

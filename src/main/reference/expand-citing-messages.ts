@@ -6,7 +6,7 @@
 import type { ContentBlock, Message } from '../../protocol/events.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import { freezeMessage } from '../../protocol/user-message.js';
-import { linkedController } from './race-signal.js';
+import { linkedAbort } from '../signal/abort.js';
 import type { PreparedReferences, ReferenceTarget } from './reference-types.js';
 
 /** `prepare()` as the expansion calls it. */
@@ -27,22 +27,18 @@ export async function expandCitingMessages(
   prepare: PrepareReferences,
   signal: AbortSignal | undefined,
 ): Promise<Message[]> {
-  const { controller, dispose } = linkedController(signal);
-  try {
-    const expanded = await Promise.all(
-      messages.map(async (message) => {
-        try {
-          return await expandMessage(agent, message, prepare, controller.signal);
-        } catch (error) {
-          controller.abort(error);
-          throw error;
-        }
-      }),
-    );
-    return expanded.flat();
-  } finally {
-    dispose();
-  }
+  const siblings = linkedAbort(signal);
+  const expanded = await Promise.all(
+    messages.map(async (message) => {
+      try {
+        return await expandMessage(agent, message, prepare, siblings.signal);
+      } catch (error) {
+        siblings.abort(error);
+        throw error;
+      }
+    }),
+  );
+  return expanded.flat();
 }
 
 async function expandMessage(

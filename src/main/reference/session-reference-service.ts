@@ -23,7 +23,8 @@ import { expandCitingMessages } from './expand-citing-messages.js';
 import { assembleReferencePrompt } from '../../workers/reference/reference-prompt.js';
 import type { SessionRecord } from '../corpus/session-query.js';
 import { InThreadSourceRenderer } from './in-thread-source-renderer.js';
-import { linkedController, raceSignal } from './race-signal.js';
+import { raceSignal } from './race-signal.js';
+import { linkedAbort } from '../signal/abort.js';
 import { resolveReferenceConfig } from './reference-config.js';
 import type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference-config.js';
 import type {
@@ -259,12 +260,12 @@ export class SessionReferenceService {
     references: readonly NormalizedReference[],
     signal: AbortSignal | undefined,
   ): Promise<Array<RenderedSource | OversizedSource>> {
-    const { controller, dispose } = linkedController(signal);
+    const siblings = linkedAbort(signal);
     const reads = references.map((reference) =>
       Promise.resolve()
-        .then(() => this.renderer.render(reference.sessionId, reference.label, this.config.maxReferenceBytes, controller.signal))
+        .then(() => this.renderer.render(reference.sessionId, reference.label, this.config.maxReferenceBytes, siblings.signal))
         .catch((error: unknown) => {
-          controller.abort(error);
+          siblings.abort(error);
           throw error;
         }),
     );
@@ -274,8 +275,6 @@ export class SessionReferenceService {
       if (signal?.aborted === true) throw cancelledError(signal.reason);
       // Any other rejection, even a CANCELLED error a renderer raised on its own, is a failed read (§8 step 5).
       throw readFailedError(error);
-    } finally {
-      dispose();
     }
   }
 }

@@ -6,7 +6,7 @@
  * serves the next request. A worker that fails or exits fails its request with `SEARCH_WORKER_FAILED`, and the
  * next request starts a new one. While idle the worker does not keep the process alive.
  */
-import { raceWithSignal } from '../signal/abort-race.js';
+import { raceWithSignal } from '../signal/abort.js';
 import { Worker } from 'node:worker_threads';
 import { rebuildError } from '../../protocol/wire/wire-error.js';
 import { SearchError } from '../../workers/search/search-error.js';
