@@ -34,15 +34,9 @@ import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { CorpusView, type CorpusViewStats } from '../corpus/corpus-view.js';
 import { recordDiscovery, WarmDiscovery, type DiscoveryReport } from '../corpus/warm-discovery.js';
 import { resolveSearchConfig } from '../search/search-config.js';
-import {
-  SearchService,
-  type LiveSearchSource,
-  type SearchBuildOptions,
-  type SearchIndexClearResult,
-  type SearchIndexStatus,
-} from '../search/search-service.js';
+import type { LiveSearchSource, SearchBuildOptions, SearchIndexClearResult, SearchIndexStatus } from '../search/search-service.js';
 import type { SyncSummary } from '../../workers/search/search-messages.js';
-import { SqliteSearchIndex } from '../search/sqlite-search-index.js';
+import { LazySearch } from './lazy-search.js';
 
 /** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
 export interface LocalSessionEngine extends SessionEngine {
@@ -249,45 +243,46 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
 
   // Search: validated now, its worker started by the first search only.
   const searchConfig = resolveSearchConfig(options.search, options.store?.env ?? process.env, storeCache);
-  const searchIndex = new SqliteSearchIndex({
-    databasePath: searchConfig.databasePath,
-    busyTimeoutMs: searchConfig.busyTimeoutMs,
-    ...(options.searchModule === undefined ? {} : { moduleName: options.searchModule }),
-  });
-  const search = new SearchService({
-    config: searchConfig,
-    index: searchIndex,
-    // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions
-    // only (the service leaves out those that are live).
-    store:
-      store === undefined
-        ? undefined
-        : {
-            config: store.config,
-            list: async (signal) =>
-              (await warm?.persistedHeaders(signal)) ??
-              (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
-          },
-    // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
-    readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
-    ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
-    // A long-lived engine's search skips its stat pass while the warm view saw no change (bounded as discovery is).
-    ...(warm === undefined ? {} : { corpusVersion: (signal?: AbortSignal) => warm.corpusVersion(signal) }),
-    // Live sessions are searched from their byte logs (O(1) captures), as the reference pipeline reads them.
-    live: () => {
-      const sources: LiveSearchSource[] = [];
-      for (const session of registry.list()) {
-        try {
-          sources.push({ header: session.header, ...liveLogs.snapshot(session) });
-        } catch {
-          // SESSION_LOG_TOO_DEEP: this session's log cannot be encoded, so it is not searched; the others still are.
+  const search = new LazySearch({
+    index: {
+      databasePath: searchConfig.databasePath,
+      busyTimeoutMs: searchConfig.busyTimeoutMs,
+      ...(options.searchModule === undefined ? {} : { moduleName: options.searchModule }),
+    },
+    service: {
+      config: searchConfig,
+      // The listing comes through discovery's path (the warm corpus view when the engine keeps one): persisted sessions
+      // only (the service leaves out those that are live).
+      store:
+        store === undefined
+          ? undefined
+          : {
+              config: store.config,
+              list: async (signal) =>
+                (await warm?.persistedHeaders(signal)) ??
+                (await listSessions(signal)).filter((record) => record.persisted).map((record) => record.header),
+            },
+      // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
+      readTitleSnapshots: (ids, signal) => warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+      ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
+      // A long-lived engine's search skips its stat pass while the warm view saw no change (bounded as discovery is).
+      ...(warm === undefined ? {} : { corpusVersion: (signal?: AbortSignal) => warm.corpusVersion(signal) }),
+      // Live sessions are searched from their byte logs (O(1) captures), as the reference pipeline reads them.
+      live: () => {
+        const sources: LiveSearchSource[] = [];
+        for (const session of registry.list()) {
+          try {
+            sources.push({ header: session.header, ...liveLogs.snapshot(session) });
+          } catch {
+            // SESSION_LOG_TOO_DEEP: this session's log cannot be encoded, so it is not searched; the others still are.
+          }
         }
-      }
-      return sources;
+        return sources;
+      },
     },
   });
 
-  if (options.startSearchWorker === true && searchConfig.enabled && store !== undefined) searchIndex.start();
+  if (options.startSearchWorker === true && searchConfig.enabled && store !== undefined) (await search.parts()).index.start();
 
   async function observeAllTitles(scan: ObserveAllTitlesOptions = {}): Promise<TitleScanSummary> {
     const ids = (await listSessions(scan.signal)).map((record) => record.header.id);
@@ -319,10 +314,10 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), options.onDiscovery),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     prepareSized: (agent, content, references, signal) => service.prepareSized(agent, content, references, signal),
-    searchSessions: (query, signal) => search.search(query, signal),
-    buildSearchIndex: (build) => search.build(build),
-    searchIndexStatus: (signal) => search.status(signal),
-    clearSearchIndex: (signal) => search.clear(signal),
+    searchSessions: async (query, signal) => (await search.parts()).service.search(query, signal),
+    buildSearchIndex: async (build) => (await search.parts()).service.build(build),
+    searchIndexStatus: async (signal) => (await search.parts()).service.status(signal),
+    clearSearchIndex: async (signal) => (await search.parts()).service.clear(signal),
     observeAllTitles,
     attachLive(session, attach) {
       if (attach?.gradual === undefined) liveLogs.track(session);
@@ -345,7 +340,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       await view?.close();
       // A one-shot process leaves its cache entries behind for the next one.
       await sourceCache?.flush();
-      await searchIndex.close();
+      await search.close();
       await runner.close();
     },
   };
