@@ -24,7 +24,7 @@ import { anonymousReader, sessionReader } from '../reference/reader.js';
 import { stat } from 'node:fs/promises';
 import { artifactPathFor } from '../../io/artifact-path.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
-import type { WebDcpSummary } from '../../protocol/web/web-api.js';
+import type { WebDcpSummary, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { SessionRecord } from '../corpus/session-query.js';
 import type { SizedPreparation } from '../reference/reference-types.js';
 import type { SessionSurfaceSnapshot } from '../../protocol/events.js';
@@ -58,16 +58,11 @@ export interface CatalogPage {
   readonly nextCursor?: string;
 }
 
-/** One row of the session listing: the discovery label, the escaped cwd, the artifact's size. */
-export interface CatalogRow {
-  readonly sessionId: string;
-  readonly label: string;
-  readonly cwd?: string;
-  readonly createdAt: number;
-  /** The artifact's bytes; 0 for a live session not written yet, or an artifact that vanished. */
-  readonly sizeBytes: number;
-  readonly live: boolean;
-}
+/**
+ * One row of the session listing: the discovery label, the escaped cwd, the artifact's size (0 for a live session
+ * not written yet, or an artifact that vanished). The Web API's row is this row.
+ */
+export type CatalogRow = WebSessionRow;
 
 /** The listing: its rows, newest first, and how many entries of the root were skipped as listing problems. */
 export interface CatalogListing {

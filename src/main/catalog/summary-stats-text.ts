@@ -6,7 +6,7 @@
  * So the log is read and replayed once for the chart, the block table and the stats together.
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
-import { STORAGE_NOT_WIRED_REASON, formatStatsOutput } from '../../protocol/dcp/stats-block.js';
+import { STORAGE_NOT_WIRED_REASON, formatStatsOutput, invalidationLines } from '../../protocol/dcp/stats-block.js';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { LedgerService, resolveFullLogTasks } from '../dcp/ledger-service.js';
 import { silentLogger } from '../host/plugin-context.js';
@@ -44,12 +44,7 @@ export async function summaryStatsText(input: SummaryStatsInput): Promise<string
       ledger,
       activeBlockCount,
       invalidationCounts: counts,
-      recentInvalidations: recent.map((record, at) => ({
-        firstSeq: record.firstSeq,
-        position: record.position,
-        reReadTokens: reReadTokens[at]!,
-        cause: record.cause,
-      })),
+      recentInvalidations: invalidationLines(recent, reReadTokens),
       surfaceTokens: input.summary.surfaceTokens,
     },
     { status: 'unavailable', reason: STORAGE_NOT_WIRED_REASON, invalidRecordsSkipped: 0 },

@@ -24,7 +24,7 @@ import type { ControlBody } from '../../protocol/dcp/control-message.js';
 import { controlMessageInput } from '../../protocol/dcp/control-message.js';
 import { renderLeafTranscript } from '../../protocol/dcp/leaf-transcript.js';
 import { formatDecompressShow, formatShowBlock } from '../../protocol/dcp/show-block.js';
-import { formatStatsOutput } from '../../protocol/dcp/stats-block.js';
+import { formatStatsOutput, invalidationLines } from '../../protocol/dcp/stats-block.js';
 import type { DomainStatsInput, SessionStatsInput } from '../../protocol/dcp/stats-block.js';
 import { triggerMessageInput } from '../../protocol/dcp/trigger-message.js';
 import { createUserMessage } from '../../protocol/user-message.js';
@@ -98,12 +98,7 @@ export async function dcpStatsFigures({ runtime, index, session }: DcpSessionCon
     ledger,
     activeBlockCount,
     invalidationCounts: counts,
-    recentInvalidations: recent.map((record, at) => ({
-      firstSeq: record.firstSeq,
-      position: record.position,
-      reReadTokens: reReadTokens[at]!,
-      cause: record.cause,
-    })),
+    recentInvalidations: invalidationLines(recent, reReadTokens),
     surfaceTokens,
   };
   const domain = await runtime.domainStats.sync({ sessionId: session.id, eventCount, ledger: () => ledger });

@@ -17,6 +17,22 @@ export interface InvalidationLine {
   readonly cause: InvalidationCause;
 }
 
+/**
+ * The invalidation lines of `records` (§14 rule 1), each with the re-read tokens the ledger fold computed for it
+ * (`reReadTokens[i]` belongs to `records[i]`).
+ */
+export function invalidationLines(
+  records: ReadonlyArray<Omit<InvalidationLine, 'reReadTokens'>>,
+  reReadTokens: readonly number[],
+): InvalidationLine[] {
+  return records.map((record, at) => ({
+    firstSeq: record.firstSeq,
+    position: record.position,
+    reReadTokens: reReadTokens[at] as number,
+    cause: record.cause,
+  }));
+}
+
 /** Everything the session block shows. */
 export interface SessionStatsInput {
   readonly ledger: DcpLedger;
