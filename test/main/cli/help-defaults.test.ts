@@ -69,6 +69,17 @@ describe('help defaults come from the resolved configuration', () => {
     expect(refused.code).not.toBe(0);
   });
 
+  it('mcp --help shows the snapshot budget and page size the server runs with, from the environment when set there', async () => {
+    const { config } = await configured();
+    const help = (await runBuiltCli(['mcp', '--help'], { env: env() })).stdout;
+    expect(helpLine(help, '--max-bytes')).toMatch(new RegExp(`\\(default: maxReferenceBytes = ${String(config.maxReferenceBytes)}\\)$`));
+    expect(helpLine(help, '--limit')).toMatch(new RegExp(`\\(default: candidateLimit = ${String(config.candidateLimit)}\\)$`));
+    const shown = (await runBuiltCli(['mcp', '--help'], { env: env({ SESSIONCTX_MAX_REFERENCE_BYTES: '4096' }) })).stdout;
+    expect(helpLine(shown, '--max-bytes')).toMatch(
+      /\(default: maxReferenceBytes = 4096, from environment SESSIONCTX_MAX_REFERENCE_BYTES\)$/,
+    );
+  });
+
   it('sessions --help shows the candidateLimit discovery uses, from the environment when set there', async () => {
     const { config } = await configured();
     const help = (await runBuiltCli(['sessions', '--help'], { env: env() })).stdout;

@@ -116,11 +116,12 @@ export const mcpCommand: CliCommandDefinition<[], McpOptions> = {
   },
   options: [
     { flags: '--no-tools', description: 'serve resources and prompts only (also: "mcp": {"tools": false} in the config file)' },
-    { flags: '--max-bytes <n>', description: 'the byte budget of a snapshot (default: maxReferenceBytes, 65536)', parse: parseCountOption },
+    { flags: '--max-bytes <n>', description: 'the byte budget of a snapshot', parse: parseCountOption, configKey: 'maxReferenceBytes' },
     {
       flags: '--limit <n>',
-      description: "sessions per resources/list page, and find_sessions' default (default: candidateLimit, 50)",
+      description: "sessions per resources/list page, and find_sessions' default",
       parse: parseCountOption,
+      configKey: 'candidateLimit',
     },
     {
       flags: '--http',
