@@ -3,17 +3,16 @@
  * of surface nodes, so the view keeps what DCP needs beside it — the indexed surface (O(1) seq → position), the open
  * turn and step, the compaction brackets, the token meter with the shadow-price claims, the tool-pairing counts, the
  * request header and the context windows dsh records — fed synchronously, event by event, from the host's
- * `session/event` notifications (the same fold the stand-in host runs in `main/host/session.ts`). Reads never touch
+ * `session/event` notifications (the stand-in host's own fold, `main/host/session-projections.ts`). Reads never touch
  * dsh's `events` snapshot after the first contact. Writes always go to dsh's session: its validation decides, and the
  * published event then reaches the view.
  */
 import type { Message, SessionEvent, SessionHeader } from '../protocol/events.js';
 import { isRecord, isSurfaceType } from '../protocol/events.js';
 import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../protocol/event-map.js';
-import { isEventOf } from '../protocol/event-map.js';
 import { eventMessage } from '../protocol/event-message.js';
+import { SessionProjections } from '../main/host/session-projections.js';
 import type { SurfaceDelta, SurfaceReader } from '../protocol/surface-view.js';
-import { SurfaceView } from '../protocol/surface-view.js';
 import type {
   AppendOptions,
   HostEventType,
@@ -25,18 +24,10 @@ import type {
   SessionMeter,
   ToolPairingReader,
 } from '../main/host-api/host-api.js';
-import { ShadowClaimState } from '../main/host-api/shadow-price-claim.js';
-import { TokenMeter } from '../main/host-api/token-meter.js';
-import { CompactionBracketState } from '../main/host/compaction-brackets.js';
-import { ToolPairingIndex } from '../main/host/tool-pairing-index.js';
-import { TurnState } from '../main/host/turn-state.js';
 import type { DshSession } from './dsh-dcp-host-shapes.js';
 
 /** The event type dsh records a request's route and context window in (`{provider, model, contextWindow?}`). */
 const REQUEST_CONTEXT = 'request/context';
-
-/** No open bracket (the usual answer, shared). */
-const NO_OPEN_BRACKETS: readonly OpenBracket[] = Object.freeze([]);
 
 /** A listener failure: the event stays folded and every other listener still runs. */
 export type ViewListenerErrorHandler = (error: unknown, event: SessionEvent) => void;
@@ -55,18 +46,13 @@ function routeKey(provider: string, model: string): string {
  */
 export class DshSessionView implements HostSession {
   readonly #session: DshSession;
-  readonly #events: SessionEvent[] = [];
-  readonly #surface = new SurfaceView();
-  readonly #turns = new TurnState();
-  readonly #brackets = new CompactionBracketState();
-  readonly #claim = new ShadowClaimState();
-  readonly #meter: TokenMeter;
-  readonly #pairing: ToolPairingIndex;
+  /** The log as folded and every projection of it: the stand-in host's own (`main/host/session-projections`). */
+  readonly #projections: SessionProjections;
+  readonly #events: SessionEvent[];
   readonly #listeners = new Set<SessionEventListener>();
   /** The latest window dsh recorded per route (`request/context`). */
   readonly #windows = new Map<string, number>();
   readonly #onListenerError: ViewListenerErrorHandler;
-  #latestHeader: RequestHeaderData['header'] | undefined;
 
   /** The fold that rides along the first fold (DCP's index), until the view is current. */
   #rider: InitialFoldObserver | undefined;
@@ -83,8 +69,8 @@ export class DshSessionView implements HostSession {
   constructor(session: DshSession, onListenerError: ViewListenerErrorHandler, observe?: InitialFoldObserver, deferred = false) {
     this.#session = session;
     this.#onListenerError = onListenerError;
-    this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
-    this.#pairing = new ToolPairingIndex(this.#surface);
+    this.#projections = new SessionProjections(() => this.requestContext()?.contextWindow);
+    this.#events = this.#projections.events;
     this.#rider = observe;
     if (!deferred) this.foldFirst(Number.POSITIVE_INFINITY);
   }
@@ -142,15 +128,15 @@ export class DshSessionView implements HostSession {
   }
 
   get surface(): SurfaceReader {
-    return this.#surface;
+    return this.#projections.surface;
   }
 
   get meter(): SessionMeter {
-    return this.#meter;
+    return this.#projections.meter;
   }
 
   get toolPairing(): ToolPairingReader {
-    return this.#pairing;
+    return this.#projections.pairing;
   }
 
   /**
@@ -206,27 +192,23 @@ export class DshSessionView implements HostSession {
   }
 
   openTurn(): { readonly turn: number } | null {
-    const turn = this.#turns.openTurn;
-    return turn === null ? null : { turn };
+    return this.#projections.openTurn();
   }
 
   openStep(): OpenStep | null {
-    const { openTurn, openStep } = this.#turns;
-    return openTurn === null || openStep === null ? null : { turn: openTurn, step: openStep };
+    return this.#projections.openStep();
   }
 
   openBrackets(): readonly OpenBracket[] {
-    const open = this.#brackets.open;
-    // Every strategy check asks; the usual answer is the shared empty list.
-    return open === undefined ? NO_OPEN_BRACKETS : Object.freeze([Object.freeze({ ...open })]);
+    return this.#projections.openBrackets();
   }
 
   highestTurn(): number | null {
-    return this.#turns.maxTurn;
+    return this.#projections.highestTurn();
   }
 
   latestRequestHeader(): RequestHeaderData['header'] | undefined {
-    return this.#latestHeader;
+    return this.#projections.latestRequestHeader();
   }
 
   /**
@@ -234,26 +216,17 @@ export class DshSessionView implements HostSession {
    * that route in a `request/context` event (dsh's model registry resolved it for the request), absent when none.
    */
   requestContext(): RequestContext | undefined {
-    const config = this.#latestHeader?.config;
+    const config = this.#projections.latestRequestHeader()?.config;
     if (!isRecord(config) || typeof config.provider !== 'string' || typeof config.model !== 'string') return undefined;
     const { provider, model } = config;
     const contextWindow = this.#windows.get(routeKey(provider, model));
     return contextWindow === undefined ? { provider, model } : { provider, model, contextWindow };
   }
 
-  /** Folds one stored event into every projection; returns its surface delta. */
+  /** Folds one stored event into every projection and the window table; returns its surface delta. */
   #fold(event: SessionEvent): SurfaceDelta | undefined {
-    this.#events.push(event);
-    this.#turns.apply(event);
-    this.#brackets.apply(event);
-    if (isEventOf(event, 'request/header')) this.#readHeader(event);
-    else if (event.type === REQUEST_CONTEXT) this.#readContext(event.data);
-    const pricing = this.#claim.pricing(event);
-    const delta = this.#updateSurface(event);
-    this.#meter.apply(event, delta, pricing);
-    this.#pairing.apply(event, delta);
-    this.#claim.apply(event);
-    return delta;
+    if (event.type === REQUEST_CONTEXT) this.#readContext(event.data);
+    return this.#projections.fold(event);
   }
 
   #publish(event: SessionEvent, delta: SurfaceDelta | undefined): void {
@@ -264,18 +237,6 @@ export class DshSessionView implements HostSession {
         this.#onListenerError(error, event);
       }
     }
-  }
-
-  #updateSurface(event: SessionEvent): SurfaceDelta | undefined {
-    const op = event.surfaceOp;
-    if (op === undefined || !isSurfaceType(event.type)) return undefined;
-    if (op === 'append') return this.#surface.append(event.seq);
-    return this.#surface.replace(this.#surface.positionOf(op.start), this.#surface.positionOf(op.end), event.seq);
-  }
-
-  #readHeader(event: TypedEvent<'request/header'>): void {
-    const data: unknown = event.data;
-    this.#latestHeader = isRecord(data) && isRecord(data.header) ? (data.header as RequestHeaderData['header']) : undefined;
   }
 
   #readContext(data: unknown): void {

@@ -6,22 +6,16 @@
 import { randomUUID } from 'node:crypto';
 import { deepFreeze } from '../../protocol/deep-freeze.js';
 import type { Message, SessionEvent, SessionHeader } from '../../protocol/events.js';
-import { isRecord, isSurfaceType } from '../../protocol/events.js';
+import { isRecord } from '../../protocol/events.js';
 import { validateSessionHeader } from '../../protocol/session-header.js';
 import { SurfaceFold } from '../../protocol/surface-fold.js';
 import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../../protocol/event-map.js';
-import { isEventOf } from '../../protocol/event-map.js';
-import { CompactionBracketState } from './compaction-brackets.js';
 import { eventMessage, isModelVisible } from '../../protocol/event-message.js';
 import { ownFrozen } from './frozen-data.js';
 import { SessionAppendError } from './session-append-error.js';
-import { ShadowClaimState } from '../host-api/shadow-price-claim.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
-import { SurfaceView } from '../../protocol/surface-view.js';
-import { TokenMeter } from '../host-api/token-meter.js';
 import type { ToolPairingReader } from './tool-pairing-index.js';
-import { ToolPairingIndex } from './tool-pairing-index.js';
-import { TurnState } from './turn-state.js';
+import { SessionProjections } from './session-projections.js';
 import { createHostValidationLayers } from './validation/default-layers.js';
 import type { AppendCandidate, ValidationLayer, ValidationMode, ValidationState } from './validation/validation-layer.js';
 import type {
@@ -99,11 +93,6 @@ function buildEvent(candidate: AppendCandidate): SessionEvent {
   return Object.freeze(event);
 }
 
-/** `data.header` of a `request/header` event when it is a record (see `Session.#latestRequestHeader`). */
-function requestHeaderOf(event: TypedEvent<'request/header'>): RequestHeaderData['header'] | undefined {
-  return isRecord(event.data) && isRecord(event.data.header) ? event.data.header : undefined;
-}
-
 /**
  * A live session (HOST.md §2). Every append runs the validation layers first and is atomic: a failing append
  * throws `SessionAppendError` and changes nothing. Per-append work is O(1) amortised plus the size of the
@@ -113,25 +102,16 @@ function requestHeaderOf(event: TypedEvent<'request/header'>): RequestHeaderData
 export class Session implements HostSession {
   readonly #id: string;
   readonly #header: SessionHeader;
-  readonly #events: SessionEvent[] = [];
   readonly #fold = new SurfaceFold();
-  readonly #surface = new SurfaceView();
-  readonly #turns = new TurnState();
-  readonly #brackets = new CompactionBracketState();
-  readonly #claim = new ShadowClaimState();
-  readonly #meter: TokenMeter;
-  readonly #pairing: ToolPairingIndex;
+  /** The log and every projection of it (shared with sessionctx/dsh-dcp's view of a dsh session). */
+  readonly #projections: SessionProjections;
+  readonly #events: SessionEvent[];
   readonly #layers: readonly ValidationLayer[];
   readonly #listeners = new Set<SessionEventListener>();
   readonly #options: SessionRuntimeOptions;
   readonly #now: () => number;
   #mode: ValidationMode = 'live';
   #publishing = false;
-  /**
-   * `data.header` of the latest `request/header` when it is a record. The envelope layer checks the header and its
-   * config (SESSION-LOG.md §4.4); the guard at this one point keeps a session built without that layer safe.
-   */
-  #latestRequestHeader: RequestHeaderData['header'] | undefined;
   /** Derived messages in surface order, or `undefined` after a replace (rebuilt lazily). */
   #messages: Message[] | undefined = [];
   /** The frozen array `deriveMessages()` returned, valid until the surface changes. */
@@ -144,8 +124,8 @@ export class Session implements HostSession {
     this.#options = options;
     this.#now = options.now ?? Date.now;
     this.#layers = (options.validationLayers ?? createHostValidationLayers)();
-    this.#meter = new TokenMeter(this.#events, () => this.requestContext()?.contextWindow);
-    this.#pairing = new ToolPairingIndex(this.#surface);
+    this.#projections = new SessionProjections(() => this.requestContext()?.contextWindow);
+    this.#events = this.#projections.events;
     const session = this;
     this.#state = {
       get mode() {
@@ -154,10 +134,10 @@ export class Session implements HostSession {
       sessionId: id,
       events: this.#events,
       fold: this.#fold,
-      surface: this.#surface,
-      turns: this.#turns,
-      brackets: this.#brackets,
-      claim: this.#claim,
+      surface: this.#projections.surface,
+      turns: this.#projections.turns,
+      brackets: this.#projections.brackets,
+      claim: this.#projections.claim,
       get publishing() {
         return session.#publishing;
       },
@@ -196,17 +176,17 @@ export class Session implements HostSession {
 
   /** The indexed current surface (HOST.md §2.4). */
   get surface(): SurfaceReader {
-    return this.#surface;
+    return this.#projections.surface;
   }
 
   /** The token meter (HOST.md §4.2); its figures are heuristic estimates. */
   get meter(): SessionMeter {
-    return this.#meter;
+    return this.#projections.meter;
   }
 
   /** The running tool-pairing count behind `toolPairingBalancedBefore/After` (HOST.md §5). */
   get toolPairing(): ToolPairingReader {
-    return this.#pairing;
+    return this.#projections.pairing;
   }
 
   /**
@@ -258,14 +238,12 @@ export class Session implements HostSession {
 
   /** The open turn, or `null` (HOST.md §2.5). */
   openTurn(): { readonly turn: number } | null {
-    const turn = this.#turns.openTurn;
-    return turn === null ? null : { turn };
+    return this.#projections.openTurn();
   }
 
   /** The open step with its turn, or `null` (HOST.md §2.5). */
   openStep(): OpenStep | null {
-    const { openTurn, openStep } = this.#turns;
-    return openTurn === null || openStep === null ? null : { turn: openTurn, step: openStep };
+    return this.#projections.openStep();
   }
 
   /**
@@ -273,18 +251,17 @@ export class Session implements HostSession {
    * at most one. A bracket a seed left open is stale after `session/end-seed` and is not listed.
    */
   openBrackets(): readonly OpenBracket[] {
-    const open = this.#brackets.open;
-    return Object.freeze(open === undefined ? [] : [Object.freeze({ ...open })]);
+    return this.#projections.openBrackets();
   }
 
   /** The greatest turn number started in the log, or `null`. */
   highestTurn(): number | null {
-    return this.#turns.maxTurn;
+    return this.#projections.highestTurn();
   }
 
   /** The `data.header` of the latest `request/header` event, or `undefined`. */
   latestRequestHeader(): RequestHeaderData['header'] | undefined {
-    return this.#latestRequestHeader;
+    return this.#projections.latestRequestHeader();
   }
 
   /**
@@ -292,7 +269,7 @@ export class Session implements HostSession {
    * when there is no header. `contextWindow` comes from the model registry and is absent when unknown.
    */
   requestContext(): RequestContext | undefined {
-    const config = this.#latestRequestHeader?.config;
+    const config = this.#projections.latestRequestHeader()?.config;
     // Only a session built without the envelope layer can hold a header without a config record.
     if (!isRecord(config)) return undefined;
     const { provider, model } = config;
@@ -348,7 +325,7 @@ export class Session implements HostSession {
 
   /** The first objection to cutting the log after its last event, or `undefined`. */
   #boundaryViolation(): string | undefined {
-    const { openTurn, openStep } = this.#turns;
+    const { openTurn, openStep } = this.#projections.turns;
     if (openTurn !== null || openStep !== null) {
       return `open turn ${openTurn === null ? 'none' : openTurn}, open step ${openStep === null ? 'none' : openStep}`;
     }
@@ -362,39 +339,29 @@ export class Session implements HostSession {
   /** Stores an accepted event and updates every projection, then notifies listeners. */
   #commit(event: SessionEvent): SessionEvent {
     for (const layer of this.#layers) layer.commit?.(event, this.#state);
-    this.#events.push(event);
-    this.#turns.apply(event);
-    this.#brackets.apply(event);
-    if (isEventOf(event, 'request/header')) this.#latestRequestHeader = requestHeaderOf(event);
-    // The claim armed by the previous event prices this one; then this event consumes it (or arms a new one).
-    const pricing = this.#claim.pricing(event);
-    const delta = this.#updateSurface(event);
-    this.#meter.apply(event, delta, pricing);
-    this.#pairing.apply(event, delta);
-    this.#claim.apply(event);
+    const delta = this.#projections.fold(event);
+    if (delta !== undefined) this.#updateMessages(event);
     if (this.#listeners.size > 0) this.#publish(event, delta);
     return event;
   }
 
-  /** Applies a surface event to the view and the message cache; `undefined` for log-only events. */
-  #updateSurface(event: SessionEvent): SurfaceDelta | undefined {
-    const op = event.surfaceOp;
-    if (op === undefined || !isSurfaceType(event.type)) return undefined;
+  /** Keeps the message cache in step with a surface event the projections folded. */
+  #updateMessages(event: SessionEvent): void {
     this.#messagesSnapshot = undefined;
-    if (op === 'append') {
+    if (event.surfaceOp === 'append') {
       const message = eventMessage(event) as Message;
       if (this.#messages !== undefined && isModelVisible(event, message)) this.#messages.push(message);
-      return this.#surface.append(event.seq);
+      return;
     }
     // A replace may remove messages anywhere; rebuild lazily on the next read.
     this.#messages = undefined;
-    return this.#surface.replace(this.#surface.positionOf(op.start), this.#surface.positionOf(op.end), event.seq);
   }
 
   #rebuildMessages(): Message[] {
     const messages: Message[] = [];
-    for (let position = 0; position < this.#surface.length; position++) {
-      const event = this.#events[this.#surface.at(position) as number] as SessionEvent;
+    const { surface } = this.#projections;
+    for (let position = 0; position < surface.length; position++) {
+      const event = this.#events[surface.at(position) as number] as SessionEvent;
       const message = eventMessage(event) as Message;
       if (isModelVisible(event, message)) messages.push(message);
     }

@@ -16,10 +16,11 @@ const PACKAGE = fileURLToPath(new URL('..', import.meta.url));
 const REPO = join(PACKAGE, '..', '..');
 
 /**
- * Packs the repository and unpacks the tarball into this package's `node_modules/sessionctx` (replacing what is
- * there). Returns the temporary folder the tarball was written to (removed by the caller).
+ * Packs the repository and unpacks the tarball into each package folder's `node_modules/sessionctx` (replacing what
+ * is there; default: this package's). Returns the temporary folder the tarball was written to (removed by the caller).
+ * `test/dsh-host-rc6/` calls it too, for its own folder and this one.
  */
-export function installPackedSessionctx(): string {
+export function installPackedSessionctx(packages: readonly string[] = [PACKAGE]): string {
   if (!existsSync(join(REPO, 'dist', 'src', 'dsh', 'index.js'))) {
     throw new Error('test/dsh-host: build the repository first (`npm run build` at its root; `npm test` does)');
   }
@@ -32,10 +33,12 @@ export function installPackedSessionctx(): string {
     }),
   ) as Array<{ filename: string }>;
   const tarball = join(work, (packed[0] as { filename: string }).filename);
-  const installed = join(PACKAGE, 'node_modules', 'sessionctx');
-  rmSync(installed, { recursive: true, force: true });
-  mkdirSync(installed, { recursive: true });
-  execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  for (const target of packages) {
+    const installed = join(target, 'node_modules', 'sessionctx');
+    rmSync(installed, { recursive: true, force: true });
+    mkdirSync(installed, { recursive: true });
+    execFileSync('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1']);
+  }
   return work;
 }
 
