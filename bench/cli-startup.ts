@@ -16,7 +16,7 @@ import { markdownTable } from './support/measure.js';
 
 const run = promisify(execFile);
 /** The built executable (this file runs from dist/bench). */
-const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'src', 'main', 'cli', 'bin.js');
+const BIN = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', 'src', 'main', 'faces', 'cli', 'bin.js');
 const SESSIONS = 12;
 const ROUNDS = 15;
 

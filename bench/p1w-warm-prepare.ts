@@ -12,8 +12,8 @@ import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEngine, type LocalSessionEngine } from '../src/main/engine/create-engine.js';
-import type { SourceServedReport } from '../src/main/pool/pool-source-renderer.js';
+import { createEngine, type LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
+import type { SourceServedReport } from '../src/main/engine/pool/pool-source-renderer.js';
 import { formatSessionReferenceMention } from '../src/protocol/uri/mention-formatter.js';
 import { decodeArtifact } from '../src/workers/decode/decode-artifact.js';
 import { initZstd } from '../src/workers/decode/zstd-codec.js';
@@ -22,7 +22,7 @@ import { artifactBytes, artifactPathOf, eventBytes, longSession, type LongSessio
 
 const TARGET = { id: 'bench-target', session: { header: { cwd: '/bench/target' } } };
 const EVENTS = 22_000;
-const CLI_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main', 'cli', 'bin.js');
+const CLI_BIN = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'main', 'faces', 'cli', 'bin.js');
 
 function sessions(): LongSession[] {
   return [1, 2, 3].map((seed) =>

@@ -3,13 +3,13 @@
  * live host sessions, engines with and without workers, event-loop stall measurement and percentiles.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Session } from '../src/main/host/session.js';
-import { createEngine } from '../src/main/engine/create-engine.js';
-import type { LocalSessionEngine } from '../src/main/engine/create-engine.js';
-import { InMemoryLiveRegistry } from '../src/main/corpus/live-registry.js';
-import { SessionQuery } from '../src/main/corpus/session-query.js';
-import { SessionReferenceService } from '../src/main/reference/session-reference-service.js';
-import { JsonlSessionStore } from '../src/main/store/jsonl-store.js';
+import { Session } from '../src/main/stand-in/host/session.js';
+import { createEngine } from '../src/main/engine/assembly/create-engine.js';
+import type { LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
+import { InMemoryLiveRegistry } from '../src/main/engine/corpus/live-registry.js';
+import { SessionQuery } from '../src/main/engine/corpus/session-query.js';
+import { SessionReferenceService } from '../src/main/engine/reference/session-reference-service.js';
+import { JsonlSessionStore } from '../src/main/engine/store/jsonl-store.js';
 import type { ContentBlock } from '../src/protocol/events.js';
 import { textOnlySession } from './support/reference-corpus.js';
 

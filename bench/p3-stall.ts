@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultPoolSize } from '../src/main/pool/pool-config.js';
+import { defaultPoolSize } from '../src/main/engine/pool/pool-config.js';
 import { writeTextSources } from './support/reference-corpus.js';
 import {
   BENCH_CONTENT,

@@ -8,12 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SessionEvent } from '../src/protocol/events.js';
-import { createEngine } from '../src/main/engine/create-engine.js';
-import type { DiscoveryReport } from '../src/main/corpus/warm-discovery.js';
-import { InMemoryLiveRegistry } from '../src/main/corpus/live-registry.js';
-import { SessionQuery } from '../src/main/corpus/session-query.js';
-import { SessionReferenceService } from '../src/main/reference/session-reference-service.js';
-import { JsonlSessionStore } from '../src/main/store/jsonl-store.js';
+import { createEngine } from '../src/main/engine/assembly/create-engine.js';
+import type { DiscoveryReport } from '../src/main/engine/corpus/warm-discovery.js';
+import { InMemoryLiveRegistry } from '../src/main/engine/corpus/live-registry.js';
+import { SessionQuery } from '../src/main/engine/corpus/session-query.js';
+import { SessionReferenceService } from '../src/main/engine/reference/session-reference-service.js';
+import { JsonlSessionStore } from '../src/main/engine/store/jsonl-store.js';
 import { corpusSession, writeDiscoveryCorpus } from './support/corpus-generator.js';
 import { markdownTable, type MeasuredRow } from './support/measure.js';
 

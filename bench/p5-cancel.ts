@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultPoolSize } from '../src/main/pool/pool-config.js';
+import { defaultPoolSize } from '../src/main/engine/pool/pool-config.js';
 import { writeTextSources } from './support/reference-corpus.js';
 import { BENCH_CONTENT, BENCH_TARGET, liveSources, poolEngine, poolThreadIds, referencesTo, spread } from './p3-pool-support.js';
-import type { LocalSessionEngine } from '../src/main/engine/create-engine.js';
+import type { LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
 
 /** Text messages per source: about 16 MiB of raw JSONL. */
 const MESSAGES = 11_600;

@@ -13,9 +13,9 @@
  * time the first compress after the copy, which also pays V8 recompiling what the copy's full GCs flushed.
  */
 import { resolveDcpConfig } from '../src/protocol/dcp/config.js';
-import type { Agent } from '../src/main/host/agent.js';
-import type { ToolExecutionContext } from '../src/main/host/tool-definition.js';
-import { createCompressTool } from '../src/main/dcp/compress-tool.js';
+import type { Agent } from '../src/main/stand-in/host/agent.js';
+import type { ToolExecutionContext } from '../src/main/stand-in/host/tool-definition.js';
+import { createCompressTool } from '../src/main/engine/dcp/compress-tool.js';
 import type { DcpLoaded } from './support/dcp-steps.js';
 import { loadDcpSession, reopenDcpSession, stepRow } from './support/dcp-steps.js';
 import type { StepRow } from './support/dcp-steps.js';

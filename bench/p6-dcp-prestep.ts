@@ -5,10 +5,10 @@
  * validation cost against range size, and a 10-node range at 1k against 50k.
  */
 import { resolveDcpConfig } from '../src/protocol/dcp/config.js';
-import { buildBoundaryMarker } from '../src/main/dcp/boundary-marker.js';
-import { replayDcpIndex } from '../src/main/dcp/cold-replay.js';
-import type { RangePlanContext } from '../src/main/dcp/range-plan.js';
-import { planRange } from '../src/main/dcp/range-plan.js';
+import { buildBoundaryMarker } from '../src/main/engine/dcp/boundary-marker.js';
+import { replayDcpIndex } from '../src/main/engine/dcp/cold-replay.js';
+import type { RangePlanContext } from '../src/main/engine/dcp/range-plan.js';
+import { planRange } from '../src/main/engine/dcp/range-plan.js';
 import type { DcpLoaded } from './support/dcp-steps.js';
 import { loadDcpSession, measureDcpSteps, P6_STEP_PLAN, userPrompt } from './support/dcp-steps.js';
 import { markdownTable, measure, measureSlow } from './support/measure.js';

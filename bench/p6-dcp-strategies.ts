@@ -7,8 +7,8 @@
 import { resolveDcpConfig } from '../src/protocol/dcp/config.js';
 import type { DcpConfig } from '../src/protocol/dcp/config.js';
 import type { SessionEvent } from '../src/protocol/events.js';
-import { replayDcpIndex } from '../src/main/dcp/cold-replay.js';
-import { createDcpPreStepListener } from '../src/main/dcp/dcp-pre-step.js';
+import { replayDcpIndex } from '../src/main/engine/dcp/cold-replay.js';
+import { createDcpPreStepListener } from '../src/main/engine/dcp/dcp-pre-step.js';
 import type { DcpListener, DcpLoaded, StepPlan, StepRow } from './support/dcp-steps.js';
 import { dcpStep, loadDcpSession, measureDcpSteps, reopenDcpSession, stepRow } from './support/dcp-steps.js';
 import { markdownTable } from './support/measure.js';

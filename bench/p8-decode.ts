@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { asSessionId } from '../src/protocol/events.js';
 import { foldSurface } from '../src/protocol/surface-fold.js';
-import { JsonlSessionStore } from '../src/main/store/jsonl-store.js';
+import { JsonlSessionStore } from '../src/main/engine/store/jsonl-store.js';
 import { markdownTable, measure } from './support/measure.js';
 import { syntheticSession } from './support/synthetic-session.js';
 

@@ -11,7 +11,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import { Packr, Unpackr } from 'msgpackr';
-import { LiveByteLog } from '../src/main/live/live-byte-log.js';
+import { LiveByteLog } from '../src/main/engine/live/live-byte-log.js';
 import { decodeLiveLogCapture } from '../src/protocol/wire/live-log-codec.js';
 import { decodeLogEntries, encodeLogEntries, forEachLogEntry } from '../src/protocol/wire/log-entry-codec.js';
 import { markdownTable, measure } from './support/measure.js';

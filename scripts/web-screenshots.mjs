@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { createEngine } = await import(join(repo, 'dist/src/main/engine/create-engine.js'));
-const { startWebServer } = await import(join(repo, 'dist/src/main/web/web-server.js'));
+const { createEngine } = await import(join(repo, 'dist/src/main/engine/assembly/create-engine.js'));
+const { startWebServer } = await import(join(repo, 'dist/src/main/faces/web/web-server.js'));
 const { launchChromium } = await import(join(repo, 'dist/test/support/chromium.js'));
 
 const out = join(repo, 'docs', 'screenshots');
@@ -17,7 +17,7 @@ mkdirSync(out, { recursive: true });
 const root = mkdtempSync(join(tmpdir(), 'sessionctx-shots-'));
 cpSync(join(repo, 'test/fixtures/dsh-small/raw'), root, { recursive: true });
 execFileSync(process.execPath, [
-  join(repo, 'dist/src/main/cli/bin.js'),
+  join(repo, 'dist/src/main/faces/cli/bin.js'),
   'script',
   'run',
   join(repo, 'test/fixtures/dcp-dsh/s2-compress.scenario.json'),

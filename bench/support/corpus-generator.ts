@@ -5,7 +5,7 @@
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
 import { syntheticText } from './synthetic-session.js';
 
 const TOPICS = ['checkout', 'migration', 'training', 'deploy', 'cache', 'auth', 'billing', 'search', 'upload', 'metrics'];

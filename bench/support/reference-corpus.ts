@@ -4,7 +4,7 @@
  */
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../src/protocol/events.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
 import { syntheticText } from './synthetic-session.js';
 
 /** One written source. */

@@ -20,7 +20,7 @@ import type {
   SystemSection,
   ToolDefinition,
 } from '../main/host-api/host-api.js';
-import type { SessionQuery } from '../main/corpus/session-query.js';
+import type { SessionQuery } from '../main/engine/corpus/session-query.js';
 import { DshAgentFacade } from './dsh-agent-facade.js';
 import type { CommandNotifier } from './dsh-command-adapter.js';
 import { dshCommand } from './dsh-command-adapter.js';

@@ -8,8 +8,8 @@
  */
 import { isLosslessJson } from '../protocol/lossless-json.js';
 import type { PluginStorage, StorageDomain, StorageEntry, StorageOpenOptions } from '../main/host-api/host-api.js';
-import { MemoryStorage } from '../main/host/storage/memory-storage.js';
-import { checkDomainArguments, PluginStorageError } from '../main/host/storage/plugin-storage.js';
+import { MemoryStorage } from '../main/host-kit/storage/memory-storage.js';
+import { checkDomainArguments, PluginStorageError } from '../main/host-kit/storage/plugin-storage.js';
 import type { DshDomain, DshDomainFacility, DshKvTable } from './dsh-dcp-host-shapes.js';
 
 /** The prefix of every dsh domain this plugin opens. */

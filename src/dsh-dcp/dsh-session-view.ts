@@ -3,7 +3,7 @@
  * of surface nodes, so the view keeps what DCP needs beside it — the indexed surface (O(1) seq → position), the open
  * turn and step, the compaction brackets, the token meter with the shadow-price claims, the tool-pairing counts, the
  * request header and the context windows dsh records — fed synchronously, event by event, from the host's
- * `session/event` notifications (the stand-in host's own fold, `main/host/session-projections.ts`). Reads never touch
+ * `session/event` notifications (the stand-in host's own fold, `main/stand-in/host/session-projections.ts`). Reads never touch
  * dsh's `events` snapshot after the first contact. Writes always go to dsh's session: its validation decides, and the
  * published event then reaches the view.
  */
@@ -11,7 +11,7 @@ import type { Message, SessionEvent, SessionHeader } from '../protocol/events.js
 import { isRecord, isSurfaceType } from '../protocol/events.js';
 import type { RequestHeaderData, SessionEventMap, TypedEvent } from '../protocol/event-map.js';
 import { eventMessage } from '../protocol/event-message.js';
-import { SessionProjections } from '../main/host/session-projections.js';
+import { SessionProjections } from '../main/host-kit/session-projections.js';
 import type { SurfaceDelta, SurfaceReader } from '../protocol/surface-view.js';
 import type {
   AppendOptions,
@@ -46,7 +46,7 @@ function routeKey(provider: string, model: string): string {
  */
 export class DshSessionView implements HostSession {
   readonly #session: DshSession;
-  /** The log as folded and every projection of it: the stand-in host's own (`main/host/session-projections`). */
+  /** The log as folded and every projection of it: the stand-in host's own (`main/stand-in/host/session-projections`). */
   readonly #projections: SessionProjections;
   readonly #events: SessionEvent[];
   readonly #listeners = new Set<SessionEventListener>();

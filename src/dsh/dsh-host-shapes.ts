@@ -4,7 +4,7 @@
  * what the plugin relies on, so a change in dsh that matters shows up here.
  */
 import type { Message, SessionEvent, SessionHeader } from '../protocol/events.js';
-import type { ReferenceSessionQuery } from '../main/reference/reference-types.js';
+import type { ReferenceSessionQuery } from '../main/engine/reference/reference-types.js';
 
 /** A dsh agent as the resolver sees it (`@deepseek-ai/dsh-agent` `Agent`): its id and its session's header. */
 export interface DshAgent {

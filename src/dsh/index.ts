@@ -12,11 +12,11 @@ export type { DshReads, DshResolverConfig, DshResolverConfig as Config } from '.
 export type { DshAgent, DshSession } from './dsh-host-shapes.js';
 export { SessionReferenceError } from '../protocol/reference-errors.js';
 export type { SessionReferenceErrorCode } from '../protocol/reference-errors.js';
-export { MAX_REFERENCES, DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '../main/reference/reference-config.js';
+export { MAX_REFERENCES, DEFAULT_CANDIDATE_LIMIT, DEFAULT_MAX_REFERENCE_BYTES } from '../main/engine/reference/reference-config.js';
 export { SESSION_REFERENCE_SCHEME, encodeSessionReferenceUri, decodeSessionReferenceUri } from '../protocol/uri/session-uri.js';
 export { parseSessionReferenceText } from '../protocol/uri/mention-parser.js';
 export { formatSessionReferenceMention } from '../protocol/uri/mention-formatter.js';
-export type { Candidate, MentionCandidate, PreparedReferences } from '../main/reference/reference-types.js';
+export type { Candidate, MentionCandidate, PreparedReferences } from '../main/engine/reference/reference-types.js';
 
 /**
  * The plugin class, as dsh's package exports its resolver: as the default export and by name.

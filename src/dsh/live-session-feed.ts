@@ -5,7 +5,7 @@
  * the last one on the host's thread.
  */
 import type { SessionEvent, SessionHeader } from '../protocol/events.js';
-import type { LiveSession } from '../main/corpus/live-registry.js';
+import type { LiveSession } from '../main/engine/corpus/live-registry.js';
 import type { DshSession } from './dsh-host-shapes.js';
 
 /** One live dsh session, seen by the engine; {@link LiveSessionFeed.appended} is called from `session/event`. */

@@ -7,18 +7,18 @@
 import Schema from '@deepseek-ai/schemastery';
 import { SessionReferenceError } from '../protocol/reference-errors.js';
 import type { Compression } from '../protocol/storage-paths.js';
-import { resolveSourceCacheConfig } from '../main/cache/source-cache-config.js';
-import type { SourceCacheConfigInput } from '../main/cache/source-cache-config.js';
-import { resolveCorpusViewConfig } from '../main/corpus/corpus-view-config.js';
-import type { CorpusViewConfigInput } from '../main/corpus/corpus-view-config.js';
-import { resolvePoolConfig } from '../main/pool/pool-config.js';
+import { resolveSourceCacheConfig } from '../main/engine/cache/source-cache-config.js';
+import type { SourceCacheConfigInput } from '../main/engine/cache/source-cache-config.js';
+import { resolveCorpusViewConfig } from '../main/engine/corpus/corpus-view-config.js';
+import type { CorpusViewConfigInput } from '../main/engine/corpus/corpus-view-config.js';
+import { resolvePoolConfig } from '../main/engine/pool/pool-config.js';
 import {
   DEFAULT_CANDIDATE_LIMIT,
   DEFAULT_MAX_REFERENCE_BYTES,
   MAX_REFERENCES,
   resolveReferenceConfig,
-} from '../main/reference/reference-config.js';
-import type { SessionReferenceConfig } from '../main/reference/reference-config.js';
+} from '../main/engine/reference/reference-config.js';
+import type { SessionReferenceConfig } from '../main/engine/reference/reference-config.js';
 
 /** Where preparation and discovery read: sessionctx's engine over the JSONL root, or the host's `ctx.sessionQuery`. */
 export type DshReads = 'engine' | 'host';

@@ -9,14 +9,14 @@ export { foldTitle } from '../protocol/title-fold.js';
 export { isCompactionCheckpoint } from '../protocol/checkpoint.js';
 export { encodeSegment, projectKey, projectDirName } from '../protocol/storage-paths.js';
 export type { Compression } from '../protocol/storage-paths.js';
-export { JsonlSessionStore } from './store/jsonl-store.js';
-export type { SessionWriter } from './store/session-writer.js';
-export type { ArtifactInspection } from './store/jsonl-store.js';
-export { defaultSessionRoot, resolveJsonlStoreConfig } from './store/store-config.js';
-export type { JsonlStoreConfig, JsonlStoreOptions, ListingMode } from './store/store-config.js';
+export { JsonlSessionStore } from './engine/store/jsonl-store.js';
+export type { SessionWriter } from './engine/store/session-writer.js';
+export type { ArtifactInspection } from './engine/store/jsonl-store.js';
+export { defaultSessionRoot, resolveJsonlStoreConfig } from './engine/store/store-config.js';
+export type { JsonlStoreConfig, JsonlStoreOptions, ListingMode } from './engine/store/store-config.js';
 export type { ListingProblem, ListingProblemCode, ListingReport } from '../protocol/listing-problem.js';
-export { detectCompression } from './store/detect-compression.js';
-export { SessionQuery, isSessionQueryError } from './corpus/session-query.js';
+export { detectCompression } from './engine/store/detect-compression.js';
+export { SessionQuery, isSessionQueryError } from './engine/corpus/session-query.js';
 export type {
   SessionRecord,
   SessionTitleObservation,
@@ -25,21 +25,21 @@ export type {
   RejectedTitleObservation,
   SessionQueryOptions,
   SessionListReport,
-} from './corpus/session-query.js';
-export { InMemoryLiveRegistry } from './corpus/live-registry.js';
-export type { LiveRegistry, LiveSession } from './corpus/live-registry.js';
-export type { SessionStorage, SessionInspection } from './corpus/session-storage.js';
-export { SessionReferenceService } from './reference/session-reference-service.js';
-export type { SessionReferenceServiceOptions } from './reference/session-reference-service.js';
-export { sessionReferencePlugin } from './reference/session-reference-plugin.js';
+} from './engine/corpus/session-query.js';
+export { InMemoryLiveRegistry } from './engine/corpus/live-registry.js';
+export type { LiveRegistry, LiveSession } from './engine/corpus/live-registry.js';
+export type { SessionStorage, SessionInspection } from './engine/corpus/session-storage.js';
+export { SessionReferenceService } from './engine/reference/session-reference-service.js';
+export type { SessionReferenceServiceOptions } from './engine/reference/session-reference-service.js';
+export { sessionReferencePlugin } from './engine/reference/session-reference-plugin.js';
 export {
   resolveReferenceConfig,
   MAX_REFERENCES,
   DEFAULT_CANDIDATE_LIMIT,
   DEFAULT_MAX_REFERENCE_BYTES,
-} from './reference/reference-config.js';
-export type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference/reference-config.js';
-export type * from './reference/reference-types.js';
+} from './engine/reference/reference-config.js';
+export type { SessionReferenceConfig, SessionReferenceConfigInput } from './engine/reference/reference-config.js';
+export type * from './engine/reference/reference-types.js';
 export type { MessageSourceMap, MessageWithSource, ModelSource, PluginSource, UserSource } from '../protocol/message-sources.js';
 export { SessionReferenceError } from '../protocol/reference-errors.js';
 export type { SessionReferenceErrorCode } from '../protocol/reference-errors.js';
@@ -56,17 +56,17 @@ export type { UserMessage } from '../protocol/user-message.js';
 export type * from './host-api/host-api.js';
 export type * from '../protocol/event-map.js';
 export { isEventOf } from '../protocol/event-map.js';
-export { dcpPlugin } from './dcp/dcp-plugin.js';
-export type { DcpPlugin, DcpPluginOptions } from './dcp/dcp-plugin.js';
-export { DEFAULT_LEDGER_POOL_MIN_EVENTS } from './dcp/ledger-service.js';
-export type { FullLogTasksOptions } from './dcp/ledger-service.js';
-export { LiveLogTracker } from './live/live-log-tracker.js';
+export { dcpPlugin } from './engine/dcp/dcp-plugin.js';
+export type { DcpPlugin, DcpPluginOptions } from './engine/dcp/dcp-plugin.js';
+export { DEFAULT_LEDGER_POOL_MIN_EVENTS } from './engine/dcp/ledger-service.js';
+export type { FullLogTasksOptions } from './engine/dcp/ledger-service.js';
+export { LiveLogTracker } from './engine/live/live-log-tracker.js';
 export { resolveDcpConfig } from '../protocol/dcp/config.js';
-export { createEngine } from './engine/create-engine.js';
-export type { LocalSessionEngine, LocalSessionEngineOptions } from './engine/create-engine.js';
-export { createEngineThread } from './engine/engine-thread.js';
-export type { SessionEngine, SessionEngineOptions } from './engine/engine-types.js';
-export { WorkerPool } from './pool/worker-pool.js';
+export { createEngine } from './engine/assembly/create-engine.js';
+export type { LocalSessionEngine, LocalSessionEngineOptions } from './engine/assembly/create-engine.js';
+export { createEngineThread } from './engine/assembly/engine-thread.js';
+export type { SessionEngine, SessionEngineOptions } from './engine/assembly/engine-types.js';
+export { WorkerPool } from './engine/pool/worker-pool.js';
 // The one face-neutral catalog the CLI, MCP and the Web ask (a library's own face asks it too).
 export { SessionCatalog, MAX_COMPLETION_VALUES } from './catalog/session-catalog.js';
 export type {
@@ -80,4 +80,4 @@ export type {
 } from './catalog/session-catalog.js';
 export { CatalogError } from './catalog/catalog-error.js';
 export type { CatalogErrorCode, CatalogErrorKind } from './catalog/catalog-error.js';
-export { resolveCompositionConfig } from './config/composition-config.js';
+export { resolveCompositionConfig } from './engine/config/composition-config.js';

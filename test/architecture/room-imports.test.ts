@@ -58,7 +58,7 @@ function isNodeBuiltin(specifier: string): boolean {
 describe('room imports (ARCHITECTURE.md, Rooms)', () => {
   it('sees the imports it checks', () => {
     expect(ALL.length).toBeGreaterThan(1000);
-    expect(from('src/main/dcp').some((entry) => entry.target.startsWith('src/main/host-api/'))).toBe(true);
+    expect(from('src/main/engine/dcp').some((entry) => entry.target.startsWith('src/main/host-api/'))).toBe(true);
   });
 
   it('protocol imports nothing outside protocol except its pure, synchronous packages', () => {
@@ -79,18 +79,20 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
   });
 
   it('the host API never imports the host or a plugin', () => {
-    const banned = ['src/main/host/', 'src/main/dcp/', 'src/main/reference/', 'src/main/compose/'];
+    const banned = ['src/main/stand-in/host/', 'src/main/engine/dcp/', 'src/main/engine/reference/', 'src/main/stand-in/compose/'];
     expect(from('src/main/host-api').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
   });
 
   it('DCP and the reference service depend on the host API, never on the host', () => {
-    const reaching = [...from('src/main/dcp'), ...from('src/main/reference')].filter((entry) => entry.target.startsWith('src/main/host/'));
+    const reaching = [...from('src/main/engine/dcp'), ...from('src/main/engine/reference')].filter((entry) =>
+      entry.target.startsWith('src/main/stand-in/host/'),
+    );
     expect(reaching).toEqual([]);
   });
 
   it('the host does not know its plugins', () => {
-    const banned = ['src/main/dcp/', 'src/main/reference/', 'src/main/compose/', 'src/main/cli/'];
-    expect(from('src/main/host').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
+    const banned = ['src/main/engine/dcp/', 'src/main/engine/reference/', 'src/main/stand-in/compose/', 'src/main/faces/cli/'];
+    expect(from('src/main/stand-in/host').filter((entry) => banned.some((folder) => entry.target.startsWith(folder)))).toEqual([]);
   });
 
   it('the dsh entry (sessionctx/dsh) is imported by no other room, and only it imports dsh packages', () => {
@@ -121,11 +123,37 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
   });
 
   it('the faces (CLI, MCP, Web) reach the engine through the catalog and the engine: never host, dcp, pool or store', () => {
-    const inner = ['src/main/host/', 'src/main/dcp/', 'src/main/pool/', 'src/main/store/'];
-    const reaching = ['src/main/cli', 'src/main/mcp', 'src/main/web']
+    const inner = ['src/main/stand-in/host/', 'src/main/engine/dcp/', 'src/main/engine/pool/', 'src/main/engine/store/'];
+    const reaching = ['src/main/faces/cli', 'src/main/faces/mcp', 'src/main/faces/web']
       .flatMap((face) => from(face))
       .filter((entry) => inner.some((room) => entry.target.startsWith(room)));
     expect(reaching).toEqual([]);
+  });
+
+  it('src/main holds its rooms and its two entries, nothing else: faces, catalog, engine, host API, host kit, stand-in host', () => {
+    const top = readdirSync(join(SRC, 'main'), { withFileTypes: true }).map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
+    expect(top.sort()).toEqual(['catalog/', 'engine/', 'faces/', 'host-api/', 'host-entry.ts', 'host-kit/', 'index.ts', 'stand-in/']);
+  });
+
+  it("the engine's rooms and the catalog never import a face or the stand-in host", () => {
+    const outward = ['src/main/faces/', 'src/main/stand-in/'];
+    const reaching = [...from('src/main/engine'), ...from('src/main/catalog')].filter((entry) =>
+      outward.some((room) => entry.target.startsWith(room)),
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it('the host kit (what every host shares) imports only protocol, the host API and itself', () => {
+    const outside = from('src/main/host-kit').filter(
+      (entry) => !['src/protocol/', 'src/main/host-api/', 'src/main/host-kit/'].some((room) => entry.target.startsWith(room)),
+    );
+    expect(outside).toEqual([]);
+  });
+
+  it('the stand-in host and its runners never import a face; the dsh entries never import the stand-in', () => {
+    expect(from('src/main/stand-in').filter((entry) => entry.target.startsWith('src/main/faces/'))).toEqual([]);
+    const dsh = [...from('src/dsh'), ...from('src/dsh-dcp')].filter((entry) => entry.target.startsWith('src/main/stand-in/'));
+    expect(dsh).toEqual([]);
   });
 
   it('files are replaced in one place (io/atomic-file.ts, one durability rule): no other file renames into place or writes a temp file', () => {
@@ -134,13 +162,17 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
       .map((file) => relative(REPO, file).split(sep).join('/'));
     // The artifact writer publishes a new log with `link` (it must never replace one) and the session lock moves a stale
     // lock aside (RELIABILITY.md): neither is a replace.
-    expect(renames.sort()).toEqual(['src/io/atomic-file.ts', 'src/main/store/artifact-writer.ts', 'src/main/store/session-lock.ts']);
+    expect(renames.sort()).toEqual([
+      'src/io/atomic-file.ts',
+      'src/main/engine/store/artifact-writer.ts',
+      'src/main/engine/store/session-lock.ts',
+    ]);
   });
 
   it('no two files of the host import each other in a circle', () => {
     const edges = new Map<string, string[]>();
-    for (const entry of from('src/main/host')) {
-      if (entry.typeOnly || !entry.target.startsWith('src/main/host/')) continue;
+    for (const entry of from('src/main/stand-in/host')) {
+      if (entry.typeOnly || !entry.target.startsWith('src/main/stand-in/host/')) continue;
       edges.set(entry.file, [...(edges.get(entry.file) ?? []), entry.target]);
     }
     const cycles: string[][] = [];

@@ -23,7 +23,7 @@ import { REPO_ROOT } from '../support/fixtures.js';
 import { fencedBlocks } from '../support/markdown-blocks.js';
 
 const run = promisify(execFile);
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
+const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'faces', 'cli', 'bin.js');
 
 /** The commands of a shell block and the output lines shown under each. */
 function shellSteps(body: string): Array<{ command: string; shown: string[] }> {

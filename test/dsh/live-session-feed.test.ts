@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LiveSessionFeed } from '../../src/dsh/live-session-feed.js';
-import { LiveLogTracker } from '../../src/main/live/live-log-tracker.js';
+import { LiveLogTracker } from '../../src/main/engine/live/live-log-tracker.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import { userMessage } from '../protocol/event-builders.js';

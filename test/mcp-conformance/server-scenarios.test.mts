@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
-const cli = join(repo, 'dist', 'src', 'main', 'cli', 'bin.js');
+const cli = join(repo, 'dist', 'src', 'main', 'faces', 'cli', 'bin.js');
 const suite = join(here, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 /** The server scenarios of conformance 0.1.16 that need none of the suite's fixtures. */

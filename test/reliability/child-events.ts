@@ -1,6 +1,6 @@
 /**
  * The events a child writer appends, without importing vitest (a child process starts in a fraction of the time):
- * closed turns shaped like `test/main/store/store-test-builders.ts`'s `EventSequence.closedTurn`, and its `noiseText`.
+ * closed turns shaped like `test/main/engine/store/store-test-builders.ts`'s `EventSequence.closedTurn`, and its `noiseText`.
  */
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { noiseText } from '../support/seeded-random.js';

@@ -5,11 +5,11 @@
 // more or fewer threads than its size. Figures (reclaim time, respawns, lingering threads) are printed for
 // RELIABILITY.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WorkerPool } from '../../src/main/pool/worker-pool.js';
+import { WorkerPool } from '../../src/main/engine/pool/worker-pool.js';
 import type { ContentBlock } from '../../src/protocol/events.js';
-import { openStore, serviceWith } from '../main/pool/pool-builders.js';
-import { settle, within } from '../main/reference/reference-builders.js';
-import { makeTempDir, removeTempDir } from '../main/store/store-test-builders.js';
+import { openStore, serviceWith } from '../main/engine/pool/pool-builders.js';
+import { settle, within } from '../main/engine/reference/reference-builders.js';
+import { makeTempDir, removeTempDir } from '../main/engine/store/store-test-builders.js';
 import { BlockingFifo } from '../support/blocking-fifo.js';
 import { FAULT_ENTRY } from '../support/fault-task.js';
 import type { TestFaultPayload } from '../support/fault-task.js';

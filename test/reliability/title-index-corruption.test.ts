@@ -15,10 +15,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Compression } from '../../src/protocol/storage-paths.js';
-import { InMemoryLiveRegistry } from '../../src/main/corpus/live-registry.js';
-import { SessionQuery } from '../../src/main/corpus/session-query.js';
-import { decodeTitleIndex } from '../../src/main/corpus/title-index/title-index-file.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { InMemoryLiveRegistry } from '../../src/main/engine/corpus/live-registry.js';
+import { SessionQuery } from '../../src/main/engine/corpus/session-query.js';
+import { decodeTitleIndex } from '../../src/main/engine/corpus/title-index/title-index-file.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
 import { artifactPathFor } from '../../src/io/artifact-path.js';
 import { RAW_ROOT, ZSTD_ROOT, readExpected } from '../support/fixtures.js';
 import {
@@ -28,7 +28,7 @@ import {
   copyRoot,
   indexPathOf,
   removeTempDirs,
-} from '../main/corpus/title-index/title-index-harness.js';
+} from '../main/engine/corpus/title-index/title-index-harness.js';
 import { assertNever } from '../../src/protocol/assert-never.js';
 
 afterAll(removeTempDirs);

@@ -9,8 +9,8 @@
  * `percall` holds no writer: each batch is one `store.append` (the lock taken per call; LOCKED is retried), its seqs
  * computed from this process's own view of the log, as two independent hosts would.
  */
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import type { SessionWriter } from '../../src/main/store/session-writer.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
+import type { SessionWriter } from '../../src/main/engine/store/session-writer.js';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionHeader } from '../../src/protocol/events.js';
 import { closedTurn, promptOf } from './child-events.js';

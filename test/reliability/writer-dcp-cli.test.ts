@@ -5,12 +5,12 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
 import { REPO_ROOT } from '../support/fixtures.js';
-import { dcpActiveSession } from '../main/dcp/dcp-active-session.js';
-import { makeTempDir, removeTempDir } from '../main/store/store-test-builders.js';
+import { dcpActiveSession } from '../main/engine/dcp/dcp-active-session.js';
+import { makeTempDir, removeTempDir } from '../main/engine/store/store-test-builders.js';
 
-const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
+const BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'faces', 'cli', 'bin.js');
 const ROUNDS = 20;
 
 interface Run {

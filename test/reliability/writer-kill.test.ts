@@ -6,8 +6,8 @@ import { readdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
+import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/engine/store/store-test-builders.js';
 import { expectAllAcknowledged, startWriter } from './writer-harness.js';
 import { seededUnit } from '../support/seeded-random.js';
 

@@ -6,9 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
 import type { SessionEvent } from '../../src/protocol/events.js';
 import { SessionLogError } from '../../src/protocol/errors.js';
-import { batchBytes } from '../../src/main/store/artifact-writer.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, json, makeTempDir, noiseText, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
+import { batchBytes } from '../../src/main/engine/store/artifact-writer.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
+import { EventSequence, json, makeTempDir, noiseText, removeTempDir, sessionHeader } from '../main/engine/store/store-test-builders.js';
 
 const CUTS = 12;
 

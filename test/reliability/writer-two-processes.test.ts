@@ -5,8 +5,8 @@
 // batch of both processes.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../src/protocol/events.js';
-import { JsonlSessionStore } from '../../src/main/store/jsonl-store.js';
-import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/store/store-test-builders.js';
+import { JsonlSessionStore } from '../../src/main/engine/store/jsonl-store.js';
+import { EventSequence, makeTempDir, removeTempDir, sessionHeader } from '../main/engine/store/store-test-builders.js';
 import { expectAllAcknowledged, startWriter } from './writer-harness.js';
 import type { ChildWriter } from './writer-harness.js';
 

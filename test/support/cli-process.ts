@@ -10,7 +10,7 @@ import { REPO_ROOT } from './fixtures.js';
 const run = promisify(execFile);
 
 /** The built executable. */
-export const CLI_BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'cli', 'bin.js');
+export const CLI_BIN = join(REPO_ROOT, 'dist', 'src', 'main', 'faces', 'cli', 'bin.js');
 
 /** What one run printed and how it ended. */
 export interface CliOutcome {

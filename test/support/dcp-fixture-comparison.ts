@@ -1,7 +1,7 @@
 /**
  * The comparison of a DCP run with what dsh + dsh-dcp recorded for the same scripted conversation
  * (`test/fixtures/dcp-dsh/`, DCP.md §20), shared by every side that runs the scenarios: `script run` on the stand-in
- * host (`test/main/dcp/dsh-fixture-comparison.test.ts`) and `sessionctx/dsh-dcp` mounted in real dsh hosts
+ * host (`test/main/engine/dcp/dsh-fixture-comparison.test.ts`) and `sessionctx/dsh-dcp` mounted in real dsh hosts
  * (`test/dsh-host/dcp-fixture-scenarios.test.mts`, which imports the compiled module from `dist/test/support/`), so
  * every run is held to the same normalisation and the same allow-list.
  *

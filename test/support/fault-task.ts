@@ -7,10 +7,10 @@
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import { threadId } from 'node:worker_threads';
-import type { InThreadTaskRunner } from '../../src/main/pool/in-thread-runner.js';
-import type { ExtraTaskRunner, TaskRunner } from '../../src/main/pool/task-runner.js';
-import type { WorkerEntry } from '../../src/main/pool/worker-entry.js';
-import type { WorkerPool } from '../../src/main/pool/worker-pool.js';
+import type { InThreadTaskRunner } from '../../src/main/engine/pool/in-thread-runner.js';
+import type { ExtraTaskRunner, TaskRunner } from '../../src/main/engine/pool/task-runner.js';
+import type { WorkerEntry } from '../../src/main/engine/pool/worker-entry.js';
+import type { WorkerPool } from '../../src/main/engine/pool/worker-pool.js';
 import { assertNever } from '../../src/protocol/assert-never.js';
 import { isRecord } from '../../src/protocol/record-guard.js';
 import type { TaskControl } from '../../src/workers/tasks/task-control.js';

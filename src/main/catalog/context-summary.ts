@@ -10,10 +10,10 @@ import { performance } from 'node:perf_hooks';
 import { classifyReplace } from '../../protocol/dcp/replace-class.js';
 import type { SessionEvent } from '../../protocol/events.js';
 import type { WebContextDrop, WebContextPoint, WebDcpBlock } from '../../protocol/web/web-api.js';
-import type { DcpIndexOptions } from '../dcp/dcp-index.js';
-import { DcpIndex } from '../dcp/dcp-index.js';
-import { recordedContextWindows } from '../dcp/recorded-context-windows.js';
-import { ReplayHost } from '../dcp/replay-host.js';
+import type { DcpIndexOptions } from '../engine/dcp/dcp-index.js';
+import { DcpIndex } from '../engine/dcp/dcp-index.js';
+import { recordedContextWindows } from '../engine/dcp/recorded-context-windows.js';
+import { ReplayHost } from '../engine/dcp/replay-host.js';
 import { yieldToEventLoop } from '../../io/yield-to-event-loop.js';
 
 /** What {@link contextSummary} computes. */

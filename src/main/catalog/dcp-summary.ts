@@ -8,7 +8,7 @@ import type { DcpConfig } from '../../protocol/dcp/config.js';
 import type { SessionId } from '../../protocol/events.js';
 import type { WebDcpSummary } from '../../protocol/web/web-api.js';
 import { sameRevision, statRevision } from '../../io/file-revision.js';
-import { PooledSessionStorage } from '../pool/pooled-storage.js';
+import { PooledSessionStorage } from '../engine/pool/pooled-storage.js';
 import { contextSummary } from './context-summary.js';
 import type { RevisionCache } from './revision-cache.js';
 import { DCP_DISABLED_STATS_TEXT, summaryStatsText } from './summary-stats-text.js';

@@ -8,9 +8,9 @@
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { STORAGE_NOT_WIRED_REASON, formatStatsOutput, invalidationLines } from '../../protocol/dcp/stats-block.js';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
-import { LedgerService, resolveFullLogTasks } from '../dcp/ledger-service.js';
-import { silentLogger } from '../host/plugin-context.js';
-import type { TaskRunner } from '../pool/task-runner.js';
+import { LedgerService, resolveFullLogTasks } from '../engine/dcp/ledger-service.js';
+import { silentLogger } from '../host-kit/silent-logger.js';
+import type { TaskRunner } from '../engine/pool/task-runner.js';
 import type { ContextSummary } from './context-summary.js';
 
 /** The stats text of a session whose configuration disables DCP (`dcp.enabled: false`, docs/WEB.md). */

@@ -1,6 +1,6 @@
 /**
  * The host API (HOST.md §1–§11) as interfaces: everything a plugin — DCP, the session-reference plugin — may
- * use of the harness host it runs in. `main/host/` implements it (its classes say `implements`); plugins import
+ * use of the harness host it runs in. `main/stand-in/host/` implements it (its classes say `implements`); plugins import
  * only this module, never a host class, so any host that satisfies these shapes can mount them.
  *
  * Types only: no classes, no functions, no values. Event payloads come from the typed vocabulary of
@@ -10,8 +10,8 @@ import type { KnownEventType, RequestHeaderData, SessionEventMap, TypedEvent } f
 import type { ContentBlock, Message, MessageSource, SessionEvent, SessionHeader, ToolCallBlock } from '../../protocol/events.js';
 import type { SurfaceDelta, SurfaceReader } from '../../protocol/surface-view.js';
 import type { UserMessage } from '../../protocol/user-message.js';
-import type { LiveSession } from '../corpus/live-registry.js';
-import type { SessionQuery } from '../corpus/session-query.js';
+import type { LiveSession } from '../engine/corpus/live-registry.js';
+import type { SessionQuery } from '../engine/corpus/session-query.js';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Session: append, surface, derived messages, turn/step and bracket accessors (HOST.md §2)

@@ -32,7 +32,7 @@ export interface SyncArtifact {
 
 /**
  * One live session (SESSION-LOG.md §10: its in-memory log wins over any persisted copy), indexed from a capture of
- * its byte log (`main/live/live-byte-log.ts`): the worker decodes only the entries after the position it stored
+ * its byte log (`main/engine/live/live-byte-log.ts`): the worker decodes only the entries after the position it stored
  * for the same `logId`.
  */
 export interface SyncLive {

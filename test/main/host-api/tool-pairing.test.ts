@@ -2,9 +2,17 @@
 // against a naive recount over random surfaces (property).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Session } from '../../../src/main/host/session.js';
+import type { Session } from '../../../src/main/stand-in/host/session.js';
 import { NotOnSurfaceError, toolPairingBalancedAfter, toolPairingBalancedBefore } from '../../../src/main/host-api/tool-pairing.js';
-import { appendRaw, assistantData, expectThrow, newSession, toolCallBlock, toolResultData, userData } from '../host/host-builders.js';
+import {
+  appendRaw,
+  assistantData,
+  expectThrow,
+  newSession,
+  toolCallBlock,
+  toolResultData,
+  userData,
+} from '../stand-in/host/host-builders.js';
 
 /** The running count after each position, recounted from the events by HOST.md §5's definition. */
 function naiveCounts(session: Session): number[] {

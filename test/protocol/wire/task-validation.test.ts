@@ -1,7 +1,7 @@
 // Replies from workers are checked before use (a real boundary): a malformed reply fails its task with
 // SESSION_POOL_PROTOCOL, a failure reply is rebuilt, a good one passes unchanged.
 import { describe, expect, it } from 'vitest';
-import { settleReply } from '../../../src/main/pool/worker-entry.js';
+import { settleReply } from '../../../src/main/engine/pool/worker-entry.js';
 import { SessionPersistenceCorruptionError } from '../../../src/protocol/errors.js';
 import { SessionPoolError } from '../../../src/protocol/wire/pool-errors.js';
 import { validateTaskOutcome } from '../../../src/protocol/wire/task-validation.js';

@@ -11,7 +11,7 @@ import {
 import { SessionReferenceError } from '../../../src/protocol/reference-errors.js';
 import { SessionPoolError } from '../../../src/protocol/wire/pool-errors.js';
 import { isWireError, rebuildError, serializeError } from '../../../src/protocol/wire/wire-error.js';
-import { inspectionFailure } from '../../../src/main/corpus/storage-error-mapping.js';
+import { inspectionFailure } from '../../../src/main/engine/corpus/storage-error-mapping.js';
 
 /** Posts a value through a real MessageChannel (structured clone) and returns what arrives. */
 function throughPort<T>(value: T): T {

@@ -1,0 +1,404 @@
+/**
+ * Discovery answered from the warm corpus view (issue 15, item 1): `listSessions`, `listSessionsReport` and the
+ * title observations discovery asks for, computed over a {@link CorpusView} snapshot instead of a fresh listing.
+ *
+ * Equality with the cold query layer (`session-query.ts`): the persisted part is the store's tolerant listing as
+ * the view holds it; live sessions are overlaid on every call exactly as `SessionQuery` overlays them (live
+ * preferred, the same header check, the same order); a title observation the view has not seen for the
+ * artifact's current check is computed by a `SessionQuery` over that snapshot, so mapping, checks and failures are
+ * the query layer's own; only fulfilled observations are kept, keyed by the check they were made at. Whenever the
+ * view cannot answer (the root cannot be read), the call runs the cold path instead, which fails as it always did.
+ *
+ * Exact reads never come here: `readSurface`, `prepare` and the engine's `readTitleSnapshots` read and validate
+ * their artifact as before.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SessionHeader, SessionId } from '../../../protocol/events.js';
+import { assertCompatibleHeaders } from '../../../protocol/session-header.js';
+import { join } from 'node:path';
+import type { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { ListingProblem } from '../../../protocol/listing-problem.js';
+import { CorpusView, dearerServed, type CorpusSnapshot, type DiscoveryServed, type ViewSessionEntry } from './corpus-view.js';
+import { InMemoryLiveRegistry, type LiveRegistry } from './live-registry.js';
+import type { SessionQueryConfigInput } from './query-config.js';
+import { compareRecords, SessionQuery, type SessionListReport, type SessionRecord, type SessionTitleObservation } from './session-query.js';
+import type { SessionStorage } from './session-storage.js';
+import { sessionNotFound } from './storage-error-mapping.js';
+import { observeTitle, rejectedTitle } from './title-observation.js';
+
+/** The engine calls whose discovery is reported. */
+export type DiscoveryOperation = 'listCandidates' | 'candidates' | 'listSessions' | 'listSessionsReport';
+
+/**
+ * How one discovery call was served (issue 15, item 4), reported through the engine's `onDiscovery` option. The
+ * call's result is the same whichever way it was served.
+ *
+ * - `served`: `warm` — from memory, nothing had changed; `incremental` — only what notifications or the sweep
+ *   marked was read again; `revalidated` — the staleness bound had run out, so the call stat'ed everything first;
+ *   `cold` — a full scan (the first call, a replaced or reappeared root, the view switched off or unable to
+ *   answer).
+ * - `rechecked`: session directories read again for this call.
+ * - `titleMisses`: title observations computed for this call (not answered from memory).
+ */
+export interface DiscoveryReport {
+  readonly operation: DiscoveryOperation;
+  readonly served: DiscoveryServed;
+  readonly rechecked: number;
+  readonly titleMisses: number;
+}
+
+interface CallRecord {
+  served: DiscoveryServed | undefined;
+  rechecked: number;
+  titleMisses: number;
+}
+
+const calls = new AsyncLocalStorage<CallRecord>();
+
+/**
+ * Runs one engine call and reports how its discovery was served. Without `report` the call runs as is. A call
+ * that never reached the warm view (switched off, no root) is `cold`.
+ */
+export async function recordDiscovery<T>(
+  operation: DiscoveryOperation,
+  work: () => Promise<T>,
+  report: ((report: DiscoveryReport) => void) | undefined,
+): Promise<T> {
+  if (report === undefined) return work();
+  const record: CallRecord = { served: undefined, rechecked: 0, titleMisses: 0 };
+  const result = await calls.run(record, work);
+  report({ operation, served: record.served ?? 'cold', rechecked: record.rechecked, titleMisses: record.titleMisses });
+  return result;
+}
+
+function note(served: DiscoveryServed, rechecked = 0): void {
+  const record = calls.getStore();
+  if (record === undefined) return;
+  record.served = record.served === undefined ? served : dearerServed(record.served, served);
+  record.rechecked += rechecked;
+}
+
+function noteMisses(count: number): void {
+  const record = calls.getStore();
+  if (record !== undefined) record.titleMisses += count;
+}
+
+/** The cold paths the warm one falls back to (the engine's query layers over the store). */
+export interface ColdDiscovery {
+  listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
+  readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+}
+
+/** Construction options of {@link WarmDiscovery}. */
+export interface WarmDiscoveryOptions {
+  readonly store: JsonlSessionStore;
+  readonly registry: LiveRegistry;
+  readonly view: CorpusView;
+  readonly cold: ColdDiscovery;
+  /** The query layer's configuration (its `persistedInspectConcurrency` bounds title misses). */
+  readonly queryConfig?: SessionQueryConfigInput;
+}
+
+/**
+ * A fulfilled title observation and what it depended on: the artifact's check (a new object when the directory is
+ * checked again) and where the listing found the segments (the lookup path of the id follows from it).
+ */
+interface CachedTitle {
+  readonly entry: ViewSessionEntry;
+  readonly segments: CorpusSnapshot['segments'];
+  readonly observation: SessionTitleObservation;
+}
+
+/** Persisted records sorted once per snapshot, and the snapshot they belong to. */
+interface SortedRecords {
+  readonly snapshot: CorpusSnapshot;
+  readonly records: readonly SessionRecord[];
+}
+
+const NO_LIVE_SESSIONS = new InMemoryLiveRegistry();
+
+/** Discovery over the warm view; see the module comment. */
+export class WarmDiscovery {
+  readonly #store: JsonlSessionStore;
+  readonly #registry: LiveRegistry;
+  readonly #view: CorpusView;
+  readonly #cold: ColdDiscovery;
+  readonly #queryConfig: SessionQueryConfigInput | undefined;
+  readonly #titles = new Map<string, CachedTitle>();
+  #sorted: SortedRecords | undefined;
+  #prefetching = false;
+  #prefetchWanted: CorpusSnapshot | undefined;
+
+  constructor(options: WarmDiscoveryOptions) {
+    this.#store = options.store;
+    this.#registry = options.registry;
+    this.#view = options.view;
+    this.#cold = options.cold;
+    this.#queryConfig = options.queryConfig;
+    this.#view.setBackgroundRefreshListener((snapshot) => this.#prefetch(snapshot));
+    // Validated now, as the cold layers validate theirs at construction.
+    new SessionQuery({ registry: NO_LIVE_SESSIONS, ...(options.queryConfig === undefined ? {} : { config: options.queryConfig }) });
+  }
+
+  /** The view's snapshot, or `undefined` when it cannot answer (the caller runs the cold path). */
+  async #snapshot(): Promise<CorpusSnapshot | undefined> {
+    try {
+      const { snapshot, served, rechecked } = await this.#view.current();
+      note(served, rechecked);
+      return snapshot;
+    } catch {
+      // The root could not be read (or the view is closed): the cold path meets the same failure and reports it
+      // with the query layer's mapping.
+      note('cold');
+      return undefined;
+    }
+  }
+
+  /**
+   * The view's current snapshot as an opaque version (after taking in what notifications marked): the same object
+   * while nothing below the root changed as far as the view knows — within its staleness bound, as for discovery —
+   * a new one after any change; `undefined` when the view cannot answer. What lets a derived index (full-text
+   * search) skip its own `stat` pass over an unchanged corpus.
+   */
+  async corpusVersion(signal?: AbortSignal): Promise<object | undefined> {
+    signal?.throwIfAborted();
+    return this.#snapshot();
+  }
+
+  /**
+   * The persisted sessions' headers as the view holds them (its own frozen listing objects, in walk order, live
+   * sessions not overlaid), or `undefined` when the view cannot answer. For a derived index that needs each
+   * session's id, cwd and time only (full-text search): no copy, no sort, so a search over 10,000 sessions does not
+   * stall the thread for the tens of milliseconds detaching them costs. Callers must not mutate them.
+   */
+  async persistedHeaders(signal?: AbortSignal): Promise<readonly SessionHeader[] | undefined> {
+    signal?.throwIfAborted();
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    return snapshot?.headers;
+  }
+
+  /** `SessionQuery.listSessionsReport` over the view: detached records, the listing's problems. */
+  async listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    const shared = await this.discoveryReport(signal);
+    return {
+      records: shared.records.map((record) => ({ header: structuredClone(record.header), live: record.live, persisted: record.persisted })),
+      problems: [...shared.problems],
+    };
+  }
+
+  /** `SessionQuery.listSessions` over the view. */
+  async listSessions(signal?: AbortSignal): Promise<SessionRecord[]> {
+    return (await this.listSessionsReport(signal)).records;
+  }
+
+  /**
+   * The records and problems of {@link listSessionsReport} without detaching them: persisted headers are the
+   * view's own (frozen listing objects), for discovery, which only reads them. Callers must not mutate them.
+   */
+  async discoveryReport(
+    signal?: AbortSignal,
+  ): Promise<{ readonly records: readonly SessionRecord[]; readonly problems: readonly ListingProblem[] }> {
+    signal?.throwIfAborted();
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot === undefined) return this.#cold.listSessionsReport(signal);
+    return { records: this.#overlay(snapshot), problems: snapshot.problems };
+  }
+
+  /** Persisted records of `snapshot` overlaid by live sessions, in `SessionQuery`'s order. */
+  #overlay(snapshot: CorpusSnapshot): SessionRecord[] {
+    const persisted = this.#persistedRecords(snapshot);
+    const live = [...this.#registry.list()];
+    if (live.length === 0) return [...persisted];
+    const liveRecords: SessionRecord[] = [];
+    const liveIds = new Set<string>();
+    for (const session of live) {
+      const durable = snapshot.headerById.get(session.header.id);
+      if (durable !== undefined) assertCompatibleHeaders(session.header, durable);
+      liveIds.add(session.header.id);
+      liveRecords.push({ header: structuredClone(session.header), live: true, persisted: durable !== undefined });
+    }
+    liveRecords.sort(compareRecords);
+    // Merge the two sorted runs. A tie (two ids that compare equal) would make the order depend on the input order
+    // the query layer sorts from, so the rare tie falls back to exactly that sort.
+    for (let index = 1; index < liveRecords.length; index += 1) {
+      if (compareRecords(liveRecords[index - 1] as SessionRecord, liveRecords[index] as SessionRecord) === 0)
+        return this.#overlayBySort(snapshot, live);
+    }
+    const merged: SessionRecord[] = [];
+    let next = 0;
+    for (const record of persisted) {
+      if (liveIds.has(record.header.id)) continue;
+      for (let candidate = liveRecords[next]; candidate !== undefined; candidate = liveRecords[next]) {
+        const order = compareRecords(candidate, record);
+        if (order === 0) return this.#overlayBySort(snapshot, live);
+        if (order > 0) break;
+        merged.push(candidate);
+        next += 1;
+      }
+      merged.push(record);
+    }
+    for (let index = next; index < liveRecords.length; index += 1) merged.push(liveRecords[index] as SessionRecord);
+    return merged;
+  }
+
+  /** `SessionQuery`'s own overlay: persisted in walk order, live replacing or appended, one sort. */
+  #overlayBySort(snapshot: CorpusSnapshot, live: readonly { readonly header: SessionHeader }[]): SessionRecord[] {
+    const records = new Map<string, SessionRecord>();
+    for (const header of snapshot.headers) records.set(header.id, { header, live: false, persisted: true });
+    for (const session of live) {
+      const durable = snapshot.headerById.get(session.header.id);
+      records.set(session.header.id, { header: structuredClone(session.header), live: true, persisted: durable !== undefined });
+    }
+    return [...records.values()].sort(compareRecords);
+  }
+
+  /** The snapshot's persisted records, sorted once per snapshot (stable: ties keep walk order, as the query layer's sort). */
+  #persistedRecords(snapshot: CorpusSnapshot): readonly SessionRecord[] {
+    if (this.#sorted?.snapshot === snapshot) return this.#sorted.records;
+    const records = snapshot.headers
+      .map((header) => Object.freeze({ header, live: false, persisted: true }) as SessionRecord)
+      .sort(compareRecords);
+    this.#sorted = { snapshot, records: Object.freeze(records) };
+    return records;
+  }
+
+  /**
+   * `SessionQuery.readTitleSnapshots` over the view: live ids first, then each listed id from memory when its
+   * artifact's check has not changed since it was observed, the rest observed now. The returned observations may
+   * be shared with other calls: read them, do not mutate them.
+   */
+  async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+    // One pass builds the answer in first-occurrence order (this runs per keystroke over every listed session).
+    const uniqueIds: SessionId[] = [];
+    const out: (SessionTitleObservation | undefined)[] = [];
+    const seen = new Set<SessionId>();
+    let unresolved = 0;
+    signal?.throwIfAborted();
+    for (const id of ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      uniqueIds.push(id);
+      const live = this.#registry.get(id);
+      if (live === undefined) {
+        unresolved += 1;
+        out.push(undefined);
+      } else {
+        out.push(observeTitle(id, live.header, live.events, signal));
+      }
+    }
+    if (unresolved === 0) return out as SessionTitleObservation[];
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot === undefined) return this.#cold.readTitleSnapshots(uniqueIds, signal);
+    const misses: SessionId[] = [];
+    const missAt: number[] = [];
+    for (let index = 0; index < uniqueIds.length; index += 1) {
+      if (out[index] !== undefined) continue;
+      const id = uniqueIds[index] as SessionId;
+      const cached = this.#titles.get(id);
+      if (cached !== undefined && cached.entry === snapshot.entryById.get(id) && cached.segments === snapshot.segments) {
+        out[index] = cached.observation;
+      } else if (!snapshot.headerById.has(id)) {
+        // Not listed: a session attached meanwhile is observed live (as the query layer does), else not found.
+        const attached = this.#registry.get(id);
+        out[index] =
+          attached === undefined ? rejectedTitle(id, sessionNotFound(id)) : observeTitle(id, attached.header, attached.events, signal);
+      } else {
+        misses.push(id);
+        missAt.push(index);
+      }
+    }
+    if (misses.length > 0) {
+      noteMisses(misses.length);
+      const observed = await this.#observe(snapshot, misses, signal);
+      signal?.throwIfAborted();
+      observed.forEach((observation, at) => {
+        const id = observation.sessionId;
+        const attached = this.#registry.get(id);
+        const index = missAt[at] as number;
+        if (attached !== undefined) {
+          out[index] = observeTitle(id, attached.header, attached.events, signal);
+          return;
+        }
+        out[index] = observation;
+        this.#keep(snapshot, id, observation);
+      });
+    }
+    return out.map((observation, index) => {
+      if (observation === undefined) throw new Error(`title observation of session "${uniqueIds[index] as string}" was never settled`);
+      return observation;
+    });
+  }
+
+  /** Observes `ids` with the query layer over `snapshot`: the store's title lookup at the listed artifact and revision. */
+  #observe(snapshot: CorpusSnapshot, ids: readonly SessionId[], signal: AbortSignal | undefined): Promise<SessionTitleObservation[]> {
+    const store = this.#store;
+    const artifactName = this.#view.artifactName;
+    const storage: SessionStorage = {
+      list: async () => snapshot.headers,
+      inspect: (id, inner) => store.inspect(id, inner),
+      inspectTitle: (id, inner) => {
+        const path = CorpusView.listedPath(snapshot, id, artifactName);
+        const entry = snapshot.entryById.get(id);
+        const revision =
+          path !== undefined && entry !== undefined && join(entry.dir.sessionPath, artifactName) === path
+            ? entry.artifactRevision
+            : undefined;
+        return store.inspectTitleAt(id, path, inner, revision);
+      },
+    };
+    const query = new SessionQuery({
+      registry: NO_LIVE_SESSIONS,
+      storage,
+      ...(this.#queryConfig === undefined ? {} : { config: this.#queryConfig }),
+    });
+    return query.readTitleSnapshots(ids, signal);
+  }
+
+  /**
+   * After a background refresh: observes again, off any call, the titles whose check changed — only once
+   * discovery has observed titles at all (an engine that only lists never reads logs for titles). One run at a
+   * time; a refresh during a run is taken up by the next.
+   */
+  #prefetch(snapshot: CorpusSnapshot): void {
+    if (this.#titles.size === 0) return;
+    this.#prefetchWanted = snapshot;
+    if (this.#prefetching) return;
+    this.#prefetching = true;
+    void (async () => {
+      try {
+        for (let wanted = this.#prefetchWanted; wanted !== undefined; wanted = this.#prefetchWanted) {
+          this.#prefetchWanted = undefined;
+          const stale = wanted.headers
+            .map((header) => header.id)
+            .filter((id) => {
+              const cached = this.#titles.get(id);
+              return cached === undefined || cached.entry !== wanted.entryById.get(id) || cached.segments !== wanted.segments;
+            });
+          if (stale.length === 0) continue;
+          const observed = await this.#observe(wanted, stale, undefined);
+          for (const observation of observed) this.#keep(wanted, observation.sessionId, observation);
+        }
+      } catch {
+        // A prefetch is only a head start: whatever it could not observe, the next call observes itself.
+      } finally {
+        this.#prefetching = false;
+      }
+    })();
+  }
+
+  /** Keeps a fulfilled observation for the check it was made at (failures are observed again, as cold). */
+  #keep(snapshot: CorpusSnapshot, id: SessionId, observation: SessionTitleObservation): void {
+    if (observation.status !== 'fulfilled') return;
+    const entry = snapshot.entryById.get(id);
+    const path = CorpusView.listedPath(snapshot, id, this.#view.artifactName);
+    if (entry === undefined || path === undefined) return;
+    // Entries of sessions gone from the listing are dropped when the cache outgrows it.
+    if (this.#titles.size > 2 * snapshot.headers.length + 64) {
+      for (const key of this.#titles.keys()) if (!snapshot.headerById.has(key)) this.#titles.delete(key);
+    }
+    this.#titles.set(id, { entry, segments: snapshot.segments, observation });
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * The pool-backed reference source renderer (SESSION-REFERENCE.md §8 "Placement", ARCHITECTURE.md §3):
+ * one `readSource` task per source reads, folds, projects, retains and serialises it in a worker, with
+ * exactly the observation semantics of `readSurface` (SESSION-LOG.md §10.4 steps 1–8), captured at call
+ * start. The main thread only lists headers, looks the artifact up and stats it (async I/O), or captures
+ * a live byte log (O(1)); none of its work grows with the size of a source.
+ */
+import { stat } from 'node:fs/promises';
+import { raceWithSignal } from '../signal/abort.js';
+import type { SessionHeader, SessionId } from '../../../protocol/events.js';
+import { assertCompatibleHeaders } from '../../../protocol/session-header.js';
+import type { Compression } from '../../../protocol/storage-paths.js';
+import type { ArtifactRef, CapturedRevision, ReadSourceValue } from '../../../protocol/wire/task-shapes.js';
+import type { CachedSource, SourceCache, SourceServed } from '../cache/source-cache.js';
+import { renderProjected } from '../../../workers/reference/render-projected.js';
+import type { LiveLogCapture } from '../../../protocol/wire/live-log-codec.js';
+import { rebuildError } from '../../../protocol/wire/wire-error.js';
+import type { LiveRegistry, LiveSession } from '../corpus/live-registry.js';
+import { invalidSurfaceError } from '../corpus/session-query.js';
+import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
+import type { DamagedLogErrors } from '../corpus/query-config.js';
+import { LiveLogTracker } from '../live/live-log-tracker.js';
+import type { OversizedSource, ReferenceSourceRenderer, RenderedSource } from '../reference/reference-types.js';
+import { sessionNotFoundError } from '../../../protocol/layout-errors.js';
+import { withStoreIo } from '../../../io/regular-file.js';
+import type { TaskRunner } from './task-runner.js';
+import { TickCoalescer } from './tick-coalescer.js';
+import { assertNever } from '../../../protocol/assert-never.js';
+
+/** The persisted side the renderer reads: header listing, lookup by id, and where the store lives. */
+export interface PoolRendererStorage {
+  list(signal?: AbortSignal): Promise<readonly SessionHeader[]>;
+  locate(id: SessionId, signal?: AbortSignal): Promise<string | undefined>;
+  readonly config: { readonly root: string; readonly compression: Compression };
+}
+
+/** Construction options of {@link PoolSourceRenderer}. */
+export interface PoolSourceRendererOptions {
+  /** The pool (or the in-thread runner) that runs `readSource` tasks. */
+  readonly runner: TaskRunner;
+  /** The host's live sessions; a live session wins over its persisted copy. */
+  readonly registry: LiveRegistry;
+  /** The persisted sessions, if the host mounts a JSONL store. */
+  readonly storage?: PoolRendererStorage;
+  /** The byte logs of live sessions; share one tracker with whoever attaches sessions so appends are encoded as they happen. */
+  readonly liveLogs?: LiveLogTracker;
+  /** The incremental source cache of persisted sources (issue 15); without it every source is read whole. */
+  readonly sourceCache?: SourceCache;
+  /** Called once per rendered source with how it was served (live and uncached sources are `cold`). */
+  readonly onSourceServed?: (report: SourceServedReport) => void;
+  /** How damaged log bytes are reported (the query config's `damagedLogErrors`; default `corruption`). */
+  readonly damagedLogErrors?: DamagedLogErrors;
+}
+
+/** How one source of a preparation was served (issue 15 item 4). */
+export interface SourceServedReport {
+  readonly sessionId: SessionId;
+  readonly served: SourceServed;
+}
+
+/**
+ * The persisted artifact of `id` as it is now: lookup (stage R1) and its identity and size. Shared by
+ * the renders of one job (see TickCoalescer); `signal` aborts once all of them have.
+ */
+async function captureArtifact(storage: PoolRendererStorage, id: SessionId, signal: AbortSignal): Promise<CapturedArtifact> {
+  const path = await storage.locate(id, signal);
+  if (path === undefined) throw sessionNotFoundError(id);
+  signal.throwIfAborted();
+  const stats = await withStoreIo('stat', path, () => stat(path, { bigint: true }));
+  return {
+    sessionId: id,
+    path,
+    root: storage.config.root,
+    compression: storage.config.compression,
+    capture: { dev: stats.dev.toString(), ino: stats.ino.toString(), size: stats.size.toString() },
+    ctimeNs: stats.ctimeNs.toString(),
+  };
+}
+
+/** An artifact as captured: the task's reference plus the capture's modification time (the source cache's key). */
+type CapturedArtifact = ArtifactRef & { readonly capture: CapturedRevision; readonly ctimeNs: string };
+
+/** A rendered task value as the service expects it, or the observation's fold failure thrown. */
+function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSource {
+  switch (value.status) {
+    case 'surface-failed':
+      throw rebuildError(value.error);
+    case 'scanned':
+    case 'unscannable':
+      // Only a `scan` payload answers these, and the source cache consumes them.
+      throw new Error(`readSource answered ${value.status} to a rendering`);
+    case 'rendered': {
+      const render = value.render;
+      if (!render.fits) return { fits: false, minimumBudgetBytes: render.minimumBudgetBytes };
+      return {
+        fits: true,
+        sessionId: render.sessionId,
+        capturedThroughSeq: render.capturedThroughSeq,
+        json: render.json,
+        stats: render.stats,
+      };
+    }
+    default:
+      assertNever(value, 'unknown readSource value');
+  }
+}
+
+/** Renders reference sources on the worker pool. */
+export class PoolSourceRenderer implements ReferenceSourceRenderer {
+  readonly #runner: TaskRunner;
+  readonly #registry: LiveRegistry;
+  readonly #storage: PoolRendererStorage | undefined;
+  readonly #liveLogs: LiveLogTracker;
+  readonly #sourceCache: SourceCache | undefined;
+  readonly #onSourceServed: ((report: SourceServedReport) => void) | undefined;
+  readonly #damagedLogErrors: DamagedLogErrors;
+  /** One header listing per job, shared by the renders that ask for it (see TickCoalescer). */
+  readonly #listings = new TickCoalescer<readonly SessionHeader[]>();
+  /** One lookup and `stat` per id and job. */
+  readonly #captures = new TickCoalescer<CapturedArtifact>();
+
+  /** Binds the runner, the live registry, the store (if any) and the live byte logs. */
+  constructor(options: PoolSourceRendererOptions) {
+    this.#runner = options.runner;
+    this.#registry = options.registry;
+    this.#storage = options.storage;
+    this.#liveLogs = options.liveLogs ?? new LiveLogTracker();
+    this.#sourceCache = options.sourceCache;
+    this.#onSourceServed = options.onSourceServed;
+    this.#damagedLogErrors = options.damagedLogErrors ?? 'corruption';
+  }
+
+  /**
+   * Reads one source with `readSurface` semantics and renders it within `maxBytes`. Rejects with the
+   * query layer's errors (not found, §10.1 storage mapping, source conflict, invalid surface), or with
+   * `signal.reason` as soon as `signal` aborts — the service turns that into `CANCELLED`.
+   */
+  async render(sessionId: SessionId, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
+    signal.throwIfAborted();
+    const live = this.#registry.get(sessionId);
+    if (live !== undefined) return this.#renderLive(live, label, maxBytes, signal);
+    const storage = this.#storage;
+    if (storage === undefined) throw sessionNotFound(sessionId);
+    // The capture starts with the listing: both are I/O, and the observation is fixed as early as possible.
+    const capture = this.#captures.run(sessionId, (shared) => captureArtifact(storage, sessionId, shared), signal);
+    const listed = (await this.#list(storage, signal)).find((header) => header.id === sessionId);
+    signal.throwIfAborted();
+    if (listed === undefined) throw sessionNotFound(sessionId);
+    const { value, served } = await this.#inspect(sessionId, capture, label, maxBytes, signal);
+    // §10.4 step 4: a session attached while storage was read is newer than what storage returned.
+    const attached = this.#registry.get(sessionId);
+    if (attached !== undefined) return this.#renderLive(attached, label, maxBytes, signal);
+    if (value.status === 'scanned' || value.status === 'unscannable') throw new Error(`readSource answered ${value.status} to a rendering`);
+    assertCompatibleHeaders(value.header, listed);
+    const rendered = renderedSource(value);
+    this.#onSourceServed?.({ sessionId, served });
+    return rendered;
+  }
+
+  /**
+   * The live branch: capture the byte log's current length now (O(1)), render the prefix in a worker. A log with an
+   * event beyond the nesting limit (SESSION-LOG.md §9.15a) cannot be captured; it fails as `readSurface` fails on it.
+   */
+  async #renderLive(live: LiveSession, label: string, maxBytes: number, signal: AbortSignal): Promise<RenderedSource | OversizedSource> {
+    let log: LiveLogCapture;
+    try {
+      log = this.#liveLogs.capture(live);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SESSION_LOG_TOO_DEEP') throw invalidSurfaceError(error);
+      throw error;
+    }
+    const value = await this.#runner.run('readSource', { source: 'live', header: live.header, log, label, maxBytes }, { signal });
+    const rendered = renderedSource(value);
+    this.#onSourceServed?.({ sessionId: live.header.id, served: 'cold' });
+    return rendered;
+  }
+
+  /**
+   * The header listing with the §10.1 mapping, settling at once on abort. Renders of one job share one
+   * listing that started after all of them, aborted once all of them have aborted.
+   */
+  async #list(storage: PoolRendererStorage, signal: AbortSignal): Promise<readonly SessionHeader[]> {
+    try {
+      return await raceWithSignal(
+        this.#listings.run('', (shared) => storage.list(shared), signal),
+        signal,
+      );
+    } catch (error) {
+      signal.throwIfAborted();
+      throw listingFailure(error);
+    }
+  }
+
+  /**
+   * Lookup, capture and the observation with the §10.1 mapping of inspection failures: from the source cache when
+   * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker,
+   * after which the cache builds its entry in the background.
+   */
+  async #inspect(
+    sessionId: SessionId,
+    capture: Promise<CapturedArtifact>,
+    label: string,
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<{ value: ReadSourceValue; served: SourceServed }> {
+    const failed = (error: unknown): never => {
+      signal.throwIfAborted();
+      throw inspectionFailure(sessionId, error, this.#damagedLogErrors);
+    };
+    let captured: CapturedArtifact;
+    try {
+      captured = await raceWithSignal(capture, signal);
+    } catch (error) {
+      return failed(error);
+    }
+    const { ctimeNs, ...artifact } = captured;
+    const cache = this.#sourceCache;
+    if (cache !== undefined) {
+      let cached: CachedSource | undefined;
+      try {
+        cached = await raceWithSignal(cache.observe(artifact, ctimeNs, this.#runner, signal), signal);
+      } catch (error) {
+        return failed(error);
+      }
+      if (cached !== undefined) {
+        const { header } = cached;
+        const input = {
+          sessionId: header.id,
+          label,
+          cwd: header.cwd ?? null,
+          capturedThroughSeq: cached.capturedThroughSeq,
+          items: cached.items,
+        };
+        return { value: { status: 'rendered', header, render: renderProjected(input, maxBytes) }, served: cached.served };
+      }
+    }
+    let value: ReadSourceValue;
+    try {
+      value = await this.#runner.run('readSource', { source: 'persisted', artifact, label, maxBytes }, { signal });
+    } catch (error) {
+      return failed(error);
+    }
+    // A miss: the entry is built after the uncached read, so that read never waits for it.
+    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, ctimeNs, this.#runner);
+    return { value, served: 'cold' };
+  }
+}

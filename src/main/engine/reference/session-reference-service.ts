@@ -1,0 +1,326 @@
+/**
+ * The session-reference service (SESSION-REFERENCE.md): discovery of sessions to cite, preparation
+ * of one bounded, read-only, tag-safe snapshot message per citing message, and the outermost
+ * `agent/pre-step` listener that inserts it.
+ */
+import { asSessionId } from '../../../protocol/events.js';
+import type { ContentBlock, SessionId } from '../../../protocol/events.js';
+import {
+  SessionReferenceError,
+  budgetExceededError,
+  cancelledError,
+  candidateLimitError,
+  readFailedError,
+  referenceNotObjectError,
+  referenceShapeError,
+  selfReferenceError,
+  tooManyReferencesError,
+} from '../../../protocol/reference-errors.js';
+import { escapeDisplayText } from '../../../protocol/uri/display-escape.js';
+import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import { createUserMessage } from '../../../protocol/user-message.js';
+import { expandCitingMessages } from './expand-citing-messages.js';
+import { assembleReferencePrompt } from '../../../workers/reference/reference-prompt.js';
+import type { SessionRecord } from '../corpus/session-query.js';
+import { InThreadSourceRenderer } from './in-thread-source-renderer.js';
+import { raceSignal } from './race-signal.js';
+import { linkedAbort } from '../signal/abort.js';
+import { resolveReferenceConfig } from './reference-config.js';
+import type { SessionReferenceConfig, SessionReferenceConfigInput } from './reference-config.js';
+import type {
+  Candidate,
+  MentionCandidate,
+  OversizedSource,
+  PreparedReferences,
+  SizedPreparation,
+  ReferenceMetadata,
+  SessionReferenceSource,
+  ReferencePreStepDecision,
+  ReferencePreStepPayload,
+  ReferenceSessionQuery,
+  ReferenceSourceRenderer,
+  ReferenceTarget,
+  RenderedSource,
+} from './reference-types.js';
+import { observedTitles } from '../corpus/discovery-label.js';
+
+/** One normalised reference: the id and the label it will carry (mention label, or the id). */
+interface NormalizedReference {
+  readonly sessionId: SessionId;
+  readonly label: string;
+}
+
+/** Construction options of the service. */
+export interface SessionReferenceServiceOptions {
+  /** The query layer (live-preferred reads, SESSION-LOG.md §10). */
+  readonly sessionQuery: ReferenceSessionQuery;
+  /** Limits (§3); validated at construction. */
+  readonly config?: SessionReferenceConfigInput;
+  /** How a source is read and rendered; defaults to the in-thread stages over `sessionQuery`. */
+  readonly renderer?: ReferenceSourceRenderer;
+}
+
+/** `rank(candidateCwd, targetCwd)` of §7.1. */
+function rank(candidateCwd: string | undefined, targetCwd: string | undefined): 0 | 1 | 2 {
+  if (candidateCwd !== undefined && targetCwd !== undefined && candidateCwd === targetCwd) return 0;
+  return candidateCwd === undefined ? 1 : 2;
+}
+
+/** The cross-session reference service. */
+export class SessionReferenceService {
+  /** The resolved limits. */
+  readonly config: SessionReferenceConfig;
+  private readonly sessionQuery: ReferenceSessionQuery;
+  private readonly renderer: ReferenceSourceRenderer;
+
+  /** Validates the configuration (`SESSION_REFERENCE_INVALID_CONFIG`); the service is not built on failure. */
+  constructor(options: SessionReferenceServiceOptions) {
+    this.config = resolveReferenceConfig(options.config);
+    this.sessionQuery = options.sessionQuery;
+    this.renderer = options.renderer ?? new InThreadSourceRenderer(options.sessionQuery);
+  }
+
+  /**
+   * Sessions the target may cite, best first (§7.3): same cwd, then cwd-less, then the rest, each
+   * group newest first; a non-empty query filters by id, cwd or title (case-insensitive, raw
+   * values). Display fields are escaped (D5).
+   */
+  async listCandidates(
+    agent: ReferenceTarget,
+    query = '',
+    limit: number = this.config.candidateLimit,
+    signal?: AbortSignal,
+  ): Promise<Candidate[]> {
+    if (!Number.isSafeInteger(limit) || limit <= 0) throw candidateLimitError();
+    const needle = query.toLocaleLowerCase();
+    const targetCwd = agent.session.header.cwd;
+    if (signal?.aborted === true) throw cancelledError(signal.reason);
+    const listed = await raceSignal(
+      Promise.resolve().then(() => this.sessionQuery.listSessions(signal)),
+      signal,
+    );
+    // One bucket per rank, each in listing order: concatenated they are the records sorted by (rank, listing
+    // position) — §7.3's order — without a sort, and the scan below can stop at `limit`.
+    const buckets: [SessionRecord[], SessionRecord[], SessionRecord[]] = [[], [], []];
+    for (const record of listed) if (record.header.id !== agent.id) buckets[rank(record.header.cwd, targetCwd)].push(record);
+    const ordered = buckets[0].concat(buckets[1], buckets[2]);
+    const observed = needle === '' ? ordered.slice(0, limit) : ordered;
+    const observations = await raceSignal(
+      Promise.resolve().then(() =>
+        this.sessionQuery.readTitleSnapshots(
+          observed.map((record) => record.header.id),
+          signal,
+        ),
+      ),
+      signal,
+    );
+    const labels = observedTitles(observations);
+    const found: Candidate[] = [];
+    for (const record of observed) {
+      if (found.length === limit) break;
+      const label = labels.get(record.header.id) ?? record.header.id;
+      if (needle !== '' && !matchesNeedle(record, label, needle)) continue;
+      found.push(toCandidate(record, label));
+    }
+    return found;
+  }
+
+  /**
+   * The host face (§7.4): candidates with their canonical mention. `limit` defaults to the
+   * configured `candidateLimit` (a sessionctx addition for callers such as the CLI).
+   */
+  async candidates(
+    agent: ReferenceTarget,
+    query: string,
+    signal?: AbortSignal,
+    limit: number = this.config.candidateLimit,
+  ): Promise<MentionCandidate[]> {
+    const found = await this.listCandidates(agent, query, limit, signal);
+    return found.map((candidate) => ({
+      ...candidate,
+      mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }),
+    }));
+  }
+
+  /**
+   * Prepares the context for one message (§8): validates and normalises the references, reads
+   * every source in parallel, fits each into its budget and renders one snapshot message. All or
+   * nothing: any failure rejects with a typed `SessionReferenceError` and returns no context. A
+   * budget failure keeps dsh's text and names, in `sourceSessionId` and `minimumBudgetBytes`, the
+   * source needing the largest budget and that budget, the least with which this preparation over
+   * the same reads would succeed.
+   */
+  async prepare(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<PreparedReferences> {
+    return (await this.prepareSized(agent, content, references, signal)).prepared;
+  }
+
+  /** {@link prepare}, with the rendered size of each source (what the snapshot holds of it, in bytes). */
+  async prepareSized(
+    agent: ReferenceTarget,
+    content: readonly ContentBlock[],
+    references: readonly unknown[],
+    signal?: AbortSignal,
+  ): Promise<SizedPreparation> {
+    const acceptedContent = structuredClone(content) as ContentBlock[];
+    const normalized = this.normalizeReferences(agent, references);
+    if (normalized.length === 0) return { prepared: { content: acceptedContent }, renderedBytes: [] };
+    if (signal?.aborted === true) throw cancelledError(signal.reason);
+    const rendered = await this.renderAll(normalized, signal);
+    // The signal may have aborted while the reads settled (§8 step 6).
+    if (isAborted(signal)) throw cancelledError(signal.reason);
+    const sources: RenderedSource[] = [];
+    let binding: { readonly sourceSessionId: string; readonly minimumBudgetBytes: number } | undefined;
+    for (const [at, source] of rendered.entries()) {
+      if (source.fits) {
+        sources.push(source);
+        continue;
+      }
+      // The source needing the most decides the budget the whole preparation needs (the first of equals wins).
+      if (binding === undefined || source.minimumBudgetBytes > binding.minimumBudgetBytes) {
+        binding = { sourceSessionId: (normalized[at] as NormalizedReference).sessionId, minimumBudgetBytes: source.minimumBudgetBytes };
+      }
+    }
+    if (binding !== undefined) throw budgetExceededError(binding);
+    const metadata: ReferenceMetadata[] = sources.map((source, inputIndex) => ({
+      sessionId: source.sessionId,
+      label: (normalized[inputIndex] as NormalizedReference).label,
+      capturedThroughSeq: source.capturedThroughSeq,
+      compacted: source.stats.compacted,
+      originalMessages: source.stats.originalMessages,
+      retainedMessages: source.stats.retainedMessages,
+      omittedMessages: source.stats.omittedMessages,
+      omittedBytes: source.stats.omittedBytes,
+      truncated: source.stats.truncated,
+      inputIndex,
+    }));
+    const source: SessionReferenceSource = { kind: 'session-reference', form: 'recall', version: 1, references: metadata };
+    const additionalContext = createUserMessage({
+      source,
+      content: [{ type: 'text', text: assembleReferencePrompt(sources.map((source) => source.json)) }],
+    });
+    return {
+      prepared: { content: acceptedContent, additionalContext },
+      renderedBytes: sources.map((rendered) => Buffer.byteLength(rendered.json, 'utf8')),
+    };
+  }
+
+  /**
+   * The outermost `agent/pre-step` listener (§13): runs the rest of the chain first, then expands
+   * every direct user message that cites sessions into the rewritten message followed by its
+   * snapshot. A failure carries the claimed direct messages so the host can hand them back.
+   */
+  async preStepListener(
+    payload: ReferencePreStepPayload,
+    next: () => Promise<ReferencePreStepDecision>,
+  ): Promise<ReferencePreStepDecision> {
+    const decision = await next();
+    if (decision.kind === 'reject') return decision;
+    const claimed = payload.messages.filter((message) => message.source.kind === 'user');
+    try {
+      const messages = await expandCitingMessages(
+        payload.agent,
+        decision.messages,
+        (agent, content, references, signal) => this.prepare(agent, content, references, signal),
+        payload.signal,
+      );
+      return { kind: 'enter', messages };
+    } catch (error) {
+      if (error instanceof SessionReferenceError) error.claimedDirectMessages = claimed;
+      throw error;
+    }
+  }
+
+  /** §8 step 2: validation, self check, dedupe (first wins), then the count limit. */
+  private normalizeReferences(agent: ReferenceTarget, references: readonly unknown[]): NormalizedReference[] {
+    const kept: NormalizedReference[] = [];
+    const seen = new Set<string>();
+    for (const reference of references) {
+      if (typeof reference !== 'object' || reference === null) throw referenceNotObjectError();
+      const { sessionId, label } = reference as { sessionId?: unknown; label?: unknown };
+      if (typeof sessionId !== 'string' || (label !== undefined && typeof label !== 'string')) throw referenceShapeError();
+      if (sessionId === agent.id) throw selfReferenceError(agent.id);
+      if (seen.has(sessionId)) continue;
+      seen.add(sessionId);
+      kept.push({ sessionId: asSessionId(sessionId), label: label ?? sessionId });
+    }
+    if (kept.length > this.config.maxReferences) throw tooManyReferencesError(this.config.maxReferences);
+    return kept;
+  }
+
+  /**
+   * §8 step 5: every read starts at once; the first failure in time aborts the siblings and
+   * becomes `READ_FAILED` (or `CANCELLED` when the caller aborted).
+   */
+  private async renderAll(
+    references: readonly NormalizedReference[],
+    signal: AbortSignal | undefined,
+  ): Promise<Array<RenderedSource | OversizedSource>> {
+    const siblings = linkedAbort(signal);
+    const reads = references.map((reference) =>
+      Promise.resolve()
+        .then(() => this.renderer.render(reference.sessionId, reference.label, this.config.maxReferenceBytes, siblings.signal))
+        .catch((error: unknown) => {
+          siblings.abort(error);
+          throw error;
+        }),
+    );
+    try {
+      return await raceSignal(Promise.all(reads), signal);
+    } catch (error) {
+      if (signal?.aborted === true) throw cancelledError(signal.reason);
+      // Any other rejection, even a CANCELLED error a renderer raised on its own, is a failed read (§8 step 5).
+      throw readFailedError(error);
+    }
+  }
+}
+
+/** Reads `signal.aborted` afresh (a plain property check would be narrowed away across awaits). */
+function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
+  return signal?.aborted === true;
+}
+
+function matchesNeedle(record: SessionRecord, label: string, needle: string): boolean {
+  const keys = searchKeys(record, label);
+  return keys.id.includes(needle) || (keys.cwd?.includes(needle) ?? false) || keys.label.includes(needle);
+}
+
+/** A record's lower-cased id, cwd and label, as discovery matches them. */
+interface SearchKeys {
+  readonly id: string;
+  readonly cwd: string | undefined;
+  /** The label the lower-cased {@link label} was made from. */
+  readonly labelSource: string;
+  readonly label: string;
+}
+
+/**
+ * Lower-cased keys per header object. The warm corpus view hands out the same frozen header objects until a session
+ * changes, so a keystroke lower-cases only what changed (the label is checked, since titles change without a new
+ * header); a header the view replaces is simply collected.
+ */
+const SEARCH_KEYS = new WeakMap<SessionRecord['header'], SearchKeys>();
+
+function searchKeys(record: SessionRecord, label: string): SearchKeys {
+  const known = SEARCH_KEYS.get(record.header);
+  if (known !== undefined && known.labelSource === label) return known;
+  const keys: SearchKeys = {
+    id: known?.id ?? record.header.id.toLocaleLowerCase(),
+    cwd: known === undefined ? record.header.cwd?.toLocaleLowerCase() : known.cwd,
+    labelSource: label,
+    label: label.toLocaleLowerCase(),
+  };
+  SEARCH_KEYS.set(record.header, keys);
+  return keys;
+}
+
+function toCandidate(record: SessionRecord, label: string): Candidate {
+  const { id, cwd, createdAt } = record.header;
+  return cwd === undefined
+    ? { sessionId: id, label: escapeDisplayText(label), createdAt }
+    : { sessionId: id, label: escapeDisplayText(label), cwd: escapeDisplayText(cwd), createdAt };
+}

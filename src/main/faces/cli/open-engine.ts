@@ -1,0 +1,86 @@
+/**
+ * The CLI's one composition root: every command that reads a session root builds the same engine a library
+ * user gets from `createEngine` (stages on the worker pool unless `--no-workers`, the root's own encoding,
+ * title observations from the title index), so the CLI is a thin client of the engine.
+ */
+import { stat } from 'node:fs/promises';
+import { createEngine } from '../../engine/assembly/create-engine.js';
+import type { LocalSessionEngine } from '../../engine/assembly/create-engine.js';
+import { CliError } from './cli-error.js';
+import type { CommandContext } from './command-context.js';
+import { ListingWarnings } from './listing-warnings.js';
+import { writeTitleFailure } from './title-failure-warning.js';
+
+/**
+ * Fails with `CLI_ROOT_NOT_FOUND` when the configured root does not exist. dsh's store treats a missing root
+ * as an empty corpus; a person who typed `--root /nonexistent` has made a mistake, and "no sessions" would hide it.
+ * @param root - the resolved session root.
+ */
+export async function assertRootExists(root: string): Promise<void> {
+  const found = await stat(root).then(
+    () => true,
+    (error: unknown) => {
+      if ((error as { code?: unknown }).code === 'ENOENT') return false;
+      // Any other failure (a permission error on a parent, a loop) is reported by the store with its own code.
+      return true;
+    },
+  );
+  if (!found)
+    throw new CliError(
+      'CLI_ROOT_NOT_FOUND',
+      `session root "${root}" does not exist (set it with --root, SESSIONCTX_ROOT or the config file)`,
+    );
+}
+
+/**
+ * Builds the engine over the configured root, runs `work` with it and closes it.
+ * @param context - the command's context.
+ * @param work - what the command does with the engine.
+ * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
+ *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
+ *   `onSearchProgress`: progress of the search index's update (`search`).
+ * @returns what `work` returns.
+ */
+export async function withEngine<T>(
+  context: CommandContext,
+  work: (engine: LocalSessionEngine) => Promise<T>,
+  {
+    createsRoot = false,
+    longLived = false,
+    onSearchProgress,
+  }: {
+    readonly createsRoot?: boolean;
+    readonly longLived?: boolean;
+    readonly onSearchProgress?: (done: number, total: number) => void;
+  } = {},
+): Promise<T> {
+  const { config } = context.resolved;
+  // A command that writes sessions (script run) creates a missing root; every other command needs it to exist.
+  if (!createsRoot) await assertRootExists(config.root);
+  const { io } = context;
+  const warnings = new ListingWarnings(io, config.root);
+  const engine = await createEngine({
+    root: config.root,
+    workers: context.workers,
+    poolSize: config.poolSize,
+    // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
+    store: { env: io.env },
+    // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
+    corpus: { watch: longLived },
+    search: config.search,
+    // A serving command answers searches: its search thread starts now, not inside the first one.
+    startSearchWorker: longLived,
+    ...(onSearchProgress === undefined ? {} : { onSearchProgress }),
+    reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
+    // Aggregated: the first few one line each, then one summary by code (a whole root's problem is not 1,200 lines).
+    onListingProblem: (problem) => warnings.add(problem),
+    // One line each, the id quoted bounded (a log's id may be long).
+    onTitleFailure: (sessionId, reason) => writeTitleFailure(io, sessionId, reason),
+  });
+  try {
+    return await work(engine);
+  } finally {
+    await engine.close();
+    warnings.finish();
+  }
+}

@@ -1,4 +1,0 @@
-export type {
-  ToolExecutionContext,
-  ToolDefinition,
-} from '../host-api/host-api.js';

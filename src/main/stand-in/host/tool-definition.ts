@@ -1,0 +1,4 @@
+export type {
+  ToolExecutionContext,
+  ToolDefinition,
+} from '../../host-api/host-api.js';
