@@ -131,7 +131,9 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
   });
 
   it('src/main holds its rooms and its two entries, nothing else: faces, catalog, engine, host API, host kit, stand-in host', () => {
-    const top = readdirSync(join(SRC, 'main'), { withFileTypes: true }).map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name));
+    const top = readdirSync(join(SRC, 'main'), { withFileTypes: true }).map((entry) =>
+      entry.isDirectory() ? `${entry.name}/` : entry.name,
+    );
     expect(top.sort()).toEqual(['catalog/', 'engine/', 'faces/', 'host-api/', 'host-entry.ts', 'host-kit/', 'index.ts', 'stand-in/']);
   });
 

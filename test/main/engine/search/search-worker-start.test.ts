@@ -41,7 +41,9 @@ describe('starting the search worker with the engine', () => {
   });
 
   it('starts a thread at engine creation that does not keep an idle process alive', async () => {
-    const engineUrl = pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', 'src', 'main', 'engine', 'assembly', 'create-engine.js')).href;
+    const engineUrl = pathToFileURL(
+      join(import.meta.dirname, '..', '..', '..', '..', 'src', 'main', 'engine', 'assembly', 'create-engine.js'),
+    ).href;
     // No close(): the watches are the engine's to release, so the warm view is off; the search thread must not hold
     // the process. The thread itself is seen in /proc: one engine without the option, then one with it.
     const options = (name: string, start: boolean): string =>
