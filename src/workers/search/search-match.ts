@@ -99,7 +99,9 @@ export function runQuery(db: Database, root: string, plan: QueryPlan, checkCance
   const results: WorkerSessionResult[] = page.map(({ entry, session_id, cwd, created_at }) => {
     const hits: WorkerHit[] = entry.hits.map((hit) => {
       checkCancelled();
-      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: hit.id }) as
+      // The rowid goes as a BigInt: better-sqlite3 binds a number as REAL, and FTS5 ignores a rowid bound that is not
+      // an INTEGER beside a MATCH — every hit would get the first matching document of the table (issue 27 item 4).
+      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: BigInt(hit.id) }) as
         | { text: string }
         | undefined;
       const { snippet, highlights } = buildSnippet(parseHighlighted(found?.text ?? '', markers), plan.snippetLength);
