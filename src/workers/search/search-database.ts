@@ -10,6 +10,7 @@ import { closeSync, mkdirSync, openSync, readSync, rmSync, statSync } from 'node
 import { dirname } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { SearchError } from './search-error.js';
+import { checkDatabase, DIGEST_SUFFIX, verifyFileDigest, type DigestVerdict } from './search-integrity.js';
 
 /** The database class of the native module. */
 export type DatabaseConstructor = typeof BetterSqlite3;
@@ -20,7 +21,7 @@ export type Database = BetterSqlite3.Database;
 export const SEARCH_APPLICATION_ID = 0x53435458;
 
 /** The schema version in `PRAGMA user_version`; any other version of our file is rebuilt. */
-export const SEARCH_SCHEMA_VERSION = 2;
+export const SEARCH_SCHEMA_VERSION = 3;
 
 /**
  * The file name of the index inside `<cache>/search/`. It carries no version: a file of another schema version is
@@ -57,7 +58,8 @@ CREATE TABLE docs (
   seq INTEGER NOT NULL,
   role TEXT NOT NULL,
   time REAL NOT NULL,
-  cjk INTEGER NOT NULL
+  cjk INTEGER NOT NULL,
+  digest TEXT NOT NULL
 ) STRICT;
 CREATE INDEX docs_by_session ON docs (session, seq);
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2');
@@ -108,7 +110,7 @@ export function foreignDatabase(path: string, why: string): SearchError {
 
 /** Removes an index file of ours and its journal files. */
 export function removeDatabaseFiles(path: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+  for (const suffix of ['', '-wal', '-shm', '-journal', DIGEST_SUFFIX]) rmSync(`${path}${suffix}`, { force: true });
 }
 
 /** Maps a SQLite or file-system failure to a typed search error. */
@@ -174,12 +176,20 @@ export function openSearchDatabase(Sqlite: DatabaseConstructor, path: string | n
   const verdict = inspectDatabaseFile(path);
   if (typeof verdict === 'object' && 'foreign' in verdict) throw foreignDatabase(path, verdict.foreign);
   if (typeof verdict === 'object') removeDatabaseFiles(path);
+  // Ours: the digest written when it was last closed vouches for it, or says it changed since (damage: rebuilt).
+  const digest: DigestVerdict = verdict === 'ours' ? verifyFileDigest(path) : 'unknown';
+  if (digest === 'damaged') {
+    removeDatabaseFiles(path);
+    return openSearchDatabase(Sqlite, path, busyTimeoutMs);
+  }
   let db: Database | undefined;
   try {
     db = new Sqlite(path, { timeout: busyTimeoutMs });
     if (verdict === 'ours') {
       const meta = db.prepare("SELECT value FROM meta WHERE key = 'application'").get() as { value?: unknown } | undefined;
       if (meta?.value !== 'sessionctx search index') throw Object.assign(new Error('meta row missing'), { code: 'SQLITE_CORRUPT' });
+      // No digest could vouch for it (a crash, a process that was killed, a WAL in use): check it whole.
+      if (digest !== 'verified') checkDatabase(db);
     } else {
       createSchema(db);
     }

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { SearchRole } from '../../protocol/search-types.js';
 import type { Database } from './search-database.js';
 import type { QueryPlan, WorkerHit, WorkerPage, WorkerSessionResult } from './search-messages.js';
+import { corruption, documentDigest } from './search-integrity.js';
 import { buildSnippet, highlightMarkers, parseHighlighted } from './snippet.js';
 
 /** Rows between two cancellation checks. */
@@ -38,6 +39,37 @@ function keepHit(hits: MatchRow[], row: MatchRow, bound: number): void {
   while (at > 0 && better(row, hits[at - 1] as MatchRow) < 0) at -= 1;
   hits.splice(at, 0, row);
   if (hits.length > bound) hits.pop();
+}
+
+/** A document row as stored. */
+interface DocumentRow {
+  readonly session: number;
+  readonly seq: number;
+  readonly role: SearchRole;
+  readonly time: number;
+  readonly cjk: number;
+  readonly digest: string;
+}
+
+/**
+ * Checks that a hit's document is what was written (issue 27 item 5): its row matches its checksum, belongs to the
+ * session and seq the match named, and the highlighted text is its stored text.
+ * @throws an error with code `SQLITE_CORRUPT` (the index is rebuilt and the query runs once more).
+ */
+function verifyHit(
+  row: DocumentRow | undefined,
+  stored: { body?: unknown } | undefined,
+  session: number,
+  hit: MatchRow,
+  highlighted: string,
+): void {
+  const text = stored?.body;
+  if (row === undefined || typeof text !== 'string') throw corruption(`document ${hit.id} of a hit is missing`);
+  if (row.session !== session || row.seq !== hit.seq) throw corruption(`document ${hit.id} is not the one matched`);
+  if (documentDigest(row.session, row.seq, row.role, row.time, row.cjk, text) !== row.digest) {
+    throw corruption(`document ${hit.id} does not match its checksum`);
+  }
+  if (highlighted !== text) throw corruption(`the matched text of document ${hit.id} is not its stored text`);
 }
 
 /**
@@ -95,15 +127,22 @@ export function runQuery(db: Database, root: string, plan: QueryPlan, checkCance
   const highlight = db.prepare(
     `SELECT highlight(${table}, 0, @open, @close) AS text FROM ${table} WHERE ${table} MATCH @match AND rowid = @id`,
   );
-  const meta = db.prepare('SELECT role, time FROM docs WHERE id = ?');
+  const meta = db.prepare('SELECT session, seq, role, time, cjk, digest FROM docs WHERE id = ?');
+  const body = db.prepare('SELECT body FROM docs_fts WHERE rowid = ?');
   const results: WorkerSessionResult[] = page.map(({ entry, session_id, cwd, created_at }) => {
     const hits: WorkerHit[] = entry.hits.map((hit) => {
       checkCancelled();
-      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: hit.id }) as
+      // The rowid goes as a BigInt: better-sqlite3 binds a number as REAL, and FTS5 ignores a rowid bound that is not
+      // an INTEGER beside a MATCH — every hit would get the first matching document of the table (issue 27 item 4).
+      const rowid = BigInt(hit.id);
+      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: rowid }) as
         | { text: string }
         | undefined;
-      const { snippet, highlights } = buildSnippet(parseHighlighted(found?.text ?? '', markers), plan.snippetLength);
-      const { role, time } = meta.get(hit.id) as { role: SearchRole; time: number };
+      const marked = parseHighlighted(found?.text ?? '', markers);
+      const row = meta.get(hit.id) as DocumentRow | undefined;
+      verifyHit(row, body.get(rowid) as { body?: unknown } | undefined, entry.session, hit, marked.text);
+      const { snippet, highlights } = buildSnippet(marked, plan.snippetLength);
+      const { role, time } = row as DocumentRow;
       return { seq: hit.seq, role, time, snippet, highlights };
     });
     return { sessionId: session_id, cwd, createdAt: created_at, score: -entry.best, hits };

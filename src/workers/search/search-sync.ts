@@ -23,6 +23,7 @@ import type { ScanPersistedSourcePayload, ScanSourceResume } from '../../protoco
 import { scanSourceWith, type ScanControl } from '../tasks/scan-source.js';
 import { searchStep, type SearchStep } from './search-documents.js';
 import type { Database } from './search-database.js';
+import { documentDigest } from './search-integrity.js';
 import type { SyncArtifact, SyncLive, SyncRequest, SyncSummary } from './search-messages.js';
 import { continueSurface, type IndexedSurface, type SurfaceUpdate } from './search-surface.js';
 
@@ -170,7 +171,7 @@ class Statements {
     this.deleteDoc = db.prepare('DELETE FROM docs WHERE id = ?');
     this.deleteFts = db.prepare('DELETE FROM docs_fts WHERE rowid = ?');
     this.deleteCjk = db.prepare('DELETE FROM docs_cjk WHERE rowid = ?');
-    this.insertDoc = db.prepare('INSERT INTO docs (session, seq, role, time, cjk) VALUES (?, ?, ?, ?, ?)');
+    this.insertDoc = db.prepare('INSERT INTO docs (session, seq, role, time, cjk, digest) VALUES (?, ?, ?, ?, ?, ?)');
     this.insertFts = db.prepare('INSERT INTO docs_fts (rowid, body) VALUES (?, ?)');
     this.insertCjk = db.prepare('INSERT INTO docs_cjk (rowid, body) VALUES (?, ?)');
     this.countDocs = db.prepare('SELECT count(*) AS n FROM docs JOIN sessions s ON s.id = docs.session WHERE s.root = ?');
@@ -224,9 +225,15 @@ export class SearchSync {
   readonly #statements: Statements;
   readonly #selectSession;
   readonly #selectState;
+  readonly #beforeWrite: () => void;
 
-  constructor(db: Database) {
+  /**
+   * @param db - the open index.
+   * @param beforeWrite - called before every write transaction (the file digest is removed before the file changes).
+   */
+  constructor(db: Database, beforeWrite: () => void = () => {}) {
     this.#db = db;
+    this.#beforeWrite = beforeWrite;
     this.#statements = new Statements(db);
     // The rows of a root in one pass, without their states: an unchanged log needs only its revision.
     this.#selectSession = db.prepare(
@@ -248,6 +255,7 @@ export class SearchSync {
       const listed = new Set([...request.artifacts.map((artifact) => artifact.sessionId), ...request.live.map((live) => live.sessionId)]);
       const gone = [...rows.values()].filter((row) => !listed.has(row.session_id));
       if (gone.length > 0) {
+        this.#beforeWrite();
         this.#db.transaction(() => {
           for (const row of gone) {
             removeDocs(this.#statements, this.#statements.docsOfSession.all(row.id) as Array<{ id: number; cjk: number }>);
@@ -264,6 +272,7 @@ export class SearchSync {
       const writes = pending;
       pending = [];
       pendingDocuments = 0;
+      this.#beforeWrite();
       this.#db.transaction(() => {
         for (const write of writes) this.#apply(request, write);
       })();
@@ -396,6 +405,7 @@ export class SearchSync {
   ): Promise<SessionWrite | undefined> {
     const forgotten = row === undefined ? undefined : { ...row, size: '-1' };
     if (forgotten !== undefined) {
+      this.#beforeWrite();
       const entry = { ...artifactEntry(artifact, { ...forgotten, ctimeNs: forgotten.ctime_ns }) };
       this.#statements.updateSession.run(this.#params(request, entry, null, 0, forgotten.id));
     }
@@ -496,7 +506,8 @@ export class SearchSync {
     for (const step of update.steps) {
       for (const document of step.documents) {
         const cjk = CJK_PATTERN.test(document.text) ? 1 : 0;
-        const docId = Number(statements.insertDoc.run(id, step.seq, document.role, step.time, cjk).lastInsertRowid);
+        const digest = documentDigest(id, step.seq, document.role, step.time, cjk, document.text);
+        const docId = Number(statements.insertDoc.run(id, step.seq, document.role, step.time, cjk, digest).lastInsertRowid);
         statements.insertFts.run(docId, document.text);
         if (cjk === 1) statements.insertCjk.run(docId, document.text);
       }

@@ -36,6 +36,7 @@ import {
 } from './search-messages.js';
 import { SEARCH_SCHEMA_VERSION } from './search-database.js';
 import { SearchSync } from './search-sync.js';
+import { removeFileDigest, writeFileDigest } from './search-integrity.js';
 import { unpackListing } from './packed-listing.js';
 import type { ScanControl } from '../tasks/scan-source.js';
 
@@ -87,7 +88,9 @@ function database(): OpenedDatabase & { readonly sync: SearchSync } {
   }
   if (opened === undefined) {
     const fresh = openSearchDatabase(Sqlite, data.databasePath, data.busyTimeoutMs);
-    opened = { ...fresh, sync: new SearchSync(fresh.db) };
+    const path = data.databasePath;
+    // The digest only describes a file nobody changed since it was written: it goes before the first write.
+    opened = { ...fresh, sync: new SearchSync(fresh.db, path === null ? undefined : () => removeFileDigest(path)) };
   }
   return opened;
 }
@@ -229,8 +232,12 @@ port.on('message', (message: unknown) => {
     // The service is closing: finish the request in hand, close the database (its WAL checkpointed and removed),
     // then let the thread end by closing its port.
     queue = queue.then(() => {
-      opened?.db.close();
-      opened = undefined;
+      if (opened !== undefined) {
+        opened.db.close();
+        opened = undefined;
+        // Closed (its WAL checkpointed): unless a digest still vouches for it, one is written for the next open.
+        if (data.databasePath !== null) writeFileDigest(data.databasePath);
+      }
       port.close();
     });
     return;

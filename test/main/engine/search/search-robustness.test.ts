@@ -115,7 +115,7 @@ describe('the index file', () => {
     try {
       expect(await ids(engine, 'cafe')).toEqual(['s-a']);
       const reopened = new Database(file, { readonly: true });
-      expect(reopened.pragma('user_version', { simple: true })).toBe(2);
+      expect(reopened.pragma('user_version', { simple: true })).toBe(3);
       reopened.close();
     } finally {
       await engine.close();
