@@ -11,10 +11,8 @@ import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
 import { recordDiscovery } from '../corpus/warm-discovery.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
-import { InThreadTaskRunner } from '../pool/in-thread-runner.js';
 import { PoolSourceRenderer } from '../pool/pool-source-renderer.js';
 import type { TaskRunner } from '../pool/task-runner.js';
-import { WorkerPool } from '../pool/worker-pool.js';
 import { SessionReferenceService } from '../reference/session-reference-service.js';
 import { detectCompression } from '../store/detect-compression.js';
 import { JsonlSessionStore } from '../store/jsonl-store.js';
@@ -35,7 +33,11 @@ export type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engi
 export async function createEngine(options: LocalSessionEngineOptions = {}): Promise<LocalSessionEngine> {
   const corpus = resolveCorpusViewConfig(options.corpus);
   const poolConfig = { size: options.poolSize ?? null, abortGraceMs: options.abortGraceMs ?? null };
-  const runner: TaskRunner = options.workers === false ? new InThreadTaskRunner(poolConfig) : new WorkerPool(poolConfig);
+  // Only the runner this engine uses is loaded: the in-thread one imports every task module, the pool piscina.
+  const runner: TaskRunner =
+    options.workers === false
+      ? new (await import('../pool/in-thread-runner.js')).InThreadTaskRunner(poolConfig)
+      : new (await import('../pool/worker-pool.js')).WorkerPool(poolConfig);
   // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
   const compression: Compression =
     options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));
