@@ -16,6 +16,8 @@ import {
   safeIntegerBetween,
 } from '../../../protocol/config-schema.js';
 import { assertNever } from '../../../protocol/assert-never.js';
+import { resolveDcpConfig } from '../../../protocol/dcp/config.js';
+import type { ResolvedDcpConfig } from '../../../protocol/dcp/config.js';
 import { isRecord } from '../../../protocol/record-guard.js';
 import { defaultPoolSize, maxPoolSize } from '../pool/pool-config.js';
 import {
@@ -116,7 +118,7 @@ const compositionKeys = {
     env: 'SESSIONCTX_POOL_SIZE',
     quotesValue: true,
   }),
-  /** DCP settings (namespace `dcp`, DCP.md §16), passed to the DCP service, which validates them. */
+  /** DCP settings (namespace `dcp`, DCP.md §16): an object here; its rules are DCP's, applied once in {@link ResolvedCompositionConfig.dcp}. */
   dcp: compositionKey({
     schema: z.custom<Readonly<Record<string, unknown>>>(isRecord, { error: 'must be an object' }),
     default: () => ({}),
@@ -158,6 +160,11 @@ export interface ResolvedCompositionConfig {
   readonly sources: Readonly<Record<Key, ConfigSource>>;
   /** The file that was read, if any. */
   readonly file?: string;
+  /**
+   * The `dcp` namespace resolved by DCP's own rules (DCP.md §16), once, with the rest: every DCP use of this process
+   * (`dcp` commands, the Web's and MCP's summaries) reads it, and an invalid one fails start-up (`DCP_CONFIG_INVALID`).
+   */
+  readonly dcp: ResolvedDcpConfig;
 }
 
 const KEYS = Object.keys(compositionKeys) as Key[];
@@ -229,10 +236,12 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
       sources[key] = source;
     }
   }
+  const frozen = Object.freeze(config) as CompositionConfig;
   return {
     // Every key was set from its default and replaced only by a value its rule accepted.
-    config: Object.freeze(config) as CompositionConfig,
+    config: frozen,
     sources: Object.freeze(sources),
+    dcp: resolveDcpConfig(frozen.dcp),
     ...(file !== undefined ? { file: file.path } : {}),
   };
 }
@@ -245,7 +254,11 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
 export function defaultCompositionConfig(inputs: Pick<ConfigInputs, 'cwd' | 'env'>): ResolvedCompositionConfig {
   const config = Object.fromEntries(KEYS.map((key) => [key, compositionKeys[key].default(inputs)]));
   const sources = Object.fromEntries(KEYS.map((key) => [key, 'default']));
-  return { config: Object.freeze(config) as CompositionConfig, sources: Object.freeze(sources) as Record<Key, ConfigSource> };
+  return {
+    config: Object.freeze(config) as CompositionConfig,
+    sources: Object.freeze(sources) as Record<Key, ConfigSource>,
+    dcp: resolveDcpConfig(undefined),
+  };
 }
 
 /**

@@ -16,7 +16,6 @@ import { ScriptedModel } from '../host/scripted-model.js';
 import { Session } from '../host/session.js';
 import type { JsonlSessionStore } from '../../engine/store/jsonl-store.js';
 import type { SessionWriter } from '../../engine/store/session-writer.js';
-import { resolveDcpConfig } from '../../../protocol/dcp/config.js';
 import type { ResolvedDcpConfig } from '../../../protocol/dcp/config.js';
 import { DcpConfigError } from '../../../protocol/dcp/config-error.js';
 import { blockDoesNotExistText, COMPRESSION_DISABLED_TEXT, manualUsageText } from '../../../protocol/dcp/command-texts.js';
@@ -74,8 +73,8 @@ export interface StoredDcpCommandOptions {
   readonly sessionId: SessionId;
   /** The command, parsed once by {@link parseStoredDcpCommand}. */
   readonly command: StoredDcpCommandLine;
-  /** The `dcp` configuration namespace (DCP.md §16). */
-  readonly dcpConfig: Readonly<Record<string, unknown>>;
+  /** The `dcp` configuration namespace (DCP.md §16), resolved once with the rest of the configuration. */
+  readonly dcp: ResolvedDcpConfig;
   /** Where large full-log folds run (`/dcp stats` on a long log, DCP.md §19 D6); the calling thread otherwise. */
   readonly fullLogTasks?: FullLogTasksOptions;
   /** Where the DCP plugin logs (configuration warnings, a degraded stats fold). Default: dropped. */
@@ -180,7 +179,7 @@ function namedBlock(command: DcpCommand): string | undefined {
  * Runs a parsed `/dcp` command on the stored session `sessionId` and appends what it wrote (nothing for a read). The
  * session's context window is the one its log records (`request/context`, see {@link recordedContextWindows}).
  *
- * @throws DcpConfigError `DCP_CONFIG_INVALID` when `dcpConfig` is invalid or disables DCP.
+ * @throws DcpConfigError `DCP_CONFIG_INVALID` when the resolved configuration disables DCP.
  * @throws DcpCommandError `DCP_COMMAND_USAGE` for `manual <other>`;
  * `DCP_BLOCK_NOT_FOUND` when `show`, `decompress` or `recompress` names a block the session does not have;
  * `DCP_COMMAND_REFUSED` when the command's result is an error or its control turn could not run. Nothing is
@@ -191,9 +190,9 @@ function namedBlock(command: DcpCommand): string | undefined {
 export async function runStoredDcpCommand(options: StoredDcpCommandOptions): Promise<StoredDcpCommandResult> {
   const { store, sessionId } = options;
   const { line, command: parsed } = options.command;
-  // Resolved once, here; the plugin mounts over this resolution. A configuration that keeps DCP unmounted fails the
-  // command (a typed error, exit 1 in the CLI) before any read.
-  const dcp = resolveDcpConfig(options.dcpConfig);
+  // Resolved once, with the rest of the configuration; the plugin mounts over it. A configuration that keeps DCP
+  // unmounted fails the command (a typed error, exit 1 in the CLI) before any read.
+  const { dcp } = options;
   if (!dcp.config.enabled) {
     throw new DcpConfigError('enabled', 'is false: DCP is disabled, so there is no /dcp command to run');
   }
@@ -239,7 +238,7 @@ async function runLoaded(
   });
   const plugin = dcpPlugin({ config: dcp, ...(options.fullLogTasks === undefined ? {} : { fullLogTasks: options.fullLogTasks }) });
   let figures: DcpStatsFigures | undefined;
-  const context = createPluginContext(agent, { config: { dcp: options.dcpConfig }, logger: options.logger ?? silentLogger });
+  const context = createPluginContext(agent, { config: { dcp: dcp.config }, logger: options.logger ?? silentLogger });
   plugin.apply(
     parsed.kind === 'stats'
       ? keepingStats(context, plugin, (kept) => {

@@ -116,6 +116,25 @@ describe('DCP: the first bad key in table order, across the nudge group rule', (
 });
 
 describe('resolved once', () => {
+  it('the dcp namespace is resolved with the rest of the configuration: an invalid one fails start-up, a valid one is handed on resolved', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sessionctx-dcp-once-'));
+    try {
+      writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ dcp: { enabled: 'yes' } }));
+      await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toMatchObject({
+        code: 'DCP_CONFIG_INVALID',
+        message: 'dcp config: enabled must be a boolean',
+      });
+      writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ dcp: { compress: { enabled: false }, nosuchkey: 1 } }));
+      const resolved = await resolveCompositionConfig({ cwd: dir, env: {} });
+      expect(resolved.dcp.config.compress.enabled).toBe(false);
+      expect(resolved.dcp.config.enabled).toBe(true);
+      expect(resolved.dcp.warnings).toEqual(['dcp config: unknown keys ignored: nosuchkey']);
+      expect(Object.isFrozen(resolved.dcp.config)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a DCP plugin given a resolved configuration mounts with it and never reads ctx.config', () => {
     const read: string[] = [];
     const warnings: string[] = [];

@@ -3,6 +3,7 @@
  * `dcpLedger` task on a real worker thread (DCP.md §19 D6) and prints what an in-thread fold prints; plugin
  * warnings reach stderr; a configuration that keeps DCP unmounted fails with `DCP_CONFIG_INVALID` (exit 1).
  */
+import { resolveDcpConfig } from '../../../../src/protocol/dcp/config.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,7 +92,7 @@ describe('sessionctx dcp stats on a long log', () => {
       store,
       sessionId: asSessionId(session.id),
       command: parseStoredDcpCommand('stats'),
-      dcpConfig: {},
+      dcp: resolveDcpConfig({}),
     });
     expect(viaCli.kind).toBe('success');
     expect(viaCli.appendedEvents).toBe(0);
@@ -111,7 +112,7 @@ describe('sessionctx dcp stats on a long log', () => {
         store,
         sessionId: asSessionId(session.id),
         command: parseStoredDcpCommand('stats'),
-        dcpConfig: {},
+        dcp: resolveDcpConfig({}),
         fullLogTasks: { runner: counting },
       });
       expect(pooled.text).toBe(inThread.text);

@@ -74,7 +74,7 @@ describe('dcp/summary of a long log', () => {
       store: engine.store as JsonlSessionStore,
       sessionId: ID,
       command: parseStoredDcpCommand('stats'),
-      dcpConfig: {},
+      dcp: resolveDcpConfig({}),
     });
     expect(summary.statsText).toBe(stats.text);
   });

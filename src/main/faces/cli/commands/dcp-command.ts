@@ -86,7 +86,7 @@ async function runOnStoredSession(context: CommandContext, typedSessionId: strin
         store,
         sessionId,
         command,
-        dcpConfig: context.resolved.config.dcp,
+        dcp: context.resolved.dcp,
         fullLogTasks: { runner: engine.runner },
         logger: stderrLogger(io),
       });

@@ -1,0 +1,148 @@
+/**
+ * The engine's reading side (ARCHITECTURE.md §5): the exact query layer over live sessions and the store, the title
+ * path (the persistent index, or pool batches), the warm corpus view with its discovery when the engine keeps one,
+ * and the session queries the reference service and the faces read through — each listing problem and title failure
+ * reported once.
+ */
+import type { SessionId } from '../../../protocol/events.js';
+import type { ListingProblem } from '../../../protocol/listing-problem.js';
+import { CorpusView } from '../corpus/corpus-view.js';
+import type { CorpusViewConfig } from '../corpus/corpus-view-config.js';
+import type { InMemoryLiveRegistry } from '../corpus/live-registry.js';
+import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
+import { SessionQuery } from '../corpus/session-query.js';
+import type { SessionListReport, SessionRecord } from '../corpus/session-query.js';
+import { WarmDiscovery } from '../corpus/warm-discovery.js';
+import { PoolTitleSnapshots } from '../pool/pool-title-snapshots.js';
+import { PooledSessionStorage } from '../pool/pooled-storage.js';
+import type { TaskRunner } from '../pool/task-runner.js';
+import type { ReferenceSessionQuery } from '../reference/reference-types.js';
+import type { JsonlSessionStore } from '../store/jsonl-store.js';
+import type { LocalSessionEngineOptions } from './local-engine-types.js';
+
+/** What the reading side is built from. */
+export interface EngineDiscoveryInput {
+  readonly options: LocalSessionEngineOptions;
+  readonly corpus: CorpusViewConfig;
+  readonly runner: TaskRunner;
+  readonly registry: InMemoryLiveRegistry;
+  readonly store: JsonlSessionStore | undefined;
+}
+
+/** The reading side of one engine. */
+export interface EngineDiscovery {
+  /** The exact query layer (surfaces inspected on the pool). */
+  readonly query: SessionQuery;
+  /** Where titles are observed: the store's title index (`titles: 'index'`) or pool batches (`'pool'`). */
+  readonly titles: Pick<SessionQuery, 'readTitleSnapshots'>;
+  /** The warm corpus view, when the engine keeps one (`corpus.watch`, a tolerant store, the title index). */
+  readonly view: CorpusView | undefined;
+  /** Discovery from the warm view's memory, when there is one. */
+  readonly warm: WarmDiscovery | undefined;
+  /** The listing with its problems, each problem reported once to `onListingProblem`. */
+  listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
+  /** The listing's records. */
+  listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
+  /** Exact reads with each title failure reported once (`readTitleSnapshots` of the engine). */
+  readonly titleQuery: ReferenceSessionQuery;
+  /** What the reference service discovers through: the warm records and titles when there are some. */
+  readonly discoveryQuery: ReferenceSessionQuery;
+  /** Titles as discovery gives them, unreported (the search labels its hits with them). */
+  readonly warmQuery: ReferenceSessionQuery;
+}
+
+/** Remembers the keys it has seen so a report is made once per key. */
+function once<K>(): (key: K) => boolean {
+  const seen = new Set<K>();
+  return (key) => {
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
+
+/** Builds the engine's reading side. */
+export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscovery {
+  const { options, corpus, runner, registry, store } = input;
+  const storage = store === undefined ? undefined : new PooledSessionStorage(store, runner);
+  const queryConfig = options.query === undefined ? {} : { config: options.query };
+  const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...queryConfig });
+  const titles =
+    (options.titles ?? 'index') === 'index'
+      ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...queryConfig })
+      : new PoolTitleSnapshots({
+          runner,
+          registry,
+          ...(store === undefined ? {} : { storage: store }),
+          ...(options.titleBatchSize === undefined ? {} : { batchSize: options.titleBatchSize }),
+        });
+  // Discovery from memory in a long-lived engine (issue 15); exact reads below never use it.
+  const view =
+    corpus.watch && store !== undefined && store.config.listing === 'tolerant' && titles instanceof SessionQuery
+      ? new CorpusView({ config: store.config, revalidateMs: corpus.revalidateMs })
+      : undefined;
+  const warm =
+    view === undefined || store === undefined
+      ? undefined
+      : new WarmDiscovery({
+          store,
+          registry,
+          view,
+          cold: {
+            listSessionsReport: (signal) => query.listSessionsReport(signal),
+            readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
+          },
+          ...(options.query === undefined ? {} : { queryConfig: options.query }),
+        });
+
+  const newProblem = once<string>();
+  const reportProblems = (problems: readonly ListingProblem[]): void => {
+    for (const problem of problems) if (newProblem(`${problem.code}\u0000${problem.path}`)) options.onListingProblem?.(problem);
+  };
+  async function listSessionsReport(signal?: AbortSignal): Promise<SessionListReport> {
+    const report = warm === undefined ? await query.listSessionsReport(signal) : await warm.listSessionsReport(signal);
+    reportProblems(report.problems);
+    return report;
+  }
+  const listSessions = async (signal?: AbortSignal): Promise<SessionRecord[]> => (await listSessionsReport(signal)).records;
+
+  // One report per session across both title paths below.
+  const newTitleFailure = once<SessionId>();
+  const onTitleFailure =
+    options.onTitleFailure === undefined
+      ? undefined
+      : (sessionId: SessionId, reason: unknown): void => {
+          if (newTitleFailure(sessionId)) options.onTitleFailure?.(sessionId, reason);
+        };
+  const sessionQuery: ReferenceSessionQuery = {
+    listSessions,
+    readSurface: (id, signal) => query.readSurface(id, signal),
+    readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
+  };
+  // Discovery reads the shared (undetached) warm records and titles; the service only reads them.
+  const warmQuery: ReferenceSessionQuery =
+    warm === undefined
+      ? sessionQuery
+      : {
+          listSessions: async (signal) => {
+            const report = await warm.discoveryReport(signal);
+            reportProblems(report.problems);
+            return report.records;
+          },
+          readSurface: sessionQuery.readSurface,
+          readTitleSnapshots: (ids, signal) => warm.readTitleSnapshots(ids, signal),
+        };
+  const reporting = (inner: ReferenceSessionQuery): ReferenceSessionQuery =>
+    onTitleFailure === undefined ? inner : new ReportingSessionQuery(inner, onTitleFailure);
+  return {
+    query,
+    titles,
+    view,
+    warm,
+    listSessionsReport,
+    listSessions,
+    titleQuery: reporting(sessionQuery),
+    discoveryQuery: reporting(warmQuery),
+    warmQuery,
+  };
+}

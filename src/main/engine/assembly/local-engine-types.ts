@@ -1,0 +1,97 @@
+/**
+ * The in-process engine's types: what `createEngine` returns (the shared API plus what cannot cross a thread) and the
+ * options it takes.
+ */
+import type { SessionId } from '../../../protocol/events.js';
+import type { ListingProblem } from '../../../protocol/listing-problem.js';
+import type { Compression } from '../../../protocol/storage-paths.js';
+import type { SyncSummary } from '../../../workers/search/search-messages.js';
+import type { SourceCache } from '../cache/source-cache.js';
+import type { CorpusViewStats } from '../corpus/corpus-view.js';
+import type { LiveSession } from '../corpus/live-registry.js';
+import type { DiscoveryReport } from '../corpus/warm-discovery.js';
+import type { SourceServedReport } from '../pool/pool-source-renderer.js';
+import type { TaskRunner } from '../pool/task-runner.js';
+import type { SearchBuildOptions, SearchIndexClearResult, SearchIndexStatus } from '../search/search-service.js';
+import type { JsonlSessionStore, JsonlSessionStoreOptions } from '../store/jsonl-store.js';
+import type { SessionEngine, SessionEngineOptions } from './engine-types.js';
+
+/** The in-process engine: the shared API plus live-session attachment, which needs the host's objects. */
+export interface LocalSessionEngine extends SessionEngine {
+  /** The task runner (the pool, or the in-thread fallback). */
+  readonly runner: TaskRunner;
+  /** The JSONL store over the root (`undefined` without a root): the writers (`dcp`, `script run`) append through it. */
+  readonly store: JsonlSessionStore | undefined;
+  /** The root's encoding, as given or detected. */
+  readonly compression: Compression;
+  /**
+   * Attaches a live session; its byte log is kept from now on, so captures stay O(1). With `gradual`, the events the
+   * session already has are encoded in slices of about `gradual.sliceMs` between turns of the event loop instead of
+   * now (a host attaching a restored long session); a capture meanwhile finishes the encoding at once.
+   */
+  attachLive(session: LiveSession, options?: { readonly gradual?: { readonly sliceMs: number } }): void;
+  /** Detaches a live session. */
+  detachLive(sessionId: SessionId): boolean;
+  /** The source cache of `prepare()`, or `undefined` when it is off (its `stats` are the cache's metrics). */
+  readonly sourceCache: SourceCache | undefined;
+  /** Counters of the warm corpus view (`undefined` when discovery is cold: `corpus.watch: false`, no root, strict listing, `titles: 'pool'`). */
+  corpusViewStats(): CorpusViewStats | undefined;
+  /**
+   * Calls `listener` after each burst of changes the warm corpus view was notified of (see `CorpusView.onChange`);
+   * `undefined` when the engine has no warm view (`corpus.watch: false`, no root, a strict listing).
+   * @returns a function that removes the listener
+   */
+  onCorpusChange(listener: () => void): (() => void) | undefined;
+  /**
+   * Brings the search index up to date with the root now, as the first search would (`sessionctx index build`).
+   * @throws SearchError `SEARCH_DISABLED`, `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  buildSearchIndex(options?: SearchBuildOptions): Promise<SyncSummary>;
+  /**
+   * The search index file and what it holds of the root; creates and modifies nothing.
+   * @throws SearchError `SEARCH_UNAVAILABLE`, `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE`, `SEARCH_INDEX_FAILED`.
+   */
+  searchIndexStatus(signal?: AbortSignal): Promise<SearchIndexStatus>;
+  /**
+   * Removes the search index file (one for every root); the next search rebuilds it.
+   * @throws SearchError `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE` (left alone), `SEARCH_INDEX_FAILED`.
+   */
+  clearSearchIndex(signal?: AbortSignal): Promise<SearchIndexClearResult>;
+}
+
+/** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
+export interface LocalSessionEngineOptions extends SessionEngineOptions {
+  /** Further store options (the title index location, the listing mode); the root and encoding come from above. */
+  readonly store?: Omit<JsonlSessionStoreOptions, 'root' | 'compression'>;
+  /**
+   * Called once per session whose title could not be read during discovery (the session is still offered,
+   * labelled by its id, as dsh does): the CLI prints it as a warning instead of leaving the fallback silent.
+   */
+  readonly onTitleFailure?: (sessionId: SessionId, reason: unknown) => void;
+  /**
+   * Called once per damaged artifact (path and code) that a listing of this engine skipped — a listing of its own
+   * or one inside discovery or preparation — so a host or the CLI can say what it left out.
+   */
+  readonly onListingProblem?: (problem: ListingProblem) => void;
+  /**
+   * Called once per source a `prepare()` rendered, with whether it was served `warm` (unchanged, from the source
+   * cache), `appended` (only its new bytes read) or `cold` (read whole; live sources and an engine without the cache
+   * always). Reports never change the prepared result.
+   */
+  readonly onSourceServed?: (report: SourceServedReport) => void;
+  /**
+   * Called after each discovery call (`listCandidates`, `candidates`, `listSessions`, `listSessionsReport`) with how
+   * it was served — from the warm view, incrementally, after a re-validation, or by a cold scan — for benchmarks
+   * and a host's metrics. Results do not depend on it.
+   */
+  readonly onDiscovery?: (report: DiscoveryReport) => void;
+  /** Progress of the search index's update before a search (sessions checked of the listing): the CLI's progress bar. */
+  readonly onSearchProgress?: (done: number, total: number) => void;
+  /** The native SQLite module search loads (default `better-sqlite3`; tests name a missing one: `SEARCH_UNAVAILABLE`). */
+  readonly searchModule?: string;
+  /**
+   * Start the search worker now instead of on the first search: for a long-lived engine that serves searches (MCP,
+   * the Web UI). Starting a thread costs this thread about 10 ms once; this way it is not part of a search.
+   */
+  readonly startSearchWorker?: boolean;
+}
