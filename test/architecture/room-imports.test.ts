@@ -171,6 +171,19 @@ describe('room imports (ARCHITECTURE.md, Rooms)', () => {
     ]);
   });
 
+  it('the faces reach sessions only through the catalog: no face file calls an engine session method', () => {
+    // Issue 26: a face is parse → one catalog call → format; the catalog owns the reads, id prefixes and readers.
+    // The demo is exempt: it walks a person through the engine's own library API, as a host calls it.
+    const exempt = new Set(['src/main/faces/cli/commands/demo-command.ts']);
+    const sessionCall =
+      /\b\w*[eE]ngine\??\.(listSessionsReport|listSessions|readTitleSnapshots|candidates|listCandidates|readSurface|searchSessions|searchIndexStatus|buildSearchIndex|clearSearchIndex|prepare|prepareSized)\(/g;
+    const calls = sourceFiles(join(SRC, 'main/faces'))
+      .map((file) => relative(REPO, file).split(sep).join('/'))
+      .filter((file) => !exempt.has(file))
+      .flatMap((file) => [...readFileSync(join(REPO, file), 'utf8').matchAll(sessionCall)].map((match) => `${file}: ${match[0]}`));
+    expect(calls).toEqual([]);
+  });
+
   it('no two files of the host import each other in a circle', () => {
     const edges = new Map<string, string[]>();
     for (const entry of from('src/main/stand-in/host')) {

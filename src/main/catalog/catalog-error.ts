@@ -36,3 +36,18 @@ export class CatalogError extends Error {
     this.code = CODE_OF[kind];
   }
 }
+
+/**
+ * An id prefix that names several listed sessions: an `invalid-argument` refusal (as every face maps it) that
+ * keeps the matches, so a face with its own code for it (the CLI's `CLI_SESSION_ID_AMBIGUOUS`) can tell it apart.
+ */
+export class AmbiguousSessionPrefixError extends CatalogError {
+  /** The listed ids the prefix matches, in listing order. */
+  readonly matches: readonly string[];
+
+  constructor(message: string, matches: readonly string[]) {
+    super('invalid-argument', message);
+    this.name = 'AmbiguousSessionPrefixError';
+    this.matches = matches;
+  }
+}

@@ -17,7 +17,8 @@ import type { SessionId } from '../../protocol/events.js';
 import type { LocalSessionEngine } from '../engine/assembly/create-engine.js';
 import type { SearchQuery, SearchSessionResult } from '../../protocol/search-types.js';
 import type { Candidate, MentionCandidate, ReferenceTarget } from '../engine/reference/reference-types.js';
-import { CatalogError } from './catalog-error.js';
+import { AmbiguousSessionPrefixError, CatalogError } from './catalog-error.js';
+import { unlistedSessionError } from './unlisted-session.js';
 import { discoveryLabel } from '../engine/corpus/discovery-label.js';
 import { decodeOpaqueCursor, encodeOpaqueCursor } from '../../protocol/opaque-cursor.js';
 import { anonymousReader, sessionReader } from '../engine/reference/reader.js';
@@ -25,9 +26,9 @@ import { stat } from 'node:fs/promises';
 import { artifactPathFor } from '../../io/artifact-path.js';
 import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebDcpSummary, WebSessionRow } from '../../protocol/web/web-api.js';
-import type { SessionRecord } from '../engine/corpus/session-query.js';
+import type { SessionListReport, SessionRecord } from '../engine/corpus/session-query.js';
 import type { SizedPreparation } from '../engine/reference/reference-types.js';
-import type { SessionSurfaceSnapshot } from '../../protocol/events.js';
+import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import { dcpSummary } from './dcp-summary.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
@@ -118,6 +119,12 @@ export type CatalogEngine = Pick<
   | 'runner'
 >;
 
+/**
+ * The search index's verbs of the engine (`index build|status|clear --search`), which a catalog over a stand-in
+ * engine may lack (they are then refused with a TypeError).
+ */
+export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchIndex' | 'searchIndexStatus' | 'clearSearchIndex'>;
+
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
   /** Sessions per discovery page (the configured `candidateLimit`). */
@@ -140,7 +147,7 @@ async function fileSize(path: string): Promise<number | undefined> {
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
-  readonly #engine: CatalogEngine;
+  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine>;
   readonly #pageSize: number;
   readonly #dcp: DcpConfig;
   /** The Context views computed, while their logs keep their revision. */
@@ -151,7 +158,7 @@ export class SessionCatalog {
    * @param engine - the engine the face runs on
    * @param options - the page size and the DCP configuration
    */
-  constructor(engine: CatalogEngine, options: SessionCatalogOptions) {
+  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine>, options: SessionCatalogOptions) {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
     this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
@@ -256,7 +263,7 @@ export class SessionCatalog {
     const matches = (reference as string).startsWith(SESSION_REFERENCE_SCHEME)
       ? known.filter((listed) => listed === id)
       : matchSessionIds(id, known);
-    if (matches.length > 1) throw new CatalogError('invalid-argument', ambiguousPrefixMessage(id, matches));
+    if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(id, matches), matches);
     // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
     if (matches.length === 0) throw new CatalogError('not-found', `no session ${boundedQuote(id)} in this corpus`);
     return asSessionId(matches[0] as string);
@@ -358,6 +365,128 @@ export class SessionCatalog {
    */
   dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
     return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
+  }
+
+  /**
+   * The listing as the engine reports it: the listed records, newest first, and the entries of the root it skipped
+   * (each a listing problem with its path and code), for a face that shows them.
+   */
+  listingReport(signal?: AbortSignal): Promise<SessionListReport> {
+    return this.#engine.listSessionsReport(signal);
+  }
+
+  /** The folded title of each session, in `ids` order; a failure is that session's rejected observation. */
+  titleSnapshots(ids: readonly SessionId[], signal?: AbortSignal): ReturnType<CatalogEngine['readTitleSnapshots']> {
+    return this.#engine.readTitleSnapshots(ids, signal);
+  }
+
+  /**
+   * The listed record an id or an unambiguous id prefix (with or without `session-`) names; an exact id always wins.
+   * @returns `undefined` when no listed session matches (a citing session may not exist yet)
+   * @throws AmbiguousSessionPrefixError (`invalid-argument`) when several ids match
+   */
+  async record(typed: string, signal?: AbortSignal): Promise<SessionRecord | undefined> {
+    const records = await this.#engine.listSessions(signal);
+    const matches = matchSessionIds(
+      typed,
+      records.map((record) => record.header.id as string),
+    );
+    if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(typed, matches), matches);
+    return matches[0] === undefined ? undefined : records.find((record) => record.header.id === matches[0]);
+  }
+
+  /**
+   * {@link record} for a session that must exist: when none is listed, the real reason — the store's error for a
+   * damaged or unreadable log of that id, else `SESSION_QUERY_SESSION_NOT_FOUND` naming what was typed.
+   * @throws AmbiguousSessionPrefixError when several ids match
+   */
+  async requireRecord(typed: string, signal?: AbortSignal): Promise<SessionRecord> {
+    const found = await this.record(typed, signal);
+    if (found !== undefined) return found;
+    throw await unlistedSessionError(this.#engine, typed, signal);
+  }
+
+  /**
+   * The reader a command acts for: `cwd` wins; else a listed target session's own cwd; else none. A typed id that is
+   * an unambiguous prefix of a listed id means that session; one that matches nothing is a new session's id, as typed.
+   * @throws AmbiguousSessionPrefixError when several ids match
+   */
+  async readerFor(target: string | undefined, cwd: string | undefined, signal?: AbortSignal): Promise<ReferenceTarget> {
+    if (target === undefined) return anonymousReader(cwd);
+    const found = await this.record(target, signal);
+    return sessionReader(found?.header.id ?? target, cwd ?? found?.header.cwd);
+  }
+
+  /**
+   * Reads a session by the exact id first (the common case costs no listing); when that session is not found, an
+   * unambiguous id prefix names it instead. Any other failure is the exact read's own; a prefix matching nothing is
+   * the real reason the id names no listed session (a damaged log's store code), else not-found.
+   */
+  async #readExactOrByPrefix<T>(typed: string, read: (id: SessionId) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    try {
+      return await read(asSessionId(typed));
+    } catch (error) {
+      if (errorCode(error) !== 'SESSION_QUERY_SESSION_NOT_FOUND') throw error;
+      const resolved = (await this.record(typed, signal))?.header.id;
+      if (resolved === undefined) throw await unlistedSessionError(this.#engine, typed, signal);
+      if (resolved === typed) throw error;
+      return read(resolved);
+    }
+  }
+
+  /** The surface of the session an id or id prefix names, as `readSurface` returns it (see `#readExactOrByPrefix`). */
+  readSurfaceOf(typed: string, signal?: AbortSignal): Promise<SessionSurfaceSnapshot> {
+    return this.#readExactOrByPrefix(typed, (id) => this.#engine.readSurface(id, signal), signal);
+  }
+
+  /**
+   * The whole balanced log (stored events and synthetic crash closers) of the session an id or id prefix names.
+   * @throws CatalogError `no-root` when the engine has no session root
+   */
+  inspectLog(typed: string, signal?: AbortSignal): ReturnType<NonNullable<CatalogEngine['store']>['inspect']> {
+    const store = this.#engine.store;
+    if (store === undefined) return Promise.reject(new CatalogError('no-root', 'reading a whole log needs a session root'));
+    return this.#readExactOrByPrefix(typed, (id) => store.inspect(id, signal), signal);
+  }
+
+  /**
+   * `prepare()` of a typed message for `reader`, its mentions parsed as the host parses a direct message; the
+   * preparation exactly as the engine returns it (`{content, additionalContext}`).
+   */
+  prepareText(reader: ReferenceTarget, text: string, signal?: AbortSignal): ReturnType<CatalogEngine['prepare']> {
+    const content: ContentBlock[] = [{ type: 'text', text }];
+    const parsed = parseMessageContent(content);
+    return this.#engine.prepare(reader, parsed.content, parsed.references, signal);
+  }
+
+  /** One page of full-text search as the engine returns it (no URIs added: the CLI's `--json` shape). */
+  searchPage(query: SearchQuery, signal?: AbortSignal): ReturnType<CatalogEngine['searchSessions']> {
+    return this.#engine.searchSessions(query, signal);
+  }
+
+  /** Brings the search index up to date with the corpus (docs/SEARCH.md §4), reporting progress. */
+  buildSearchIndex(
+    options?: Parameters<CatalogSearchIndexEngine['buildSearchIndex']>[0],
+  ): ReturnType<CatalogSearchIndexEngine['buildSearchIndex']> {
+    return this.#searchIndex().buildSearchIndex(options);
+  }
+
+  /** The search index's file, size, schema and counts. */
+  searchIndexStatus(signal?: AbortSignal): ReturnType<CatalogSearchIndexEngine['searchIndexStatus']> {
+    return this.#searchIndex().searchIndexStatus(signal);
+  }
+
+  /** Removes the search index's file (every root's). */
+  clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogSearchIndexEngine['clearSearchIndex']> {
+    return this.#searchIndex().clearSearchIndex(signal);
+  }
+
+  /** The engine's search index verbs; a stand-in engine without them is a programming error. */
+  #searchIndex(): CatalogSearchIndexEngine {
+    const { buildSearchIndex, searchIndexStatus, clearSearchIndex } = this.#engine;
+    if (buildSearchIndex === undefined || searchIndexStatus === undefined || clearSearchIndex === undefined)
+      throw new TypeError("this catalog's engine has no search index");
+    return this.#engine as CatalogSearchIndexEngine;
   }
 
   /**

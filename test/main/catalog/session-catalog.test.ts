@@ -59,6 +59,22 @@ describe('the session catalog', () => {
     expect(await catalog.resolve(encodeSessionReferenceUri('session-aa22'))).toBe('session-aa22');
   });
 
+  it('names a record by id or prefix once for every face: an ambiguous prefix keeps its matches, a reader takes the listed id', async () => {
+    const catalog = new SessionCatalog(fakeEngine(), { pageSize: 10 });
+    await expect(catalog.record('aa')).rejects.toMatchObject({
+      name: 'AmbiguousSessionPrefixError',
+      kind: 'invalid-argument',
+      matches: ['session-aa11', 'session-aa22'],
+    });
+    expect((await catalog.record('aa2'))?.header.id).toBe('session-aa22');
+    expect(await catalog.record('zz')).toBeUndefined();
+    // No root in this engine: a name no listing has is not found, as typed.
+    await expect(catalog.requireRecord('zz')).rejects.toMatchObject({ code: 'SESSION_QUERY_SESSION_NOT_FOUND' });
+    expect(await catalog.readerFor('bb', '/elsewhere')).toMatchObject({ id: 'session-bb33' });
+    // A target no session has is a new conversation's id, used as typed.
+    expect(await catalog.readerFor('session-new', undefined)).toMatchObject({ id: 'session-new' });
+  });
+
   it('prepares a snapshot from the references alone: prepare() is handed no made-up message', async () => {
     const prepared: ContentBlock[][] = [];
     const catalog = new SessionCatalog(fakeEngine(prepared), { pageSize: 10 });

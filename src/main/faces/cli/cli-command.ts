@@ -25,9 +25,10 @@ export interface CliOption {
   /**
    * The configuration key whose value the option overrides: the help appends its default as resolved for this run
    * (`(default: maxReferences = 3, default)`, or the value the config file or the environment sets), so no help
-   * text states a default of its own.
+   * text states a default of its own. A key of a namespace is written with a dot (`search.defaultLimit`); its source
+   * is the namespace's.
    */
-  readonly configKey?: CompositionConfigKey;
+  readonly configKey?: CompositionConfigKey | `${CompositionConfigKey}.${string}`;
 }
 
 /** What `sessionctx <command> --help` shows, and which common options the command takes. */

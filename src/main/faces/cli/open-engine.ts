@@ -1,11 +1,14 @@
 /**
  * The CLI's one composition root: every command that reads a session root builds the same engine a library
  * user gets from `createEngine` (stages on the worker pool unless `--no-workers`, the root's own encoding,
- * title observations from the title index), so the CLI is a thin client of the engine.
+ * title observations from the title index), and every command reaches its sessions through the one
+ * {@link SessionCatalog} over it (docs/ARCHITECTURE.md "Faces and the catalog"): parse, one catalog call, format.
  */
 import { stat } from 'node:fs/promises';
 import { createEngine } from '../../engine/assembly/create-engine.js';
 import type { LocalSessionEngine } from '../../engine/assembly/create-engine.js';
+import { AmbiguousSessionPrefixError } from '../../catalog/catalog-error.js';
+import { SessionCatalog } from '../../catalog/session-catalog.js';
 import { CliError } from './cli-error.js';
 import type { CommandContext } from './command-context.js';
 import { ListingWarnings } from './listing-warnings.js';
@@ -83,4 +86,39 @@ export async function withEngine<T>(
     await engine.close();
     warnings.finish();
   }
+}
+
+/** What a command's work gets: the catalog it asks of sessions, and the engine for what is no session read. */
+export interface CatalogRun {
+  /** Every session-facing read: listing, titles, id prefixes, surfaces, discovery, preparation, search. */
+  readonly catalog: SessionCatalog;
+  /** The engine itself, for writes (`dcp`, `script run`), its pool and the servers it backs. */
+  readonly engine: LocalSessionEngine;
+}
+
+/**
+ * {@link withEngine} with the catalog over the engine: an id prefix of several sessions (the catalog's
+ * `invalid-argument` refusal) is the CLI's `CLI_SESSION_ID_AMBIGUOUS`.
+ * @param context - the command's context.
+ * @param work - what the command does with the catalog (and, for what is no session read, the engine).
+ * @param options - as for {@link withEngine}.
+ */
+export function withCatalog<T>(
+  context: CommandContext,
+  work: (run: CatalogRun) => Promise<T>,
+  options?: Parameters<typeof withEngine>[2],
+): Promise<T> {
+  return withEngine(
+    context,
+    async (engine) => {
+      const catalog = new SessionCatalog(engine, { pageSize: context.resolved.config.candidateLimit });
+      try {
+        return await work({ catalog, engine });
+      } catch (error) {
+        if (error instanceof AmbiguousSessionPrefixError) throw new CliError('CLI_SESSION_ID_AMBIGUOUS', error.message);
+        throw error;
+      }
+    },
+    options,
+  );
 }

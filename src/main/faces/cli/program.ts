@@ -11,6 +11,7 @@ import type { CliIo } from './cli-io.js';
 import type { CliCommandDefinition, CliOption, CliUsage, CommonOptions } from './cli-command.js';
 import type { CommandContext } from './command-context.js';
 import type { ResolvedCompositionConfig } from '../../engine/config/composition-config.js';
+import type { CompositionConfigKey } from '../../engine/config/composition-config.js';
 import { CONFIG_FILE_NAME } from '../../engine/config/config-file.js';
 import { COMMAND_MODULES, loadCommandModules } from './commands/all-commands.js';
 import { packageVersion } from './package-version.js';
@@ -29,7 +30,7 @@ export interface ProgramRun {
 /** The configuration a help text shows defaults from, resolved for this run. */
 interface HelpConfig {
   readonly resolved: ResolvedCompositionConfig;
-  describe(key: NonNullable<CliOption['configKey']>): string;
+  describe(key: CompositionConfigKey): string;
 }
 
 /** The value a command line gives an option (`--config F` or `--config=F`), before commander parses it. */
@@ -64,8 +65,12 @@ async function helpConfig(io: CliIo, argv: readonly string[]): Promise<HelpConfi
 /** An option's help: its description, then the default this run resolves its configuration key to. */
 function optionHelp(option: CliOption, help: HelpConfig | undefined): string {
   if (option.configKey === undefined || help === undefined) return option.description;
-  const value = JSON.stringify(help.resolved.config[option.configKey]);
-  const source = help.describe(option.configKey);
+  const [key, ...path] = option.configKey.split('.') as [CompositionConfigKey, ...string[]];
+  // A namespace's key (`search.defaultLimit`) is read inside the namespace's resolved value.
+  const value = JSON.stringify(
+    path.reduce<unknown>((within, name) => (within as Record<string, unknown> | undefined)?.[name], help.resolved.config[key]),
+  );
+  const source = help.describe(key);
   return `${option.description} (default: ${option.configKey} = ${value}${source === 'default' ? '' : `, from ${source}`})`;
 }
 

@@ -102,6 +102,19 @@ describe('help defaults come from the resolved configuration', () => {
     expect(helpLine(help, '--root')).toContain(`here: ${RAW_ROOT})`);
   });
 
+  it("search --help shows the search.defaultLimit a search pages by, and the config file's value with its file", async () => {
+    const { config } = await configured();
+    const defaultLimit = (config.search as { defaultLimit: number }).defaultLimit;
+    const help = (await runBuiltCli(['search', '--help'], { env: env() })).stdout;
+    expect(helpLine(help, '--limit')).toMatch(new RegExp(`\\(default: search\\.defaultLimit = ${String(defaultLimit)}\\)$`));
+
+    const dir = mkdtempSync(join(scratch, 'search-limit-'));
+    writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ search: { defaultLimit: 1 }, root: RAW_ROOT }));
+    expect((await configured({}, dir)).config.search).toMatchObject({ defaultLimit: 1 });
+    const shown = helpLine((await runBuiltCli(['search', '--help'], { env: env(), cwd: dir })).stdout, '--limit');
+    expect(shown).toMatch(/\(default: search\.defaultLimit = 1, from config file ".*sessionctx\.config\.json"\)$/);
+  });
+
   it('a configuration that cannot be read still gives the help, with the defaults', async () => {
     const dir = mkdtempSync(join(scratch, 'broken-'));
     writeFileSync(join(dir, 'sessionctx.config.json'), '{ not json');

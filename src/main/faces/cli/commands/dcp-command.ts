@@ -17,8 +17,7 @@ import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { stderrLogger } from '../stderr-logger.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { requireListedSession } from '../existing-session.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 
 /** The command line shape of `sessionctx dcp`, naming every sub-command (DCP.md §11.1). */
 const DCP_USAGE = `sessionctx dcp <${DCP_COMMAND_HINT}> [args…] --session <id> [--root DIR] [--json]`;
@@ -76,10 +75,10 @@ function parseTyped(subcommand: string, args: readonly string[], options: DcpOpt
  */
 async function runOnStoredSession(context: CommandContext, typedSessionId: string, command: StoredDcpCommandLine): Promise<void> {
   const { io } = context;
-  const result = await withEngine(context, async (engine) => {
+  const result = await withCatalog(context, async ({ catalog, engine }) => {
     const store = engine.store;
     if (store === undefined) throw new TypeError('sessionctx dcp needs a session root');
-    const sessionId = (await requireListedSession(engine, typedSessionId, context.signal)).header.id;
+    const sessionId = (await catalog.requireRecord(typedSessionId, context.signal)).header.id;
     try {
       // Full-log folds of a long log (`/dcp stats`) run on the engine's pool, whose threads start only if one is needed.
       return await runStoredDcpCommand({

@@ -15,7 +15,7 @@ import { decodeTitleIndex } from '../../../engine/corpus/title-index/title-index
 import type { CliIo } from '../cli-io.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
-import { assertRootExists, withEngine } from '../open-engine.js';
+import { assertRootExists, withCatalog } from '../open-engine.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { progressBar } from '../progress-bar.js';
 import { CliError } from '../cli-error.js';
@@ -50,15 +50,16 @@ const NO_CACHE = 'no cache directory (set XDG_CACHE_HOME or HOME): the title ind
 
 async function build(context: CommandContext, options: IndexCommandOptions): Promise<IndexReport> {
   const { io, signal } = context;
-  const { ids, fulfilled, rejected, store } = await withEngine(context, async (engine) => {
+  const { ids, fulfilled, rejected, store } = await withCatalog(context, async ({ catalog, engine }) => {
+    // The store keeps the title index (flushed below); the sessions and their titles are the catalog's reads.
     const store = engine.store;
     if (store === undefined) throw new TypeError('index build needs a session root');
-    const listed = (await engine.listSessions(signal)).map((record) => record.header.id);
+    const listed = (await catalog.listingReport(signal)).records.map((record) => record.header.id);
     const progress = progressBar(io, 'indexing titles', listed.length);
     let observed = 0;
     const failures: Array<{ sessionId: string; message: string }> = [];
     for (let start = 0; start < listed.length; start += BUILD_BATCH) {
-      for (const observation of await engine.readTitleSnapshots(listed.slice(start, start + BUILD_BATCH), signal)) {
+      for (const observation of await catalog.titleSnapshots(listed.slice(start, start + BUILD_BATCH), signal)) {
         if (observation.status === 'fulfilled') observed += 1;
         else
           failures.push({

@@ -16,7 +16,7 @@ import { SessionCatalog } from '../../../catalog/session-catalog.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { parseCountOption } from '../count-option.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { packageVersion } from '../package-version.js';
 import { parsePortOption } from '../port-option.js';
 import { UsageError } from '../usage-error.js';
@@ -138,12 +138,12 @@ export const mcpCommand: CliCommandDefinition<[], McpOptions> = {
     if (options.http !== true && (options.port !== undefined || options.host !== undefined)) {
       return Promise.reject(new UsageError(`${options.port === undefined ? '--host' : '--port'} needs --http`));
     }
-    return withEngine(
+    return withCatalog(
       context,
-      async (engine) => {
+      async ({ catalog, engine }) => {
         const createServer = serverFactory(context, engine, options);
         // The warm corpus view announces changes once it holds the listing; build it now, not at the first request.
-        engine.listSessionsReport().catch((error: unknown) => {
+        catalog.listingReport().catch((error: unknown) => {
           context.io.stderr.write(
             `sessionctx mcp: could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}\n`,
           );

@@ -12,8 +12,7 @@ import { formatSessionReferenceMention } from '../../../../protocol/uri/mention-
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { requireListedSession } from '../existing-session.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { observedTitle } from '../../../engine/corpus/discovery-label.js';
 
 /** What `mention` needs. */
@@ -32,10 +31,10 @@ async function mentioned(
   typed: string,
   wantsTitle: boolean,
 ): Promise<{ id: SessionId; title: string | undefined }> {
-  return withEngine(context, async (engine) => {
-    const { id } = (await requireListedSession(engine, typed, context.signal)).header;
+  return withCatalog(context, async ({ catalog }) => {
+    const { id } = (await catalog.requireRecord(typed, context.signal)).header;
     if (!wantsTitle) return { id, title: undefined };
-    const [observation] = await engine.readTitleSnapshots([id], context.signal);
+    const [observation] = await catalog.titleSnapshots([id], context.signal);
     return { id, title: observedTitle(observation) };
   });
 }

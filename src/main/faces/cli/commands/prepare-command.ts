@@ -4,8 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { parseMessageContent } from '../../../../protocol/uri/mention-parser.js';
-import type { ContentBlock } from '../../../../protocol/events.js';
 import { expandHome } from '../../../engine/config/home-path.js';
 import { CliError } from '../cli-error.js';
 import type { CliCommandDefinition } from '../cli-command.js';
@@ -14,8 +12,7 @@ import type { CommandContext } from '../command-context.js';
 import { parseCountOption } from '../count-option.js';
 import { UsageError } from '../usage-error.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { withEngine } from '../open-engine.js';
-import { resolveTarget } from './resolve-target.js';
+import { withCatalog } from '../open-engine.js';
 
 /** What `prepare` needs (the byte and reference limits come from the resolved configuration). */
 interface PrepareRequest {
@@ -32,11 +29,9 @@ interface PrepareRequest {
  */
 async function prepareMessage(context: CommandContext, options: PrepareRequest): Promise<void> {
   const { io, signal } = context;
-  const prepared = await withEngine(context, async (engine) => {
-    const target = await resolveTarget(engine, options.target, undefined, signal);
-    const content: ContentBlock[] = [{ type: 'text', text: options.message }];
-    const parsed = parseMessageContent(content);
-    return engine.prepare(target, parsed.content, parsed.references, signal);
+  const prepared = await withCatalog(context, async ({ catalog }) => {
+    const target = await catalog.readerFor(options.target, undefined, signal);
+    return catalog.prepareText(target, options.message, signal);
   });
   if (context.json) {
     writeJson(io, prepared);

@@ -9,11 +9,11 @@ import { boundedQuote } from '../../../../protocol/bounded-quote.js';
 import { parseSearchRequest, type SearchRequestProblem } from '../../../../protocol/search-request.js';
 import { SEARCH_ROLES, type SearchPage, type SearchQuery } from '../../../../protocol/search-types.js';
 import { escapeTerminalText } from '../../../../protocol/uri/display-escape.js';
-import type { LocalSessionEngine } from '../../../engine/assembly/create-engine.js';
+import type { SessionCatalog } from '../../../catalog/session-catalog.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { progressBar, type ProgressReporter } from '../progress-bar.js';
 import { formatSessionRow } from '../session-row.js';
 import { UsageError } from '../usage-error.js';
@@ -120,17 +120,17 @@ function filtersOf(query: SearchQuery): Filter[] {
  * What an empty page means: no session contains the phrase at all, or the filters excluded the sessions that do
  * (then which filters, each on its own, leave none).
  */
-async function explainEmpty(engine: LocalSessionEngine, query: SearchQuery, signal: AbortSignal | undefined): Promise<string[]> {
+async function explainEmpty(catalog: SessionCatalog, query: SearchQuery, signal: AbortSignal | undefined): Promise<string[]> {
   const phrase = escapeTerminalText(JSON.stringify(query.query));
   const filters = filtersOf(query);
   if (filters.length === 0) return [`no sessions contain ${phrase}`];
-  const unfiltered = await engine.searchSessions({ query: query.query, limit: 1 }, signal);
+  const unfiltered = await catalog.searchPage({ query: query.query, limit: 1 }, signal);
   const first = unfiltered.results[0];
   if (first === undefined) return [`no sessions contain ${phrase}`];
   const excluding: string[] = [];
   if (filters.length > 1) {
     for (const filter of filters) {
-      const alone = await engine.searchSessions({ query: query.query, [filter.key]: query[filter.key], limit: 1 } as SearchQuery, signal);
+      const alone = await catalog.searchPage({ query: query.query, [filter.key]: query[filter.key], limit: 1 } as SearchQuery, signal);
       if (alone.results.length === 0) excluding.push(filter.shown);
     }
   }
@@ -172,11 +172,11 @@ async function search(context: CommandContext, phrase: string, options: SearchOp
       progress = undefined;
     }
   };
-  const { page, empty } = await withEngine(
+  const { page, empty } = await withCatalog(
     context,
-    async (engine) => {
-      const found = await engine.searchSessions(query, signal);
-      const why = found.results.length === 0 && !context.json ? await explainEmpty(engine, query, signal) : [];
+    async ({ catalog }) => {
+      const found = await catalog.searchPage(query, signal);
+      const why = found.results.length === 0 && !context.json ? await explainEmpty(catalog, query, signal) : [];
       return { page: found, empty: why };
     },
     { onSearchProgress },
@@ -217,7 +217,7 @@ export const searchCommand: CliCommandDefinition<[phrase: string], SearchOptions
       description: `only text of these roles (${SEARCH_ROLES.join(', ')}; tool needs search.includeTools)`,
       parse: collect as (value: string) => unknown,
     },
-    { flags: '--limit <n>', description: 'sessions per page, from 1 to search.maxLimit (default: search.defaultLimit, 20)' },
+    { flags: '--limit <n>', description: 'sessions per page, from 1 to search.maxLimit', configKey: 'search.defaultLimit' },
     { flags: '--cursor <cursor>', description: 'the next page, as printed by the previous one' },
   ],
   run(context, { args: [phrase], options }) {

@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from '../command-context.js';
 import { CliError } from '../cli-error.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { progressBar, type ProgressReporter } from '../progress-bar.js';
 
 /** One index's answer to a verb: its `--json` value and its human lines. */
@@ -25,8 +25,8 @@ function plural(count: number, word: string): string {
 async function build(context: CommandContext, root: string): Promise<IndexReport> {
   const { io, signal } = context;
   let progress: ProgressReporter | undefined;
-  const { summary, status } = await withEngine(context, async (engine) => {
-    const built = await engine.buildSearchIndex({
+  const { summary, status } = await withCatalog(context, async ({ catalog }) => {
+    const built = await catalog.buildSearchIndex({
       ...(signal === undefined ? {} : { signal }),
       onProgress: (done, total) => {
         progress ??= progressBar(io, 'indexing sessions', total);
@@ -34,7 +34,7 @@ async function build(context: CommandContext, root: string): Promise<IndexReport
       },
     });
     progress?.finish();
-    return { summary: built, status: await engine.searchIndexStatus(signal) };
+    return { summary: built, status: await catalog.searchIndexStatus(signal) };
   });
   const json = { indexPath: status.path, ...summary };
   // Asked for an index on disk: one kept in memory has not done the job (as for the title index).
@@ -60,7 +60,7 @@ async function build(context: CommandContext, root: string): Promise<IndexReport
 }
 
 async function status(context: CommandContext, root: string): Promise<IndexReport> {
-  const report = await withEngine(context, (engine) => engine.searchIndexStatus(context.signal));
+  const report = await withCatalog(context, ({ catalog }) => catalog.searchIndexStatus(context.signal));
   const json = {
     indexPath: report.path,
     exists: report.exists,
@@ -97,7 +97,7 @@ async function status(context: CommandContext, root: string): Promise<IndexRepor
 }
 
 async function clear(context: CommandContext): Promise<IndexReport> {
-  const result = await withEngine(context, (engine) => engine.clearSearchIndex(context.signal));
+  const result = await withCatalog(context, ({ catalog }) => catalog.clearSearchIndex(context.signal));
   const json = { indexPath: result.path, removed: result.removed };
   if (result.path === null) return { json, lines: [IN_MEMORY] };
   return {

@@ -7,7 +7,7 @@ import { escapeTerminalText } from '../../../../protocol/uri/display-escape.js';
 import { openBrowser } from '../../web/open-browser.js';
 import { startWebServer } from '../../web/web-server.js';
 import type { CliCommandDefinition } from '../cli-command.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { parsePortOption } from '../port-option.js';
 import { diagnosticPrefix } from '../terminal-style.js';
 import { untilStopped } from '../stop-signals.js';
@@ -41,9 +41,9 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
     const warn = (message: string): void => {
       io.stderr.write(`${diagnosticPrefix(io, 'warning')}${escapeTerminalText(message)}\n`);
     };
-    return withEngine(
+    return withCatalog(
       context,
-      async (engine) => {
+      async ({ catalog, engine }) => {
         const server = await startWebServer({
           engine,
           ...(options.host === undefined ? {} : { host: options.host }),
@@ -51,13 +51,13 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           port: options.port ?? config.serve.port,
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
           dcpConfig: config.dcp,
-          search: (query, signal) => engine.searchSessions(query, signal),
+          search: (query, signal) => catalog.searchPage(query, signal),
         });
         // Listening for the stop signals before the URL is printed (src/main/faces/cli/stop-signals.ts).
         const stopped = untilStopped(context.signal);
         io.stdout.write(`sessionctx serve: ${server.url}\n`);
         // Build the warm listing now, not at the page's first request.
-        engine.listSessionsReport().catch((error: unknown) => {
+        catalog.listingReport().catch((error: unknown) => {
           warn(`could not list ${config.root} yet: ${error instanceof Error ? error.message : String(error)}`);
         });
         if (options.open === true) openBrowser(server.url, warn);

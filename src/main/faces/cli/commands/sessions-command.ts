@@ -12,11 +12,10 @@ import type { CommandContext } from '../command-context.js';
 import { parseCountOption } from '../count-option.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { nestedSessionRoots } from '../nested-roots.js';
-import { withEngine } from '../open-engine.js';
+import { withCatalog } from '../open-engine.js';
 import { diagnosticPrefix } from '../terminal-style.js';
 import { escapeTerminalText } from '../../../../protocol/uri/display-escape.js';
 import { formatSessionRow } from '../session-row.js';
-import { resolveTarget } from './resolve-target.js';
 
 /** One row of `sessions --json`. */
 export interface SessionListing {
@@ -33,9 +32,9 @@ export interface SessionListing {
  */
 async function listSessions(context: CommandContext): Promise<void> {
   const { io, signal } = context;
-  await withEngine(context, async (engine) => {
-    const { records, problems } = await engine.listSessionsReport(signal);
-    const titles = await engine.readTitleSnapshots(
+  await withCatalog(context, async ({ catalog }) => {
+    const { records, problems } = await catalog.listingReport(signal);
+    const titles = await catalog.titleSnapshots(
       records.map((record) => record.header.id),
       signal,
     );
@@ -102,12 +101,12 @@ interface DiscoveryOptions {
  */
 async function listCandidates(context: CommandContext, options: DiscoveryOptions): Promise<void> {
   const { io, signal } = context;
-  await withEngine(context, async (engine) => {
+  await withCatalog(context, async ({ catalog }) => {
     // The listing's problems are reported on stderr by the engine; with --json they are part of the answer too.
-    const { problems } = await engine.listSessionsReport(signal);
-    const target = await resolveTarget(engine, options.target, options.cwd, signal);
+    const { problems } = await catalog.listingReport(signal);
+    const target = await catalog.readerFor(options.target, options.cwd, signal);
     const limit = options.limit ?? context.resolved.config.candidateLimit;
-    const candidates: MentionCandidate[] = await engine.candidates(target, options.query, limit, signal);
+    const candidates: MentionCandidate[] = await catalog.candidates(target, options.query, limit, signal);
     if (context.json) {
       writeJson(io, { candidates, problems });
       return;

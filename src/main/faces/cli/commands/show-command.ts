@@ -2,15 +2,11 @@
  * `sessionctx show <id>`: a session's current surface (what a model sees), or with `--log` its
  * whole balanced log.
  */
-import { asSessionId } from '../../../../protocol/events.js';
-import type { ContentBlock, Message, SessionEvent, SessionId } from '../../../../protocol/events.js';
-import type { LocalSessionEngine } from '../../../engine/assembly/create-engine.js';
+import type { ContentBlock, Message, SessionEvent } from '../../../../protocol/events.js';
 import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
-import { withEngine } from '../open-engine.js';
-import { unlistedSessionError } from '../existing-session.js';
-import { resolveSessionId } from '../session-id-prefix.js';
+import { withCatalog } from '../open-engine.js';
 
 /** What `show` needs. */
 interface ShowRequest {
@@ -27,11 +23,9 @@ interface ShowRequest {
  */
 async function showSession(context: CommandContext, options: ShowRequest): Promise<void> {
   const { io, signal } = context;
-  await withEngine(context, async (engine) => {
+  await withCatalog(context, async ({ catalog }) => {
     if (options.log) {
-      const store = engine.store;
-      if (store === undefined) throw new TypeError('show --log needs a session root');
-      const { meta, events } = await readExactOrByPrefix(engine, options.id, (id) => store.inspect(id, signal), signal);
+      const { meta, events } = await catalog.inspectLog(options.id, signal);
       if (context.json) writeJson(io, { session: meta, events });
       else
         writeLines(io, [
@@ -40,7 +34,7 @@ async function showSession(context: CommandContext, options: ShowRequest): Promi
         ]);
       return;
     }
-    const snapshot = await readExactOrByPrefix(engine, options.id, (id) => engine.readSurface(id, signal), signal);
+    const snapshot = await catalog.readSurfaceOf(options.id, signal);
     if (context.json) {
       writeJson(io, snapshot);
       return;
@@ -52,29 +46,6 @@ async function showSession(context: CommandContext, options: ShowRequest): Promi
       ...snapshot.events.map(formatSurfaceEvent),
     ]);
   });
-}
-
-/**
- * Reads by the exact id first (the common case costs no listing); when that session is not found, an
- * unambiguous id prefix names the session instead. Any other failure is the exact read's own error; a prefix
- * matching nothing is the real reason the id names no listed session (a damaged log of that id fails with the
- * store's code, as `dcp` on the same id does), else not-found.
- */
-async function readExactOrByPrefix<T>(
-  engine: LocalSessionEngine,
-  typed: string,
-  read: (id: SessionId) => Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  try {
-    return await read(asSessionId(typed));
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== 'SESSION_QUERY_SESSION_NOT_FOUND') throw error;
-    const resolved = await resolveSessionId(engine, typed, signal);
-    if (resolved === undefined) throw await unlistedSessionError(engine, typed, signal);
-    if (resolved === typed) throw error;
-    return read(resolved);
-  }
 }
 
 function messageOf(event: SessionEvent): Message | undefined {
