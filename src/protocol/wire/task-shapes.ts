@@ -112,6 +112,18 @@ export interface ScanPersistedSourcePayload {
   /** The capture's `ctimeNs` (decimal), recorded with the cache entry. */
   readonly ctimeNs: string;
   readonly resume: ScanSourceResume | null;
+  /**
+   * When present, the worker builds the cache entry itself (issue 27): it folds the steps onto `base` (the kept
+   * nodes of an appended scan), encodes the entry file and, with `render`, renders the answer; it answers `entry`.
+   */
+  readonly entry?: {
+    readonly key: string;
+    readonly base: {
+      readonly nodes: readonly { readonly seq: number; readonly item: ScannedItem | null }[];
+      readonly committedEvents: number;
+    } | null;
+    readonly render: { readonly label: string; readonly maxBytes: number } | null;
+  };
 }
 
 /** The payload of a `readSource` task. */
@@ -176,6 +188,17 @@ export type ReadSourceValue =
   | { readonly status: 'surface-failed'; readonly header: SessionHeader; readonly error: WireError }
   /** A `scan` payload's answer (only to a `scan` payload). */
   | { readonly status: 'scanned'; readonly header: SessionHeader; readonly scan: ScannedSource }
+  /** A `scan` payload with `entry`: the built entry (its record opaque here), its file bytes and the rendering asked for. */
+  | {
+      readonly status: 'entry';
+      readonly header: SessionHeader;
+      readonly served: 'cold' | 'appended';
+      readonly record: unknown;
+      readonly items: readonly ScannedItem[];
+      readonly estimatedBytes: number;
+      readonly bytes: Uint8Array;
+      readonly render: SourceRender | null;
+    }
   /**
    * A `scan` payload whose observation is not a valid session (or could not be scanned): the caller reads it with
    * a `persisted` payload, which reports the failure exactly as an uncached read does.

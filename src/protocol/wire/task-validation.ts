@@ -96,6 +96,15 @@ const isReadSourceValue: Check = (value): value is ReadSourceValue => {
   switch (value['status']) {
     case 'scanned':
       return isScannedSource(value['scan']);
+    case 'entry':
+      return (
+        (value['served'] === 'cold' || value['served'] === 'appended') &&
+        isRecord(value['record']) &&
+        Array.isArray(value['items']) &&
+        isCount(value['estimatedBytes']) &&
+        value['bytes'] instanceof Uint8Array &&
+        (value['render'] === null || isRender(value['render']))
+      );
     case 'rendered':
       return isRender(value['render']);
     case 'surface-failed':

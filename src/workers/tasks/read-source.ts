@@ -5,7 +5,9 @@
  * captured prefix of its byte log. Only the source's data-object JSON and stats come back. A `scan` payload is the
  * source cache's read (scan-source.ts): projection steps and a resumable checkpoint instead of a rendering.
  */
-import type { ReadSourcePayload, ReadSourceValue } from '../../protocol/wire/task-shapes.js';
+import type { ReadSourcePayload, ReadSourceValue, ScanPersistedSourcePayload } from '../../protocol/wire/task-shapes.js';
+import { renderProjected } from '../reference/render-projected.js';
+import { buildCacheEntry } from './source-cache-record.js';
 import { decodeLiveLogCapture } from '../../protocol/wire/live-log-codec.js';
 import { inspectArtifact } from './inspect-artifact.js';
 import { renderSurface } from './render-surface.js';
@@ -14,6 +16,51 @@ import type { TaskControl } from './task-control.js';
 import { runTask } from './task-request.js';
 import type { TaskReply, TaskRequest } from './task-request.js';
 import { assertNever } from '../../protocol/assert-never.js';
+
+/**
+ * The cache entry of a scanned source, built here (issue 27): folded, encoded and, when asked, rendered, so the
+ * main thread neither folds nor encodes; the file bytes are moved, not copied. Steps that do not fit the kept
+ * nodes answer `unscannable` (the caller reads the source uncached).
+ */
+function entryOf(
+  entry: NonNullable<ScanPersistedSourcePayload['entry']>,
+  value: Extract<ReadSourceValue, { status: 'scanned' }>,
+  control: TaskControl,
+): { value: ReadSourceValue; transfer: ArrayBuffer[] } {
+  const built = buildCacheEntry(entry.key, value.header, value.scan, entry.base);
+  if (built === undefined) return { value: { status: 'unscannable' }, transfer: [] };
+  control.poll();
+  const { header, balancedEvents } = built.record;
+  const render =
+    entry.render === null
+      ? null
+      : renderProjected(
+          {
+            sessionId: header.id,
+            label: entry.render.label,
+            cwd: header.cwd ?? null,
+            capturedThroughSeq: balancedEvents === 0 ? null : balancedEvents - 1,
+            items: built.items,
+          },
+          entry.render.maxBytes,
+          control.pollFn,
+        );
+  // A small Buffer may share Node's pool: only a buffer of its own can be moved.
+  const own = built.bytes.byteOffset === 0 && built.bytes.byteLength === built.bytes.buffer.byteLength ? built.bytes : built.bytes.slice();
+  return {
+    value: {
+      status: 'entry',
+      header,
+      served: value.scan.served,
+      record: built.record,
+      items: built.items,
+      estimatedBytes: built.estimatedBytes,
+      bytes: own,
+      render,
+    },
+    transfer: [own.buffer as ArrayBuffer],
+  };
+}
 
 async function readSourceWork(payload: ReadSourcePayload, control: TaskControl): Promise<{ value: ReadSourceValue }> {
   switch (payload.source) {
@@ -27,8 +74,10 @@ async function readSourceWork(payload: ReadSourcePayload, control: TaskControl):
       const events = decodeLiveLogCapture(payload.log, control.pollFn);
       return { value: renderSurface(payload.header, events, request) };
     }
-    case 'scan':
-      return { value: await scanSource(payload, control) };
+    case 'scan': {
+      const value = await scanSource(payload, control);
+      return payload.entry === undefined || value.status !== 'scanned' ? { value } : entryOf(payload.entry, value, control);
+    }
     default:
       assertNever(payload, 'unknown readSource source');
   }

@@ -1,64 +1,20 @@
 /**
- * The on-disk form of one source-cache entry: a versioned, checksummed file per artifact. Line 1 names the format
- * and version, line 2 is the SHA-256 (hex) of the rest, the rest is the entry as JSON (byte arrays as base64).
+ * The reader of one source-cache entry file: a versioned, checksummed file per artifact. Line 1 names the format
+ * and version, line 2 is the SHA-256 (hex) of the rest, the rest is the entry as JSON (byte arrays as base64). The
+ * writer is the worker that scanned the source (`workers/tasks/source-cache-record.ts`): the main thread never encodes.
  * A file that fails any check — another format or version, a checksum mismatch, JSON or shape damage, another
  * artifact's key — is foreign: it is ignored and rebuilt, never trusted.
  */
 import { createHash } from 'node:crypto';
-import type { SessionHeader } from '../../../protocol/events.js';
-import type { ScanSourceResume } from '../../../protocol/wire/task-shapes.js';
-import type { ProjectionNode, ProjectionStep } from '../../../workers/reference/projection-fold.js';
-
-/** Line 1 of every entry file. */
-export const SOURCE_CACHE_MAGIC = 'sessionctx-source-cache 2';
-
-/** The file revision an entry was computed for (decimal strings). */
-export interface EntryRevision {
-  readonly dev: string;
-  readonly ino: string;
-  readonly size: string;
-  readonly ctimeNs: string;
-}
-
-/** What the cache keeps per artifact; see source-cache.ts. */
-export interface SourceCacheRecord {
-  /** compression, root, path and requested id, NUL-separated. */
-  readonly key: string;
-  readonly revision: EntryRevision;
-  /** SHA-256 of the up to 4096 bytes ending at `revision.size`. */
-  readonly tailDigest: string;
-  readonly header: SessionHeader;
-  readonly resume: ScanSourceResume;
-  readonly committedEvents: number;
-  readonly balancedEvents: number;
-  /** The projection's surface nodes after the committed events. */
-  readonly nodes: readonly ProjectionNode[];
-  /** Steps of the events after the committed ones (a recovered torn tail): applied to a copy for the answer. */
-  readonly provisional: readonly ProjectionStep[];
-}
-
-const BYTES_TAG = '\u0000bytes';
-
-function replacer(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array
-    ? { [BYTES_TAG]: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') }
-    : value;
-}
+import { SOURCE_CACHE_BYTES_TAG, SOURCE_CACHE_MAGIC, type SourceCacheRecord } from '../../../workers/tasks/source-cache-record.js';
 
 function reviver(_key: string, value: unknown): unknown {
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     const keys = Object.keys(value);
-    const tagged = (value as Record<string, unknown>)[BYTES_TAG];
+    const tagged = (value as Record<string, unknown>)[SOURCE_CACHE_BYTES_TAG];
     if (keys.length === 1 && typeof tagged === 'string') return new Uint8Array(Buffer.from(tagged, 'base64'));
   }
   return value;
-}
-
-/** The file bytes of `record`. */
-export function encodeSourceCacheRecord(record: SourceCacheRecord): Buffer {
-  const payload = JSON.stringify(record, replacer);
-  const digest = createHash('sha256').update(payload, 'utf8').digest('hex');
-  return Buffer.from(`${SOURCE_CACHE_MAGIC}\n${digest}\n${payload}`, 'utf8');
 }
 
 function isDecimal(value: unknown): value is string {

@@ -7,9 +7,12 @@
  * - unchanged (same revision, same tail digest): answered from the entry; costs a `stat` (the capture's), a 4 KiB
  *   read, and the caller's retention and serialisation;
  * - appended (same file, longer): a `readSource` scan task continues the checkpoint over the new bytes only (after
- *   checking the header and the 4 KiB before the resume offset), and the new steps extend the kept fold;
- * - anything else (no entry; rewritten, shrunk, replaced; an entry that fails a check): a miss — the caller reads
- *   the source uncached and the entry is then built by a scan task in the background (`build`).
+ *   checking the header and the 4 KiB before the resume offset) and extends the kept fold, in the worker;
+ * - anything else (no entry; rewritten, shrunk, replaced; an entry that fails a check): a miss — one scan task
+ *   reads the source once, renders the answer and builds the entry with its file bytes (`readCold`, issue 27).
+ *
+ * The main thread never folds a scan or encodes an entry: workers send the entry's file bytes, which are written
+ * after the answer (atomically); until then, and after, the entry in memory answers warm.
  *
  * Entries are held in memory in an LRU bounded by estimated bytes and written, one checksummed file per artifact
  * (source-cache-file.ts), to the cache directory so one-shot CLI calls start warm. Cache files are never trusted:
@@ -22,13 +25,13 @@ import { replaceFileAtomically } from '../../../io/atomic-file.js';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../../protocol/events.js';
-import type { ArtifactRef, CapturedRevision, ReadSourceValue, ScannedSource } from '../../../protocol/wire/task-shapes.js';
+import type { ArtifactRef, CapturedRevision, ReadSourceValue, SourceRender } from '../../../protocol/wire/task-shapes.js';
 import type { ProjectedItem } from '../../../workers/reference/project-surface.js';
 import { ProjectionFold } from '../../../workers/reference/projection-fold.js';
+import { estimateEntryBytes, itemsOfRecord, type SourceCacheRecord } from '../../../workers/tasks/source-cache-record.js';
 import type { TaskRunner } from '../pool/task-runner.js';
-import { decodeSourceCacheRecord, encodeSourceCacheRecord, type SourceCacheRecord } from './source-cache-file.js';
+import { decodeSourceCacheRecord } from './source-cache-file.js';
 import type { SourceCacheConfig } from './source-cache-config.js';
-import { assertNever } from '../../../protocol/assert-never.js';
 
 /** How a source was served: from an unchanged entry, by continuing an entry over appended bytes, or read whole. */
 export type SourceServed = 'warm' | 'appended' | 'cold';
@@ -83,24 +86,6 @@ function keyOf(artifact: ArtifactRef): string {
   return [artifact.compression, artifact.root, artifact.path, artifact.sessionId].join('\u0000');
 }
 
-/** A rough size of an entry in memory: its texts (UTF-16) and a fixed cost per node and checkpoint node. */
-function estimateBytes(record: SourceCacheRecord, items: readonly ProjectedItem[]): number {
-  let bytes = 1024;
-  for (const item of items) bytes += 2 * item.originalText.length + 48;
-  bytes += 40 * record.nodes.length;
-  const checkpoint = record.resume.checkpoint as { validator?: { surface?: { nodes?: readonly unknown[] } } };
-  bytes += 120 * (checkpoint.validator?.surface?.nodes?.length ?? 0);
-  return bytes;
-}
-
-/** The answer of a record: its committed fold plus the provisional steps, as items. */
-function itemsOf(record: SourceCacheRecord, fold: ProjectionFold): ProjectedItem[] {
-  if (record.provisional.length === 0) return fold.items();
-  const answer = ProjectionFold.of(fold.nodes());
-  for (const step of record.provisional) answer.apply(step);
-  return answer.items();
-}
-
 /** The incremental source cache; one per engine. */
 export class SourceCache {
   readonly #config: SourceCacheConfig;
@@ -108,8 +93,6 @@ export class SourceCache {
   #bytes = 0;
   #counts = { warm: 0, appended: 0, cold: 0, uncached: 0, discardedFiles: 0, evicted: 0 };
   readonly #writes = new Set<Promise<void>>();
-  /** Background builds by key (see {@link build}). */
-  readonly #building = new Map<string, Promise<void>>();
   #persistenceNote: string | undefined;
 
   /** A cache with a resolved configuration (`resolveSourceCacheConfig`). */
@@ -150,9 +133,6 @@ export class SourceCache {
     signal: AbortSignal,
   ): Promise<CachedSource | undefined> {
     const key = keyOf(artifact);
-    const building = this.#building.get(key);
-    if (building !== undefined) await building;
-    signal.throwIfAborted();
     const held = this.#memory.get(key) ?? (await this.#load(key));
     signal.throwIfAborted();
     if (held !== undefined) {
@@ -169,8 +149,10 @@ export class SourceCache {
         return this.#answer('warm', held);
       }
       if (sameFile && BigInt(artifact.capture.size) > BigInt(revision.size)) {
-        const value = await runner.run('readSource', { source: 'scan', artifact, ctimeNs, resume: held.record.resume }, { signal });
-        const built = this.#accept(key, value, held);
+        const base = { nodes: held.record.nodes, committedEvents: held.record.committedEvents };
+        const entry = { key, base, render: null };
+        const value = await runner.run('readSource', { source: 'scan', artifact, ctimeNs, resume: held.record.resume, entry }, { signal });
+        const built = this.#accept(key, value);
         if (built !== undefined) {
           this.#counts[built.served] += 1;
           return this.#answer(built.served, built.held);
@@ -182,50 +164,54 @@ export class SourceCache {
   }
 
   /**
-   * Builds the entry of `artifact` as of its capture in a scan task, in the background (no signal: it is short and
-   * its result outlives the call that missed). The caller has just read the source uncached; failures only leave
-   * the entry out. {@link flush} waits for it.
+   * The cold read of a miss (issue 27): one scan task reads, validates, folds and renders the source within
+   * `render`'s budget and builds the cache entry's file bytes in the same pass, on its worker. The entry is held in
+   * memory before this resolves (so the next preparation is warm at once) and its file is written after the answer,
+   * from the worker's bytes. `undefined` when the source is not a valid session (or the task failed but for the
+   * abort): the caller then reads it the uncached way, which reports what it finds.
    */
-  build(artifact: ArtifactRef & { readonly capture: CapturedRevision }, ctimeNs: string, runner: ScanRunner): void {
+  async readCold(
+    artifact: ArtifactRef & { readonly capture: CapturedRevision },
+    ctimeNs: string,
+    runner: ScanRunner,
+    render: { readonly label: string; readonly maxBytes: number },
+    signal: AbortSignal,
+  ): Promise<{ readonly header: SessionHeader; readonly render: SourceRender } | undefined> {
     const key = keyOf(artifact);
-    if (this.#building.has(key)) return;
-    const work = runner
-      .run('readSource', { source: 'scan', artifact, ctimeNs, resume: null })
-      .then(
-        (value) => {
-          this.#accept(key, value, undefined);
-        },
-        () => {
-          // The pool closed or the file vanished: no entry, and the next preparation reads the source again.
-        },
-      )
-      .finally(() => this.#building.delete(key));
-    this.#building.set(key, work);
-    this.#track(work);
+    let value: ReadSourceValue;
+    try {
+      value = await runner.run(
+        'readSource',
+        { source: 'scan', artifact, ctimeNs, resume: null, entry: { key, base: null, render } },
+        { signal },
+      );
+    } catch {
+      signal.throwIfAborted();
+      // A read failure: the uncached read reports it with its usual texts.
+      return undefined;
+    }
+    const built = this.#accept(key, value);
+    if (built === undefined || value.status !== 'entry' || value.render === null) return undefined;
+    return { header: built.held.record.header, render: value.render };
   }
 
-  /** Keeps the entry a scan produced, or forgets the key when the observation could not be cached. */
-  #accept(key: string, value: ReadSourceValue, base: HeldEntry | undefined): { served: 'cold' | 'appended'; held: HeldEntry } | undefined {
-    switch (value.status) {
-      case 'scanned': {
-        const built = this.#build(key, value.header, value.scan, value.scan.served === 'appended' ? base : undefined);
-        if (built === undefined) break;
-        this.#remember(key, built);
-        return { served: value.scan.served, held: built };
-      }
-      case 'unscannable':
-      case 'rendered':
-      case 'surface-failed':
-        break;
-      default:
-        assertNever(value, 'unknown readSource value');
+  /** Keeps the entry a worker built (and schedules its file), or forgets the key when the observation could not be cached. */
+  #accept(key: string, value: ReadSourceValue): { served: 'cold' | 'appended'; held: HeldEntry } | undefined {
+    if (value.status === 'entry') {
+      const record = value.record as SourceCacheRecord;
+      const held: HeldEntry = { record, items: value.items as ProjectedItem[], bytes: value.estimatedBytes };
+      this.#hold(key, held);
+      // After the answer: the write never delays the preparation that produced it.
+      const bytes = value.bytes;
+      this.#track(new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#persist(key, bytes)));
+      return { served: value.served, held };
     }
     this.#forget(key);
     this.#counts.uncached += 1;
     return undefined;
   }
 
-  /** Waits for every background build and entry write (the engine's `close`, so a one-shot process leaves its entries behind). */
+  /** Waits for every entry write (the engine's `close`, so a one-shot process leaves its entries behind). */
   async flush(): Promise<void> {
     while (this.#writes.size > 0) await Promise.all([...this.#writes]);
   }
@@ -239,36 +225,6 @@ export class SourceCache {
   #answer(served: SourceServed, held: HeldEntry): CachedSource {
     const { header, balancedEvents } = held.record;
     return { served, header, capturedThroughSeq: balancedEvents === 0 ? null : balancedEvents - 1, items: held.items };
-  }
-
-  /** The new entry from a scan (continuing `base` when the scan was appended), or `undefined` when the steps do not fit it. */
-  #build(key: string, header: SessionHeader, scan: ScannedSource, base: HeldEntry | undefined): HeldEntry | undefined {
-    if (scan.served === 'appended' && (base === undefined || base.record.committedEvents !== scan.fromSeq)) return undefined;
-    if (scan.served === 'cold' && scan.fromSeq !== 0) return undefined;
-    try {
-      const fold = base === undefined ? ProjectionFold.empty() : ProjectionFold.of(base.record.nodes);
-      const provisional = [];
-      for (const step of scan.steps) {
-        if (step.seq < scan.committedEvents) fold.apply(step);
-        else provisional.push(step);
-      }
-      const record: SourceCacheRecord = {
-        key,
-        revision: scan.revision,
-        tailDigest: scan.tailDigest,
-        header,
-        resume: scan.resume,
-        committedEvents: scan.committedEvents,
-        balancedEvents: scan.balancedEvents,
-        nodes: fold.nodes(),
-        provisional,
-      };
-      const items = itemsOf(record, fold);
-      return { record, items, bytes: estimateBytes(record, items) };
-    } catch {
-      // Steps that do not fit the kept fold (a damaged entry): the caller reads the source uncached.
-      return undefined;
-    }
   }
 
   /** True when the file's last bytes before the entry's size hash as they did (a rewrite of equal size fails this). */
@@ -307,11 +263,6 @@ export class SourceCache {
     if (!this.#memory.has(key)) return;
     this.#memory.delete(key);
     this.#memory.set(key, held);
-  }
-
-  #remember(key: string, held: HeldEntry): void {
-    this.#hold(key, held);
-    this.#persist(key, held.record);
   }
 
   /** Keeps `held` in memory within the byte bound, evicting the least recently used entries. */
@@ -368,8 +319,8 @@ export class SourceCache {
     if (record !== undefined) {
       try {
         const fold = ProjectionFold.of(record.nodes);
-        const items = itemsOf(record, fold);
-        const held = { record, items, bytes: estimateBytes(record, items) };
+        const items = itemsOfRecord(record, fold);
+        const held = { record, items, bytes: estimateEntryBytes(record, items) };
         this.#hold(key, held);
         return held;
       } catch {
@@ -380,19 +331,17 @@ export class SourceCache {
     return undefined;
   }
 
-  #persist(key: string, record: SourceCacheRecord): void {
+  /** Writes the entry file of `key` from the bytes its worker encoded (atomically; a failure keeps the cache in memory). */
+  async #persist(key: string, bytes: Uint8Array): Promise<void> {
     const file = this.#fileOf(key);
     const directory = this.#config.directory;
     if (file === undefined || directory === null) return;
-    const write = async (): Promise<void> => {
-      try {
-        await mkdir(directory, { recursive: true });
-        await replaceFileAtomically(file, encodeSourceCacheRecord(record));
-      } catch (error) {
-        this.#persistenceNote = `source cache kept in memory only: ${(error as Error).message}`;
-      }
-    };
-    this.#track(write());
+    try {
+      await mkdir(directory, { recursive: true });
+      await replaceFileAtomically(file, bytes);
+    } catch (error) {
+      this.#persistenceNote = `source cache kept in memory only: ${(error as Error).message}`;
+    }
   }
 
   #track(work: Promise<void>): void {

@@ -86,6 +86,7 @@ function renderedSource(value: ReadSourceValue): RenderedSource | OversizedSourc
     case 'surface-failed':
       throw rebuildError(value.error);
     case 'scanned':
+    case 'entry':
     case 'unscannable':
       // Only a `scan` payload answers these, and the source cache consumes them.
       throw new Error(`readSource answered ${value.status} to a rendering`);
@@ -150,7 +151,8 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     // §10.4 step 4: a session attached while storage was read is newer than what storage returned.
     const attached = this.#registry.get(sessionId);
     if (attached !== undefined) return this.#renderLive(attached, label, maxBytes, signal);
-    if (value.status === 'scanned' || value.status === 'unscannable') throw new Error(`readSource answered ${value.status} to a rendering`);
+    if (value.status === 'scanned' || value.status === 'entry' || value.status === 'unscannable')
+      throw new Error(`readSource answered ${value.status} to a rendering`);
     assertCompatibleHeaders(value.header, listed);
     const rendered = renderedSource(value);
     this.#onSourceServed?.({ sessionId, served });
@@ -193,8 +195,9 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
 
   /**
    * Lookup, capture and the observation with the §10.1 mapping of inspection failures: from the source cache when
-   * it can answer (rendered here from the kept projection), else the whole inspection and rendering in a worker,
-   * after which the cache builds its entry in the background.
+   * it can answer (rendered here from the kept projection), else the cache's cold read (one worker reads, renders
+   * and builds the entry), else — no cache, or a source that is not a valid session — the whole inspection and
+   * rendering in a worker, which reports failures with their usual texts.
    */
   async #inspect(
     sessionId: SessionId,
@@ -233,6 +236,14 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
         };
         return { value: { status: 'rendered', header, render: renderProjected(input, maxBytes) }, served: cached.served };
       }
+      // A miss: one worker reads the source once, answers and builds the entry (issue 27).
+      let read: Awaited<ReturnType<SourceCache['readCold']>>;
+      try {
+        read = await raceWithSignal(cache.readCold(artifact, ctimeNs, this.#runner, { label, maxBytes }, signal), signal);
+      } catch (error) {
+        return failed(error);
+      }
+      if (read !== undefined) return { value: { status: 'rendered', header: read.header, render: read.render }, served: 'cold' };
     }
     let value: ReadSourceValue;
     try {
@@ -240,8 +251,6 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     } catch (error) {
       return failed(error);
     }
-    // A miss: the entry is built after the uncached read, so that read never waits for it.
-    if (cache !== undefined && value.status === 'rendered') cache.build(artifact, ctimeNs, this.#runner);
     return { value, served: 'cold' };
   }
 }
