@@ -6,9 +6,10 @@
  */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { WebMention, WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
+import type { WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort } from '../api/client.js';
 import { formatTime, isoTime } from '../format.js';
+import { MarkdownText } from '../markdown/markdown-text.js';
 import { type ConversationRow, conversationRows, joinedLabels, LABEL_JOINER, type RecallItem, type UserItem } from '../replay/associate.js';
 import { hrefOf } from '../router.js';
 
@@ -77,49 +78,11 @@ function Row({ row, toolNames }: { row: ConversationRow; toolNames: ReadonlyMap<
   }
 }
 
-/** The text with each `@<label>` of a mention shown as a chip; mentions not found in it follow as chips. */
-function TextWithChips({ text, mentions }: { text: string; mentions: readonly WebMention[] }): JSX.Element {
-  const parts: (string | JSX.Element)[] = [];
-  const unplaced: WebMention[] = [];
-  let rest = text;
-  let key = 0;
-  for (const mention of mentions) {
-    const shown = `@${mention.label}`;
-    const index = rest.indexOf(shown);
-    if (index < 0) {
-      unplaced.push(mention);
-      continue;
-    }
-    parts.push(rest.slice(0, index));
-    parts.push(
-      <span class="chip" key={key++} title={mention.mention} data-session-id={mention.sessionId}>
-        {shown}
-      </span>,
-    );
-    rest = rest.slice(index + shown.length);
-  }
-  parts.push(rest);
-  return (
-    <>
-      <p class="bubble-text">{parts}</p>
-      {unplaced.length > 0 ? (
-        <p class="chips">
-          {unplaced.map((mention) => (
-            <span class="chip" key={mention.sessionId} title={mention.mention} data-session-id={mention.sessionId}>
-              @{mention.label}
-            </span>
-          ))}
-        </p>
-      ) : null}
-    </>
-  );
-}
-
 function UserBubble({ item, recalls }: { item: UserItem; recalls: readonly RecallItem[] }): JSX.Element {
   const labels = recalls.flatMap((recall) => recall.labels);
   return (
     <article class="bubble user" aria-label="User message">
-      <TextWithChips text={item.text} mentions={item.mentions} />
+      <MarkdownText class="bubble-text" text={item.text} mentions={item.mentions} />
       {labels.length > 0 ? <p class="referenced">Referenced session · {labels.join(LABEL_JOINER)}</p> : null}
       <Time ms={item.time} />
     </article>
@@ -153,7 +116,7 @@ function OtherItem({
     case 'assistant':
       return (
         <article class="bubble assistant" aria-label="Assistant message">
-          <p class="bubble-text">{item.text}</p>
+          <MarkdownText class="bubble-text" text={item.text} />
           <Time ms={item.time} />
         </article>
       );
@@ -182,7 +145,7 @@ function OtherItem({
       return (
         <article class="checkpoint" aria-label="Compaction checkpoint">
           <h2 class="checkpoint-title">Checkpoint</h2>
-          <p class="bubble-text">{item.text}</p>
+          <MarkdownText class="bubble-text" text={item.text} />
           <Time ms={item.time} />
         </article>
       );
