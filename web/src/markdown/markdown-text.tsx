@@ -23,6 +23,14 @@ function loadRenderer(): Promise<typeof import('./render-markdown.js')> {
   return renderer;
 }
 
+/**
+ * Resolves once the renderer is loaded, after the blocks already mounted have rendered (their callbacks were queued
+ * first), so a view can scroll to a row whose height Markdown changes.
+ */
+export async function markdownReady(): Promise<void> {
+  await loadRenderer();
+}
+
 /** A chip linking to its session: `@<label>`, the canonical mention as its title. */
 function chipLink(mention: WebMention): HTMLAnchorElement {
   const chip = document.createElement('a');
