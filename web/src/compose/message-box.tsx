@@ -159,11 +159,14 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
     );
   }
 
-  /** The `@query` at the caret: a word, or more words while the open picker's query still had matches. */
+  /** The `@query` at the caret: a word, or more words while the open picker's query has not come back empty. */
   function queryAt(draft: Draft, caret: number | undefined): MentionQuery | undefined {
     const open = pickerRef.current;
     const word = mentionQueryAt(draft, caret);
-    if (word !== undefined || open === undefined || open.options.length === 0) return word;
+    // Only an answer with no matches (or a failed lookup) ends it: a lookup still running must not, or fast typing
+    // would cut the phrase at its first space.
+    const noMatches = open !== undefined && open.options.length === 0 && open.status !== 'loading';
+    if (word !== undefined || open === undefined || noMatches) return word;
     return continuedMentionQuery(draft, caret, open.at);
   }
 
