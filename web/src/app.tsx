@@ -12,7 +12,7 @@ function View({ route }: { route: Route }): JSX.Element {
     case 'sessions':
       return <SessionsView />;
     case 'session':
-      return <SessionView sessionId={route.sessionId} />;
+      return <SessionView sessionId={route.sessionId} {...(route.seq === undefined ? {} : { seq: route.seq })} />;
     case 'compose':
       return <ComposeView target={route.target} />;
     case 'context':

@@ -1,13 +1,14 @@
 /**
- * Hash routing: every view has an address (`#/`, `#/session/<id>`, `#/compose[/<target>]`, `#/context/<id>`), so
- * reload, back and forward work and the server needs no fallback route. Session ids are percent-encoded.
+ * Hash routing: every view has an address (`#/`, `#/session/<id>`, `#/session/<id>/message/<seq>`,
+ * `#/compose[/<target>]`, `#/context/<id>`), so reload, back and forward work and the server needs no fallback route.
+ * Session ids are percent-encoded (so a `/` after one starts the message anchor).
  */
 import { useEffect, useState } from 'preact/hooks';
 
 /** A view and what it shows (a closed union on `view`). */
 export type Route =
   | { readonly view: 'sessions' }
-  | { readonly view: 'session'; readonly sessionId: string }
+  | { readonly view: 'session'; readonly sessionId: string /** The message to scroll to and highlight. */; readonly seq?: number }
   | { readonly view: 'compose'; readonly target?: string }
   | { readonly view: 'context'; readonly sessionId: string };
 
@@ -29,10 +30,14 @@ function decodeSegment(segment: string): string | undefined {
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '');
   const [, head, rest] = /^\/([^/]*)\/?(.*)$/.exec(path) ?? [];
-  const id = rest === undefined || rest === '' ? undefined : decodeSegment(rest);
+  const [idSegment, anchor, seqText] = (rest ?? '').split('/');
+  const id = idSegment === undefined || idSegment === '' ? undefined : decodeSegment(idSegment);
   switch (head) {
-    case 'session':
-      return id === undefined ? { view: 'sessions' } : { view: 'session', sessionId: id };
+    case 'session': {
+      if (id === undefined) return { view: 'sessions' };
+      const seq = anchor === 'message' && /^\d+$/.test(seqText ?? '') ? Number(seqText) : undefined;
+      return seq === undefined ? { view: 'session', sessionId: id } : { view: 'session', sessionId: id, seq };
+    }
     case 'context':
       return id === undefined ? { view: 'sessions' } : { view: 'context', sessionId: id };
     case 'compose':
@@ -53,7 +58,7 @@ export function hrefOf(route: Route): string {
     case 'sessions':
       return '#/';
     case 'session':
-      return `#/session/${encodeURIComponent(route.sessionId)}`;
+      return `#/session/${encodeURIComponent(route.sessionId)}${route.seq === undefined ? '' : `/message/${route.seq}`}`;
     case 'context':
       return `#/context/${encodeURIComponent(route.sessionId)}`;
     case 'compose':

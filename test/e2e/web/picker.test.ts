@@ -309,3 +309,29 @@ describe('atomic chips', () => {
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe('see');
   });
 });
+
+describe('the @ picker and chips across spaces (issue 28)', () => {
+  it('keeps a multi-word query while it still has matches: the menu is dsh’s for the whole phrase', async () => {
+    const phrase = dshCandidates('Notes App (beta)');
+    expect(phrase.result.length).toBeGreaterThan(0);
+    await openCompose();
+    await page.keyboard.type('@Notes App (beta)');
+    await expect.poll(() => listbox().getAttribute('aria-busy')).toBe('false');
+    await expect
+      .poll(() => options().evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-session-id'))))
+      .toEqual(phrase.result.map((r) => r.sessionId));
+    await page.keyboard.press('Enter');
+    await expect.poll(() => listbox().count()).toBe(0);
+    expect(await chips()).toEqual([{ text: `@${phrase.result[0]!.label}`, mention: phrase.mentions[0]! }]);
+  });
+
+  it('a space typed right after a picked chip is the chip’s own space, not a second one', async () => {
+    await openCompose();
+    await pickWebshop(0);
+    await page.keyboard.type(' and more');
+    expect(await message().inputValue()).toBe(`@${WEBSHOP.result[0]!.label} and more`);
+    // Only the first space is folded: a second one is typed as it is.
+    await page.keyboard.type('  ');
+    expect(await message().inputValue()).toBe(`@${WEBSHOP.result[0]!.label} and more  `);
+  });
+});

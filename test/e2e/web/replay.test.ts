@@ -12,6 +12,8 @@ import { readExpected, REPO_ROOT } from '../../support/fixtures.js';
 import { useWebPageFixture } from './web-page-fixture.js';
 
 const WITH_RECALL = 'session-96692971-d1af-4d7b-a519-2e3dc0969b7e';
+/** The session the recall cites (its header id in the fixture). */
+const CITED = 'session-9d029d81-e515-48ac-b168-fef7011f3491';
 const COMPACTED = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
 const GOLDEN_REPLAY = readFileSync(join(REPO_ROOT, 'test', 'e2e', 'web', 'golden', 'replay-96692971.txt'), 'utf8');
 
@@ -30,13 +32,20 @@ function dshSurface(id: string): SurfaceCase {
 const web = useWebPageFixture();
 let page: Page;
 
+/** Waits until every Markdown block of the conversation is rendered (the renderer loads on first use). */
+async function rendered(): Promise<void> {
+  await page.locator('.markdown').first().waitFor();
+  await expect.poll(() => page.locator('.markdown:not([data-rendered])').count()).toBe(0);
+}
+
 /** One conversation row as the golden file spells it. */
 async function rowText(row: ReturnType<Page['locator']>): Promise<string> {
   return row.evaluate((node) => {
     const kind = node.getAttribute('data-kind');
     const text = (selector: string) => [...node.querySelectorAll(selector)].map((n) => n.textContent ?? '');
     if (kind === 'user') {
-      const lines = [`user: ${text('.bubble-text')[0]}`];
+      // Markdown puts a newline between blocks (and after the last); it is not shown, so it is not part of the line.
+      const lines = [`user: ${text('.bubble-text')[0]?.trim()}`];
       for (const chip of text('.chip')) lines.push(`  chip: ${chip}`);
       for (const line of text('.referenced')) lines.push(`  ${line}`);
       return lines.join('\n');
@@ -53,6 +62,7 @@ describe('the Session view', () => {
     const rows = page.locator('.conversation-row');
     const recalls = page.locator('.conversation-row[data-kind="session-recall"]');
     await expect.poll(() => recalls.count()).toBe(1);
+    await rendered();
     const kinds = await rows.evaluateAll((nodes) => nodes.map((n) => `${n.getAttribute('data-kind')}@${n.getAttribute('data-seq')}`));
     const at = kinds.indexOf('session-recall@165');
     expect(at).toBeGreaterThan(0);
@@ -95,6 +105,7 @@ describe('the Session view', () => {
       (e) => e.type === 'assistant/message' && e.data['message'].content.some((block: { type: string }) => block.type === 'reasoning'),
     ).length;
     await page.locator('.conversation-row').first().waitFor();
+    await rendered();
     expect(await page.locator('article.checkpoint').count()).toBe(checkpoints);
     expect(checkpoints).toBeGreaterThan(0);
     expect(await page.locator('details.tool-result').count()).toBe(toolResults);
@@ -104,5 +115,16 @@ describe('the Session view', () => {
     expect(await page.getByRole('article', { name: 'Compaction checkpoint' }).first().textContent()).toContain(
       'This is an automatically generated checkpoint',
     );
+  });
+
+  it('links a cited session’s chip to that session', async () => {
+    ({ page } = await web.open(`#/session/${encodeURIComponent(WITH_RECALL)}`));
+    await rendered();
+    const chip = page.locator('.conversation-row[data-seq="164"] .chip');
+    expect(await chip.evaluate((node) => node.tagName)).toBe('A');
+    expect(await chip.getAttribute('href')).toBe(`#/session/${encodeURIComponent(CITED)}`);
+    await chip.click();
+    await expect.poll(() => page.url()).toContain(`#/session/${CITED}`);
+    await page.getByRole('heading', { level: 1, name: 'Write unit tests CartService.removeItem' }).waitFor();
   });
 });

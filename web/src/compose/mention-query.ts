@@ -1,7 +1,8 @@
 /**
  * When the `@` picker is open and what it looks up (issue 18, Compose): an `@` at the start of the text or after
  * whitespace opens it; the query runs from just after that `@` to the caret and holds no whitespace; an `@` that is a
- * chip's own never does.
+ * chip's own never does. While the open picker still lists matches, its query goes on across spaces (issue 28:
+ * `@invoice csv` is one query, as `sessions --query "invoice csv"` is), until a line ends or nothing matches.
  */
 import type { Draft } from './chip-model.js';
 
@@ -29,4 +30,19 @@ export function mentionQueryAt(draft: Draft, caret: number | undefined): Mention
   if (text[start] !== '@' || start >= caret) return undefined;
   if (draft.chips.some((chip) => chip.start < caret && chip.end > start)) return undefined;
   return { at: start, query: text.slice(start + 1, caret) };
+}
+
+/**
+ * The open picker's query continued across spaces: from its `@` to the caret, on one line, outside every chip.
+ *
+ * @param draft the draft
+ * @param caret a collapsed caret
+ * @param at the `@` of the open picker's query
+ */
+export function continuedMentionQuery(draft: Draft, caret: number | undefined, at: number): MentionQuery | undefined {
+  if (caret === undefined || caret <= at || draft.text[at] !== '@') return undefined;
+  const query = draft.text.slice(at + 1, caret);
+  if (/[\r\n]/u.test(query) || query.trim() === '') return undefined;
+  if (draft.chips.some((chip) => chip.start < caret && chip.end > at)) return undefined;
+  return { at, query };
 }

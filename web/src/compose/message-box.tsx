@@ -23,7 +23,7 @@ import {
   removeChip,
   replaceRange,
 } from './chip-model.js';
-import { type MentionQuery, mentionQueryAt } from './mention-query.js';
+import { continuedMentionQuery, type MentionQuery, mentionQueryAt } from './mention-query.js';
 
 /** How many suggestions one lookup asks for. */
 const SUGGESTION_LIMIT = 10;
@@ -94,6 +94,8 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
   const lookup = useRef<AbortController | undefined>(undefined);
   // The `@` an Escape dismissed: it stays closed while the caret is in that same `@query`.
   const dismissedAt = useRef<number | undefined>(undefined);
+  // The caret right after a picked chip's own space, until the next input or caret move.
+  const afterPick = useRef<number | undefined>(undefined);
   const [picker, setPicker] = useState<Picker | undefined>(undefined);
   // The picker as of the last change, read by key handlers and lookup replies between renders.
   const pickerRef = useRef(picker);
@@ -157,11 +159,23 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
     );
   }
 
+  /** The `@query` at the caret: a word, or more words while the open picker's query has not come back empty. */
+  function queryAt(draft: Draft, caret: number | undefined): MentionQuery | undefined {
+    const open = pickerRef.current;
+    const word = mentionQueryAt(draft, caret);
+    // Only an answer with no matches (or a failed lookup) ends it: a lookup still running must not, or fast typing
+    // would cut the phrase at its first space.
+    const noMatches = open !== undefined && open.options.length === 0 && open.status !== 'loading';
+    if (word !== undefined || open === undefined || noMatches) return word;
+    return continuedMentionQuery(draft, caret, open.at);
+  }
+
   /** Re-checks the `@query` after the caret moved without an edit; looks up only when it changed. */
   function caretMoved(): void {
     const box = textarea.current;
     if (box === null) return;
-    const mention = mentionQueryAt(draftRef.current, collapsedCaret(box));
+    afterPick.current = undefined;
+    const mention = queryAt(draftRef.current, collapsedCaret(box));
     const open = pickerRef.current;
     if (mention !== undefined && open !== undefined && open.at === mention.at && open.query === mention.query) return;
     if (mention === undefined && open === undefined) return;
@@ -180,13 +194,30 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
     if (open === undefined || box === null) return;
     const caret = box.selectionEnd;
     close();
-    commit(insertChip(draftRef.current, open.at, Math.max(caret, open.at + 1 + open.query.length), option.label, option.mention));
+    const change = insertChip(draftRef.current, open.at, Math.max(caret, open.at + 1 + open.query.length), option.label, option.mention);
+    commit(change);
+    // The chip brought its own space: a space typed right after it is that same space, not a second one.
+    afterPick.current = change.caret;
     box.focus();
   }
 
-  function onBeforeInput(): void {
+  function onBeforeInput(event: InputEvent): void {
     const box = textarea.current;
-    if (box !== null) selectionBefore.current = [box.selectionStart, box.selectionEnd];
+    if (box === null) return;
+    const pickedAt = afterPick.current;
+    afterPick.current = undefined;
+    if (
+      pickedAt !== undefined &&
+      event.inputType === 'insertText' &&
+      event.data === ' ' &&
+      box.selectionStart === pickedAt &&
+      box.selectionEnd === pickedAt &&
+      draftRef.current.text[pickedAt - 1] === ' '
+    ) {
+      event.preventDefault();
+      return;
+    }
+    selectionBefore.current = [box.selectionStart, box.selectionEnd];
   }
 
   function onInput(event: JSX.TargetedEvent<HTMLTextAreaElement>): void {
@@ -197,7 +228,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
     selectionBefore.current = [box.selectionStart, box.selectionEnd];
     // Each keystroke is a new lookup (the last one is aborted), even when the query text came out the same.
     if ((event as unknown as InputEvent).isComposing) return;
-    lookUp(mentionQueryAt(next, collapsedCaret(box)));
+    lookUp(queryAt(next, collapsedCaret(box)));
   }
 
   function onKeyDown(event: JSX.TargetedKeyboardEvent<HTMLTextAreaElement>): void {
@@ -290,7 +321,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
           aria-controls={hasOptions ? 'session-suggestions' : undefined}
           aria-activedescendant={hasOptions ? optionId(picker.active) : undefined}
           aria-describedby="message-help"
-          onBeforeInput={onBeforeInput}
+          onBeforeInput={(event) => onBeforeInput(event as unknown as InputEvent)}
           onInput={onInput}
           onKeyDown={onKeyDown}
           onKeyUp={(event) => {
@@ -298,7 +329,7 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
           }}
           onClick={caretMoved}
           onCompositionEnd={() =>
-            lookUp(mentionQueryAt(draftRef.current, textarea.current === null ? undefined : collapsedCaret(textarea.current)))
+            lookUp(queryAt(draftRef.current, textarea.current === null ? undefined : collapsedCaret(textarea.current)))
           }
           onCopy={(event) => onCopy(event, false)}
           onCut={(event) => onCopy(event, true)}

@@ -5,15 +5,25 @@
  * that opens to a per-source summary and the framed JSON in a bounded block.
  */
 import type { JSX } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import type { WebMention, WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort } from '../api/client.js';
 import { formatTime, isoTime } from '../format.js';
+import { MarkdownText, markdownReady } from '../markdown/markdown-text.js';
 import { type ConversationRow, conversationRows, joinedLabels, LABEL_JOINER, type RecallItem, type UserItem } from '../replay/associate.js';
 import { hrefOf } from '../router.js';
 
-/** The Session view of one session. */
-export function SessionView({ sessionId }: { sessionId: string }): JSX.Element {
+/**
+ * The conversation row a message anchor lands on: the first row of that seq, else (the message was compacted away
+ * or is not shown) the first row after it.
+ */
+function anchorRow(list: HTMLElement, seq: number): HTMLElement | undefined {
+  const rows = [...list.querySelectorAll<HTMLElement>('.conversation-row')];
+  return rows.find((row) => Number(row.dataset['seq']) === seq) ?? rows.find((row) => Number(row.dataset['seq']) > seq);
+}
+
+/** The Session view of one session, scrolled to the message `seq` (a search hit's) when given. */
+export function SessionView({ sessionId, seq }: { sessionId: string; seq?: number }): JSX.Element {
   const [surface, setSurface] = useState<WebSurface | undefined>(undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
   useEffect(() => {
@@ -25,6 +35,25 @@ export function SessionView({ sessionId }: { sessionId: string }): JSX.Element {
     });
     return () => controller.abort();
   }, [sessionId]);
+
+  const list = useRef<HTMLOListElement>(null);
+  useEffect(() => {
+    if (surface === undefined || seq === undefined || list.current === null) return;
+    const row = anchorRow(list.current, seq);
+    if (row === undefined) return;
+    row.dataset['anchored'] = 'true';
+    let current = true;
+    // Scrolled once the Markdown above it has its final height.
+    markdownReady().then(() =>
+      requestAnimationFrame(() => {
+        if (current) row.scrollIntoView({ block: 'center' });
+      }),
+    );
+    return () => {
+      current = false;
+      delete row.dataset['anchored'];
+    };
+  }, [surface, seq]);
 
   if (failure !== undefined)
     return (
@@ -51,7 +80,7 @@ export function SessionView({ sessionId }: { sessionId: string }): JSX.Element {
         <a href={hrefOf({ view: 'context', sessionId })}>Context</a> ·{' '}
         <a href={hrefOf({ view: 'compose', target: sessionId })}>Compose in this session</a>
       </p>
-      <ol class="conversation" aria-label="Conversation">
+      <ol class="conversation" aria-label="Conversation" ref={list}>
         {conversationRows(surface.items).map((row) => (
           <li key={`${row.kind}-${row.item.seq}`} class="conversation-row" data-seq={row.item.seq} data-kind={row.item.kind}>
             <Row row={row} toolNames={toolNames} />
@@ -77,49 +106,11 @@ function Row({ row, toolNames }: { row: ConversationRow; toolNames: ReadonlyMap<
   }
 }
 
-/** The text with each `@<label>` of a mention shown as a chip; mentions not found in it follow as chips. */
-function TextWithChips({ text, mentions }: { text: string; mentions: readonly WebMention[] }): JSX.Element {
-  const parts: (string | JSX.Element)[] = [];
-  const unplaced: WebMention[] = [];
-  let rest = text;
-  let key = 0;
-  for (const mention of mentions) {
-    const shown = `@${mention.label}`;
-    const index = rest.indexOf(shown);
-    if (index < 0) {
-      unplaced.push(mention);
-      continue;
-    }
-    parts.push(rest.slice(0, index));
-    parts.push(
-      <span class="chip" key={key++} title={mention.mention} data-session-id={mention.sessionId}>
-        {shown}
-      </span>,
-    );
-    rest = rest.slice(index + shown.length);
-  }
-  parts.push(rest);
-  return (
-    <>
-      <p class="bubble-text">{parts}</p>
-      {unplaced.length > 0 ? (
-        <p class="chips">
-          {unplaced.map((mention) => (
-            <span class="chip" key={mention.sessionId} title={mention.mention} data-session-id={mention.sessionId}>
-              @{mention.label}
-            </span>
-          ))}
-        </p>
-      ) : null}
-    </>
-  );
-}
-
 function UserBubble({ item, recalls }: { item: UserItem; recalls: readonly RecallItem[] }): JSX.Element {
   const labels = recalls.flatMap((recall) => recall.labels);
   return (
     <article class="bubble user" aria-label="User message">
-      <TextWithChips text={item.text} mentions={item.mentions} />
+      <MarkdownText class="bubble-text" text={item.text} mentions={item.mentions} />
       {labels.length > 0 ? <p class="referenced">Referenced session · {labels.join(LABEL_JOINER)}</p> : null}
       <Time ms={item.time} />
     </article>
@@ -153,7 +144,7 @@ function OtherItem({
     case 'assistant':
       return (
         <article class="bubble assistant" aria-label="Assistant message">
-          <p class="bubble-text">{item.text}</p>
+          <MarkdownText class="bubble-text" text={item.text} />
           <Time ms={item.time} />
         </article>
       );
@@ -182,7 +173,7 @@ function OtherItem({
       return (
         <article class="checkpoint" aria-label="Compaction checkpoint">
           <h2 class="checkpoint-title">Checkpoint</h2>
-          <p class="bubble-text">{item.text}</p>
+          <MarkdownText class="bubble-text" text={item.text} />
           <Time ms={item.time} />
         </article>
       );

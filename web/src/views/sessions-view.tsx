@@ -4,7 +4,7 @@
  * `search/sessions` for sessions whose contents match; without it the page says so and keeps filtering titles.
  */
 import type { JSX } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SearchPage } from '../../../src/protocol/search-types.js';
 import type { WebSessionRow } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort, WebApiError } from '../api/client.js';
@@ -38,12 +38,27 @@ function groupByProject(rows: readonly WebSessionRow[]): ProjectGroup[] {
 type ContentSearch =
   | { readonly kind: 'idle' }
   | { readonly kind: 'searching' }
-  | { readonly kind: 'ready'; readonly page: SearchPage }
+  | {
+      readonly kind: 'ready';
+      /** Every page so far, in order. */
+      readonly results: SearchPage['results'];
+      readonly nextCursor?: string;
+      /** A "more" request is under way. */
+      readonly loadingMore?: boolean;
+      readonly moreFailed?: string;
+    }
   | { readonly kind: 'unavailable'; readonly message: string }
   | { readonly kind: 'failed'; readonly message: string };
 
 /** How long typing must pause before the contents are searched. */
 const SEARCH_PAUSE_MS = 250;
+/** Sessions per search page. */
+const SEARCH_PAGE = 20;
+
+function readyState(results: SearchPage['results'], page: SearchPage): ContentSearch {
+  const all = [...results, ...page.results];
+  return page.nextCursor === undefined ? { kind: 'ready', results: all } : { kind: 'ready', results: all, nextCursor: page.nextCursor };
+}
 
 /** The Sessions view. */
 export function SessionsView(): JSX.Element {
@@ -62,6 +77,8 @@ export function SessionsView(): JSX.Element {
     return () => controller.abort();
   }, []);
 
+  // The search the "more" requests continue: aborted with it when the query changes.
+  const searchController = useRef<AbortController | undefined>(undefined);
   useEffect(() => {
     const query = filter.trim();
     if (query === '') {
@@ -75,8 +92,8 @@ export function SessionsView(): JSX.Element {
     const controller = new AbortController();
     const timer = setTimeout(() => {
       setContent({ kind: 'searching' });
-      call('search/sessions', { query, limit: 20 }, controller.signal).then(
-        (page) => setContent({ kind: 'ready', page }),
+      call('search/sessions', { query, limit: SEARCH_PAGE }, controller.signal).then(
+        (page) => setContent(readyState([], page)),
         (error: unknown) => {
           if (isAbort(error)) return;
           if (error instanceof WebApiError && error.code === 'SEARCH_UNAVAILABLE') {
@@ -86,11 +103,26 @@ export function SessionsView(): JSX.Element {
         },
       );
     }, SEARCH_PAUSE_MS);
+    searchController.current = controller;
     return () => {
       clearTimeout(timer);
       controller.abort();
     };
   }, [filter, searchUnavailable]);
+
+  /** Asks for the next page with the last page's cursor and appends it. */
+  function more(): void {
+    if (content.kind !== 'ready' || content.nextCursor === undefined || content.loadingMore === true) return;
+    const shown = content;
+    const signal = searchController.current?.signal;
+    setContent({ ...shown, loadingMore: true });
+    call('search/sessions', { query: filter.trim(), limit: SEARCH_PAGE, cursor: shown.nextCursor! }, signal).then(
+      (page) => setContent(readyState(shown.results, page)),
+      (error: unknown) => {
+        if (!isAbort(error)) setContent({ ...shown, moreFailed: error instanceof Error ? error.message : String(error) });
+      },
+    );
+  }
 
   const groups = useMemo(() => {
     if (rows === undefined) return [];
@@ -128,7 +160,7 @@ export function SessionsView(): JSX.Element {
           {rows.skipped > 0 ? ` · ${plural(rows.skipped, 'unreadable artifact', 'unreadable artifacts')} skipped` : ''}
         </p>
       ) : null}
-      <ContentResults search={content} />
+      <ContentResults search={content} onMore={more} />
       {groups.map((group) => (
         <section class="project" key={group.cwd ?? ''} aria-label={`Project ${group.cwd ?? '(no project)'}`}>
           <h2 class="project-cwd">{group.cwd ?? '(no project)'}</h2>
@@ -160,7 +192,7 @@ export function SessionsView(): JSX.Element {
 }
 
 /** The content search's part of the page. */
-function ContentResults({ search }: { search: ContentSearch }): JSX.Element | null {
+function ContentResults({ search, onMore }: { search: ContentSearch; onMore: () => void }): JSX.Element | null {
   switch (search.kind) {
     case 'idle':
       return null;
@@ -186,9 +218,15 @@ function ContentResults({ search }: { search: ContentSearch }): JSX.Element | nu
       return (
         <section class="content-results" aria-labelledby="content-results-heading">
           <h2 id="content-results-heading">In conversations</h2>
-          {search.page.results.length === 0 ? <p class="hint">No conversation contains these words.</p> : null}
+          <p class="hint result-count" role="status">
+            {search.results.length === 0
+              ? 'No conversation contains these words.'
+              : search.nextCursor === undefined
+                ? `${plural(search.results.length, 'session', 'sessions')} found`
+                : `${plural(search.results.length, 'session', 'sessions')} shown · more match`}
+          </p>
           <ul class="session-list">
-            {search.page.results.map((result) => (
+            {search.results.map((result) => (
               <li key={result.sessionId} class="session-row search-result" data-session-id={result.sessionId}>
                 <a class="session-title" href={hrefOf({ view: 'session', sessionId: result.sessionId })}>
                   {result.label}
@@ -196,12 +234,28 @@ function ContentResults({ search }: { search: ContentSearch }): JSX.Element | nu
                 <span class="session-meta">{result.cwd ?? '(no project)'}</span>
                 {result.hits.slice(0, 2).map((hit) => (
                   <p class="snippet" key={hit.seq}>
-                    <span class="snippet-role">{hit.role}</span> <Highlighted text={hit.snippet} ranges={hit.highlights} />
+                    <a
+                      class="snippet-link"
+                      href={hrefOf({ view: 'session', sessionId: result.sessionId, seq: hit.seq })}
+                      aria-label={`${hit.role} message in ${result.label}: ${hit.snippet}`}
+                    >
+                      <span class="snippet-role">{hit.role}</span> <Highlighted text={hit.snippet} ranges={hit.highlights} />
+                    </a>
                   </p>
                 ))}
               </li>
             ))}
           </ul>
+          {search.moreFailed !== undefined ? (
+            <p class="error" role="alert">
+              Could not load more results: {search.moreFailed}
+            </p>
+          ) : null}
+          {search.nextCursor !== undefined ? (
+            <button type="button" class="more" onClick={onMore} disabled={search.loadingMore === true}>
+              {search.loadingMore === true ? 'Loading…' : 'More results'}
+            </button>
+          ) : null}
         </section>
       );
     default: {
