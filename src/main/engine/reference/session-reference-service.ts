@@ -60,8 +60,8 @@ export interface SessionReferenceServiceOptions {
   readonly renderer?: ReferenceSourceRenderer;
 }
 
-/** `rank(candidateCwd, targetCwd)` of §7.1. */
-function rank(candidateCwd: string | undefined, targetCwd: string | undefined): 0 | 1 | 2 {
+/** `rank(candidateCwd, targetCwd)` of §7.1 (also the shared corpus index's, `engine/fleet`). */
+export function rank(candidateCwd: string | undefined, targetCwd: string | undefined): 0 | 1 | 2 {
   if (candidateCwd !== undefined && targetCwd !== undefined && candidateCwd === targetCwd) return 0;
   return candidateCwd === undefined ? 1 : 2;
 }
@@ -318,7 +318,8 @@ function searchKeys(record: SessionRecord, label: string): SearchKeys {
   return keys;
 }
 
-function toCandidate(record: SessionRecord, label: string): Candidate {
+/** A discovery result of a record and its raw label, display fields escaped (D5); also the shared corpus index's. */
+export function toCandidate(record: SessionRecord, label: string): Candidate {
   const { id, cwd, createdAt } = record.header;
   return cwd === undefined
     ? { sessionId: id, label: escapeDisplayText(label), createdAt }

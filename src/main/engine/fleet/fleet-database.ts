@@ -1,0 +1,106 @@
+/**
+ * The connection to the shared corpus index: a `pg` pool over one URL, every failure typed (`fleet-error.ts`), and
+ * the schema brought to this program's version before anything else runs (`fleet-schema.ts`).
+ */
+import pg from 'pg';
+import type { DatabaseUrl } from './database-url.js';
+import { fleetFailure } from './fleet-error.js';
+import { migrateFleetSchema } from './fleet-schema.js';
+
+/** How the pool connects. */
+export interface FleetDatabaseOptions {
+  /** The server (prints redacted). */
+  readonly url: DatabaseUrl;
+  /** How long one connection attempt may take before `FLEET_UNREACHABLE`; default 10 000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Connections the pool may hold; default 4. */
+  readonly maxConnections?: number;
+}
+
+/** One statement's parameters. */
+export type SqlValues = readonly unknown[];
+
+/** What a transaction body may run. */
+export interface FleetTransaction {
+  /** Runs one statement inside the transaction. */
+  query<Row extends Record<string, unknown>>(text: string, values?: SqlValues): Promise<Row[]>;
+}
+
+/** The shared database, with its schema at this program's version. */
+export class FleetDatabase {
+  readonly #pool: pg.Pool;
+
+  private constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  /**
+   * Connects and migrates the schema (or refuses a schema it must not touch).
+   * @throws FleetError `FLEET_UNREACHABLE`, `FLEET_AUTH_FAILED`, `FLEET_SCHEMA_UNKNOWN_VERSION`, `FLEET_SCHEMA_FOREIGN_TABLES`
+   */
+  static async open(options: FleetDatabaseOptions): Promise<FleetDatabase> {
+    const pool = new pg.Pool({
+      connectionString: options.url.reveal(),
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+      max: options.maxConnections ?? 4,
+      application_name: 'sessionctx',
+    });
+    // An idle connection the server drops would otherwise be an unhandled 'error' event that ends the process; the
+    // next query reports the failure instead.
+    pool.on('error', () => undefined);
+    const database = new FleetDatabase(pool);
+    try {
+      await database.transaction((tx) => migrateFleetSchema(tx));
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw fleetFailure(error, 'opening the corpus index');
+    }
+    return database;
+  }
+
+  /** Runs one statement outside a transaction. */
+  async query<Row extends Record<string, unknown>>(text: string, values: SqlValues = []): Promise<Row[]> {
+    try {
+      return (await this.#pool.query(text, [...values])).rows as Row[];
+    } catch (error) {
+      throw fleetFailure(error, 'querying the corpus index');
+    }
+  }
+
+  /**
+   * Runs `body` in one transaction on one connection: committed when it resolves, rolled back when it throws. A
+   * process that dies inside it leaves nothing of it (the server rolls back a connection that goes away).
+   */
+  async transaction<T>(body: (tx: FleetTransaction) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw fleetFailure(error, 'connecting to the corpus index');
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await body({
+        query: async <Row extends Record<string, unknown>>(text: string, values: SqlValues = []) =>
+          (await client.query(text, [...values])).rows as Row[],
+      });
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        broken = true;
+      }
+      throw fleetFailure(error, 'writing the corpus index');
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
