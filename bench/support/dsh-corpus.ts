@@ -147,7 +147,11 @@ export function dshCorpusSession(index: number, options: DshCorpusOptions): Gene
       const pieces = 6;
       const piece = Math.ceil(answer.length / pieces);
       for (let at = 0; at < pieces; at += 1)
-        push('assistant/chunk', { turn, step: 1, chunk: { type: 'text-delta', index: 0, text: answer.slice(at * piece, (at + 1) * piece) } });
+        push('assistant/chunk', {
+          turn,
+          step: 1,
+          chunk: { type: 'text-delta', index: 0, text: answer.slice(at * piece, (at + 1) * piece) },
+        });
     }
     const toolCalls = Array.from({ length: calls }, (_, at) => ({
       type: 'tool-call',

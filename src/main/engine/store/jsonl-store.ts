@@ -116,7 +116,11 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly headerCache: ListedHeaderCache | undefined;
   private readonly onListingProgress: ListingProgressListener | undefined;
 
-  private constructor(config: JsonlStoreConfig, titleIndex: TitleIndex | undefined, onListingProgress: ListingProgressListener | undefined) {
+  private constructor(
+    config: JsonlStoreConfig,
+    titleIndex: TitleIndex | undefined,
+    onListingProgress: ListingProgressListener | undefined,
+  ) {
     this.config = config;
     this.titleIndex = titleIndex;
     this.onListingProgress = onListingProgress;
@@ -217,7 +221,10 @@ export class JsonlSessionStore implements SessionStorage {
    * dsh's listing (§9.13): any layout or header failure fails the whole listing. The encoding scan runs once per
    * store and is memoised.
    */
-  private async listStrict(signal: AbortSignal | undefined, onProgress: ListingProgressListener | undefined): Promise<readonly SessionHeader[]> {
+  private async listStrict(
+    signal: AbortSignal | undefined,
+    onProgress: ListingProgressListener | undefined,
+  ): Promise<readonly SessionHeader[]> {
     this.encodingCheck ??= assertSingleEncoding(this.config);
     await this.encodingCheck;
     signal?.throwIfAborted();

@@ -33,7 +33,10 @@ const EXPECTED_PROJECT_DIRS: Readonly<Record<string, string>> = {
  */
 function expectedProjectDir(cwd: string | undefined): string {
   if (cwd === undefined) return '_no-cwd';
-  return `--${cwd.replace(/[/\\:]+/g, '-').replaceAll(' ', '~0020').replace(/^-+/, '')}--`;
+  return `--${cwd
+    .replace(/[/\\:]+/g, '-')
+    .replaceAll(' ', '~0020')
+    .replace(/^-+/, '')}--`;
 }
 
 let dir: string;
@@ -121,7 +124,8 @@ describe.each(['zstd', 'none'] as const)('a generated %s corpus', (compression: 
   it('frames the header alone and each later batch as whole lines, with chunk runs packed into rows', async () => {
     const long = generated.find((session) => session.long) as GeneratedSession;
     const cwd = long.header.cwd;
-    const project = cwd === undefined ? '_no-cwd' : (readdirSync(root).find((name) => readdirSync(join(root, name)).includes(long.header.id)) as string);
+    const project =
+      cwd === undefined ? '_no-cwd' : (readdirSync(root).find((name) => readdirSync(join(root, name)).includes(long.header.id)) as string);
     const bytes = readFileSync(join(root, project, long.header.id, compression === 'zstd' ? 'session.jsonl.zstd' : 'session.jsonl'));
     let text: string;
     if (compression === 'zstd') {
