@@ -17,6 +17,7 @@ import { runP6Stats } from './p6-dcp-stats.js';
 import { runP6Strategies } from './p6-dcp-strategies.js';
 import { runP7 } from './p7-load.js';
 import { runP8 } from './p8-decode.js';
+import { runP9 } from './p9-scale-discovery.js';
 import { runTransport } from './transport-codec.js';
 import { runSearch } from './search-fts.js';
 import { runDshHostStall } from './dsh-host-stall.js';
@@ -37,6 +38,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   d3: runD3,
   p7: runP7,
   p8: runP8,
+  p9: runP9,
   transport: runTransport,
   engine: runEngineDiscovery,
   search: runSearch,

@@ -28,6 +28,7 @@ import { assertNever } from '../../../protocol/assert-never.js';
 import { ListedHeaderCache } from '../store/listed-header-cache.js';
 import type { ListingProblem } from '../../../protocol/listing-problem.js';
 import { settleInOrder } from '../store/ordered-settle.js';
+import { ListingProgressCounter, type ListingProgressListener } from '../store/listing-progress.js';
 import { readDirectory, type SessionDirectory } from '../store/store-layout.js';
 import type { JsonlStoreConfig } from '../store/store-config.js';
 import {
@@ -114,6 +115,11 @@ export interface CorpusViewOptions {
   readonly watchStrategy?: WatchStrategy;
   /** Tests only: drop every notification (the sweep alone keeps the view correct). */
   readonly ignoreNotifications?: boolean;
+  /**
+   * Progress of each full build (the first call's cold listing, a replaced root): session directories checked of
+   * those the walk found, as the store's listing reports them.
+   */
+  readonly onProgress?: ListingProgressListener;
 }
 
 /** How many directories a build or a sweep handles at once (the store's listing concurrency). */
@@ -168,6 +174,7 @@ export class CorpusView {
   readonly #headers = new ListedHeaderCache();
   readonly #watcher: RootWatcher;
   readonly #ignoreNotifications: boolean;
+  readonly #onProgress: ListingProgressListener | undefined;
   /** `undefined` while the root is missing (or before the first build). */
   #rootStamp: FileRevision | undefined;
   #projects = new Map<string, ProjectEntry | undefined>();
@@ -208,6 +215,7 @@ export class CorpusView {
     this.#revalidateMs = options.revalidateMs;
     this.#artifactName = artifactFileName(options.config.compression);
     this.#ignoreNotifications = options.ignoreNotifications ?? false;
+    this.#onProgress = options.onProgress;
     this.#watcher = new RootWatcher({
       root: options.config.root,
       ...(options.watchStrategy === undefined ? {} : { strategy: options.watchStrategy }),
@@ -360,7 +368,21 @@ export class CorpusView {
       this.#rootStamp = await stampOf(this.#config.root);
       if (this.#rootStamp !== undefined) this.#watcher.watch([], this.#rootStamp.ino);
       const names = (await readDirectory(this.#config.root)).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
-      const loaded = await settleInOrder(names, 4, (name) => this.#loadProject(name, undefined));
+      // Every project is walked before any session is checked, so the progress of the checks has its total.
+      const walked = await settleInOrder(names, 4, (name) => this.#walkProject(name));
+      const walks = walked.map((outcome) => {
+        if (outcome === undefined || outcome.status === 'rejected') throw outcome?.reason;
+        return outcome.value;
+      });
+      const progress = new ListingProgressCounter(
+        walks.reduce((sum, walk) => sum + walk.walk.directories.length, 0),
+        this.#onProgress,
+      );
+      const loaded = await settleInOrder(
+        names.map((name, index) => ({ name, walked: walks[index] })),
+        4,
+        ({ name, walked: walk }) => this.#loadProject(name, undefined, walk, progress),
+      );
       names.forEach((name, index) => {
         const outcome = loaded[index];
         if (outcome === undefined) return;
@@ -378,12 +400,23 @@ export class CorpusView {
     return this.#snapshot;
   }
 
-  /** Walks one project directory, reusing the checks of `previous` that are not marked. */
-  async #loadProject(name: string, previous: ProjectEntry | undefined): Promise<ProjectEntry> {
+  /** Stamps, watches and walks one project directory (its stamp taken before the walk, so the sweep sees later changes). */
+  async #walkProject(name: string): Promise<{ readonly stamp: FileRevision | undefined; readonly walk: ProjectWalk }> {
     const path = join(this.#config.root, name);
     const stamp = await stampOf(path);
     if (stamp !== undefined) this.#watcher.watch([name], stamp.ino);
-    const walk = await walkProject(path);
+    return { stamp, walk: await walkProject(path) };
+  }
+
+  /** Walks one project directory (or takes its walk from `walked`), reusing the checks of `previous` that are not marked. */
+  async #loadProject(
+    name: string,
+    previous: ProjectEntry | undefined,
+    walked?: { readonly stamp: FileRevision | undefined; readonly walk: ProjectWalk },
+    progress?: ListingProgressCounter,
+  ): Promise<ProjectEntry> {
+    const path = join(this.#config.root, name);
+    const { stamp, walk } = walked ?? (await this.#walkProject(name));
     const sessions = new Map<string, ViewSessionEntry>();
     const names = walk.directories.map((dir) => dir.sessionPath.slice(path.length + 1));
     const checked = await settleInOrder(walk.directories, CONCURRENCY, async (dir) => {
@@ -392,7 +425,9 @@ export class CorpusView {
       const kept = previous?.sessions.get(session);
       if (kept !== undefined && !this.#dirtySessions.has(key)) return kept;
       this.#dirtySessions.delete(key);
-      return this.#checkSession(name, dir);
+      const entry = await this.#checkSession(name, dir);
+      progress?.tick();
+      return entry;
     });
     names.forEach((session, index) => {
       const outcome = checked[index];

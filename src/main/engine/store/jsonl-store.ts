@@ -34,6 +34,7 @@ import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
 import { ListedHeaderCache } from './listed-header-cache.js';
 import type { ListingReport } from '../../../protocol/listing-problem.js';
 import { settleInOrder } from './ordered-settle.js';
+import { ListingProgressCounter, type ListingProgressListener } from './listing-progress.js';
 import {
   alreadyMaterializedError,
   encodingMismatchError,
@@ -82,6 +83,11 @@ export interface JsonlSessionStoreOptions extends JsonlStoreOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** The file-system layer of the title index (tests count and fail its operations through it). */
   readonly titleIndexFs?: TitleIndexFs;
+  /**
+   * Progress of every listing of this store (session directories checked of those found), unless a call names its
+   * own: how a library caller or a terminal shows a cold listing of a large root advancing.
+   */
+  readonly onListingProgress?: ListingProgressListener;
 }
 
 /** How many session directories a listing checks at once (header reads of new or changed artifacts overlap). */
@@ -108,10 +114,16 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly listingRevisions = new WeakMap<readonly SessionHeader[], ReadonlyMap<string, FileRevision>>();
   /** Listed headers by revision; kept with the title index (with it disabled every listing reads every header, as dsh). */
   private readonly headerCache: ListedHeaderCache | undefined;
+  private readonly onListingProgress: ListingProgressListener | undefined;
 
-  private constructor(config: JsonlStoreConfig, titleIndex: TitleIndex | undefined) {
+  private constructor(
+    config: JsonlStoreConfig,
+    titleIndex: TitleIndex | undefined,
+    onListingProgress: ListingProgressListener | undefined,
+  ) {
     this.config = config;
     this.titleIndex = titleIndex;
+    this.onListingProgress = onListingProgress;
     this.headerCache = titleIndex === undefined ? undefined : new ListedHeaderCache();
   }
 
@@ -132,6 +144,9 @@ export class JsonlSessionStore implements SessionStorage {
     }
     if (options.env !== undefined && (typeof options.env !== 'object' || options.env === null)) {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: env must be an object of environment variables');
+    }
+    if (options.onListingProgress !== undefined && typeof options.onListingProgress !== 'function') {
+      throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', 'session store: onListingProgress must be a function');
     }
     const rootStats = await stat(config.root).catch((error: unknown) => {
       if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
@@ -158,7 +173,7 @@ export class JsonlSessionStore implements SessionStorage {
         ...(options.titleIndexFs === undefined ? {} : { fs: options.titleIndexFs }),
       });
     }
-    return new JsonlSessionStore(config, titleIndex);
+    return new JsonlSessionStore(config, titleIndex, options.onListingProgress);
   }
 
   /**
@@ -193,18 +208,23 @@ export class JsonlSessionStore implements SessionStorage {
    * (none of them is listed: which one is "first" depends on directory order, and a lookup of that id fails
    * anyway) — is skipped and reported once, problems sorted by path. Only an unreadable root fails the listing.
    * Strict mode: {@link listStrict}, with no problems.
+   * @param onProgress - progress of this listing (default: the store's `onListingProgress`): once the walk has found
+   *   the session directories, then about every 1% of their checks, and when the last is checked
    */
-  async listReport(signal?: AbortSignal): Promise<ListingReport> {
+  async listReport(signal?: AbortSignal, onProgress: ListingProgressListener | undefined = this.onListingProgress): Promise<ListingReport> {
     signal?.throwIfAborted();
-    if (this.config.listing === 'strict') return { headers: await this.listStrict(signal), problems: [] };
-    return this.listTolerant(signal);
+    if (this.config.listing === 'strict') return { headers: await this.listStrict(signal, onProgress), problems: [] };
+    return this.listTolerant(signal, onProgress);
   }
 
   /**
    * dsh's listing (§9.13): any layout or header failure fails the whole listing. The encoding scan runs once per
    * store and is memoised.
    */
-  private async listStrict(signal?: AbortSignal): Promise<readonly SessionHeader[]> {
+  private async listStrict(
+    signal: AbortSignal | undefined,
+    onProgress: ListingProgressListener | undefined,
+  ): Promise<readonly SessionHeader[]> {
     this.encodingCheck ??= assertSingleEncoding(this.config);
     await this.encodingCheck;
     signal?.throwIfAborted();
@@ -214,6 +234,7 @@ export class JsonlSessionStore implements SessionStorage {
     const segments = new Map<string, string[]>();
     for (const dir of directories) addSegment(segments, dir.sessionPath, dir.projectPath);
     const revisions = new Map<string, FileRevision>();
+    const progress = new ListingProgressCounter(directories.length, onProgress);
     // The per-directory checks run concurrently; their outcomes are then taken in walk order, so the listing
     // fails with the error (and the duplicate) a one-by-one walk would meet first.
     const outcomes = await settleInOrder(directories, LISTING_CONCURRENCY, async (dir) => {
@@ -222,8 +243,12 @@ export class JsonlSessionStore implements SessionStorage {
       const listed = await this.readHeader(artifact, revisions, signal);
       signal?.throwIfAborted();
       // dsh skips a missing artifact, an incomplete header and a first line that is not a header (§9.13 step 4–5).
-      if (listed.kind !== 'header') return undefined;
+      if (listed.kind !== 'header') {
+        progress.tick();
+        return undefined;
+      }
       await assertArtifactIdentity(this.config, artifact, listed.header.record);
+      progress.tick();
       return listed.header.record;
     });
     signal?.throwIfAborted();
@@ -243,12 +268,15 @@ export class JsonlSessionStore implements SessionStorage {
   }
 
   /** The tolerant listing of {@link listReport}. */
-  private async listTolerant(signal?: AbortSignal): Promise<ListingReport> {
+  private async listTolerant(signal: AbortSignal | undefined, onProgress: ListingProgressListener | undefined): Promise<ListingReport> {
     const walk = await walkTolerant(this.config.root, signal);
     const revisions = new Map<string, FileRevision>();
-    const outcomes = await settleInOrder(walk.directories, LISTING_CONCURRENCY, (dir) =>
-      listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal),
-    );
+    const progress = new ListingProgressCounter(walk.directories.length, onProgress);
+    const outcomes = await settleInOrder(walk.directories, LISTING_CONCURRENCY, async (dir) => {
+      const outcome = await listSessionDirectory(this.config, dir, (artifact) => this.readHeader(artifact, revisions, signal), signal);
+      progress.tick();
+      return outcome;
+    });
     signal?.throwIfAborted();
     const checked = walk.directories.map((_, index) => {
       const outcome = outcomes[index];
