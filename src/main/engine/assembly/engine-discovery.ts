@@ -79,7 +79,12 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
   // Discovery from memory in a long-lived engine (issue 15); exact reads below never use it.
   const view =
     corpus.watch && store !== undefined && store.config.listing === 'tolerant' && titles instanceof SessionQuery
-      ? new CorpusView({ config: store.config, revalidateMs: corpus.revalidateMs })
+      ? new CorpusView({
+          config: store.config,
+          revalidateMs: corpus.revalidateMs,
+          // The warm view's first build walks the root as a listing does: the same progress.
+          ...(options.store?.onListingProgress === undefined ? {} : { onProgress: options.store.onListingProgress }),
+        })
       : undefined;
   const warm =
     view === undefined || store === undefined
