@@ -23,7 +23,7 @@ import { encodeStorageBatch } from '../../src/protocol/storage-rows.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
 import { artifactPathOf } from './long-session.js';
-import { syntheticText } from './synthetic-session.js';
+import { syntheticText, syntheticToolResult } from './synthetic-session.js';
 
 /** The shape of a generated corpus. */
 export interface DshCorpusOptions {
@@ -171,27 +171,7 @@ export function dshCorpusSession(index: number, options: DshCorpusOptions): Gene
     });
     for (const call of toolCalls) {
       const callEvent = push('tool/call', { turn, step: 1, callId: call.id, name: call.name, arguments: call.arguments });
-      node(
-        'tool/result',
-        {
-          turn,
-          step: 1,
-          message: {
-            id: `r-${call.id}`,
-            role: 'user',
-            source: { kind: 'tool', callId: call.id },
-            content: [
-              {
-                type: 'tool-result',
-                toolCallId: call.id,
-                isError: false,
-                content: [{ type: 'text', text: syntheticText(textSeed + callEvent.seq, textBytes) }],
-              },
-            ],
-          },
-        },
-        [callEvent.seq],
-      );
+      node('tool/result', syntheticToolResult(turn, call.id, syntheticText(textSeed + callEvent.seq, textBytes)), [callEvent.seq]);
     }
     push('step/end', { turn, step: 1 });
     if (turn === 1 && (titleKind === 'model' || titleKind === 'rename')) {

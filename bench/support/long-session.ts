@@ -11,7 +11,7 @@ import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import { serializeHeaderLine } from '../../src/protocol/header-line.js';
 import { artifactFileName, encodeSegment, projectDirName, type Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame } from '../../src/workers/decode/zstd-codec.js';
-import { syntheticText } from './synthetic-session.js';
+import { syntheticText, syntheticToolResult } from './synthetic-session.js';
 
 /** Shape of a generated session. */
 export interface LongSessionOptions {
@@ -98,27 +98,7 @@ export function longSession(options: LongSessionOptions): LongSession {
     });
     for (const call of calls) {
       const callEvent = push('tool/call', { turn, step: 1, callId: call.id, name: call.name, arguments: call.arguments });
-      node(
-        'tool/result',
-        {
-          turn,
-          step: 1,
-          message: {
-            id: `r-${call.id}`,
-            role: 'user',
-            source: { kind: 'tool', callId: call.id },
-            content: [
-              {
-                type: 'tool-result',
-                toolCallId: call.id,
-                isError: false,
-                content: [{ type: 'text', text: syntheticText(seed + callEvent.seq, options.textBytes) }],
-              },
-            ],
-          },
-        },
-        [callEvent.seq],
-      );
+      node('tool/result', syntheticToolResult(turn, call.id, syntheticText(seed + callEvent.seq, options.textBytes)), [callEvent.seq]);
     }
     push('step/end', { turn, step: 1 });
     push('turn/end', { turn, reason: { kind: 'completed' } });

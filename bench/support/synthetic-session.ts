@@ -128,23 +128,7 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
       const callSeq = push({ type: 'tool/call', data: { turn, step: 1, callId: call.id, name: call.name, arguments: call.arguments } });
       push({
         type: 'tool/result',
-        data: {
-          turn,
-          step: 1,
-          message: {
-            id: `r-${call.id}`,
-            role: 'user',
-            source: { kind: 'tool', callId: call.id },
-            content: [
-              {
-                type: 'tool-result',
-                toolCallId: call.id,
-                isError: false,
-                content: [{ type: 'text', text: syntheticText(callSeq, options.textBytes) }],
-              },
-            ],
-          },
-        },
+        data: syntheticToolResult(turn, call.id, syntheticText(callSeq, options.textBytes)),
         sourceEventSeqs: [callSeq],
         surfaceOp: 'append',
       });
@@ -153,4 +137,18 @@ export function syntheticSession(options: SyntheticSessionOptions): { header: Se
     push({ type: 'turn/end', data: { turn, reason: { kind: 'completed' } } });
   }
   return { header, events };
+}
+
+/** The `data` of a successful `tool/result` event answering `callId` in step 1 of `turn` (dsh's shape). */
+export function syntheticToolResult(turn: number, callId: string, text: string): Record<string, unknown> {
+  return {
+    turn,
+    step: 1,
+    message: {
+      id: `r-${callId}`,
+      role: 'user',
+      source: { kind: 'tool', callId },
+      content: [{ type: 'tool-result', toolCallId: callId, isError: false, content: [{ type: 'text', text }] }],
+    },
+  };
 }
