@@ -7,6 +7,7 @@
  * the temporary file and rejects with the first error.
  */
 import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -50,7 +51,7 @@ async function syncDirectory(directory: string): Promise<void> {
  */
 export async function replaceFileAtomically(path: string, content: Uint8Array | string, options: AtomicReplaceOptions = {}): Promise<void> {
   const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = temporaryBeside(path);
   const handle = await open(temp, 'wx', options.mode ?? 0o600);
   try {
     try {
@@ -66,4 +67,56 @@ export async function replaceFileAtomically(path: string, content: Uint8Array | 
     throw error;
   }
   await syncDirectory(dirname(path));
+}
+
+/** The temporary file beside `path` a replace writes first: unique to this process and call. */
+function temporaryBeside(path: string): string {
+  return `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+}
+
+/** {@link syncDirectory} for a caller that cannot wait. */
+function syncDirectorySync(directory: string): void {
+  let fd: number;
+  try {
+    fd = openSync(directory, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // As in syncDirectory: a file system may refuse fsync on a directory.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * {@link replaceFileAtomically} for a caller that must finish before it returns (a database's close in a worker):
+ * the same steps and the same durability rule, synchronously.
+ * @param path - the file to replace (created when missing)
+ * @param content - the new content (a string is written as UTF-8)
+ */
+export function replaceFileAtomicallySync(path: string, content: Uint8Array | string, options: AtomicReplaceOptions = {}): void {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const temp = temporaryBeside(path);
+  const fd = openSync(temp, 'wx', options.mode ?? 0o600);
+  try {
+    try {
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, path);
+  } catch (error) {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Only clutter; the cause is reported.
+    }
+    throw error;
+  }
+  syncDirectorySync(dirname(path));
 }

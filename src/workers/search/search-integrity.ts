@@ -17,7 +17,8 @@
  * damaged": the file is deleted, rebuilt from the logs, and the request runs once more.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { replaceFileAtomicallySync } from '../../io/atomic-file.js';
 import type { Database } from './search-database.js';
 
 /** The suffix of the digest file written beside the index (`index.sqlite.sum`). */
@@ -125,7 +126,7 @@ export function removeFileDigest(path: string): void {
 
 /**
  * Writes the digest of a file its connection has just closed, unless one is there or a WAL remains (another connection still
- * uses the file: the last one to close writes it). Written to a temporary name and renamed, so a reader never
+ * uses the file: the last one to close writes it). Replaced atomically (`io/atomic-file.ts`), so a reader never
  * sees half of one. Failures are ignored: without a digest the next open runs the full check.
  */
 export function writeFileDigest(path: string): void {
@@ -140,13 +141,10 @@ export function writeFileDigest(path: string): void {
   }
   const actual = digestOfFile(path);
   if (actual === undefined) return;
-  const temporary = `${path}${DIGEST_SUFFIX}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, JSON.stringify({ v: 1, ...actual } satisfies FileDigest));
-    renameSync(temporary, `${path}${DIGEST_SUFFIX}`);
+    replaceFileAtomicallySync(`${path}${DIGEST_SUFFIX}`, JSON.stringify({ v: 1, ...actual } satisfies FileDigest));
   } catch {
     // Not written (a read-only or vanished directory): the next open runs the full check instead.
-    rmSync(temporary, { force: true });
   }
 }
 
