@@ -29,7 +29,6 @@ import type { WebDcpSummary, WebSessionRow } from '../../protocol/web/web-api.js
 import type { SessionListReport, SessionRecord } from '../engine/corpus/session-query.js';
 import type { SizedPreparation } from '../engine/reference/reference-types.js';
 import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events.js';
-import { dcpSummary } from './dcp-summary.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { RevisionCache } from './revision-cache.js';
@@ -363,7 +362,10 @@ export class SessionCatalog {
    * text, from one read and one replay on the engine's pool; kept while the artifact keeps its revision.
    * @throws CatalogError `no-root` when the engine has no session root; the store's typed errors as they are
    */
-  dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
+  async dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
+    // The DCP pipeline (ledger fold, stats, context chart) is loaded by the first summary: the CLI's session commands
+    // and MCP never need it, and it is a fifth of what `sessions` would load (start-up, issue 26 item 6).
+    const { dcpSummary } = await import('./dcp-summary.js');
     return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
   }
 

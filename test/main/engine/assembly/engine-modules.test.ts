@@ -1,7 +1,7 @@
 /**
  * Start-up (issue 26 item 6): an engine loads only the task runner it uses. The built CLI runs `sessions` in a child
  * process whose module loader records every module it loads (a `node:module` load hook); the pool's engine must not
- * load the in-thread task modules, the in-thread engine must not load piscina, and both list the sessions (first use
+ * load the in-thread task modules nor the DCP pipeline, the in-thread engine must not load piscina, and both list the sessions (first use
  * of the runner each loaded is correct).
  */
 import { execFile } from 'node:child_process';
@@ -52,6 +52,8 @@ describe('an engine loads only the task runner it uses', () => {
     const tasks = ['read-source', 'inspect-log', 'observe-titles', 'dcp-ledger'].map((task) => `/dist/src/workers/tasks/${task}.js`);
     expect(modules.filter((url) => tasks.some((task) => url.endsWith(task)))).toEqual([]);
     expect(modules.filter((url) => url.includes('/engine/pool/in-thread-runner.js'))).toEqual([]);
+    // Nor the DCP pipeline, which only a DCP summary (the Web's Context view) or a dcp command needs.
+    expect(modules.filter((url) => url.includes('/dist/src/main/engine/dcp/'))).toEqual([]);
     expect((JSON.parse(stdout) as { sessions: unknown[] }).sessions).toHaveLength(fixtureSessions().length);
   });
 
