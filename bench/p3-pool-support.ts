@@ -109,6 +109,6 @@ export function spread(values: readonly number[]): string {
 
 /** The thread ids of an engine's pool, sorted. */
 export function poolThreadIds(engine: LocalSessionEngine): number[] {
-  const runner = engine.runner as { threads?: ReadonlyArray<{ threadId: number }> };
+  const runner = (engine.runner as { built?: { threads?: ReadonlyArray<{ threadId: number }> } }).built ?? {};
   return (runner.threads ?? []).map((thread) => thread.threadId).sort((a, b) => a - b);
 }

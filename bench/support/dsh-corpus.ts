@@ -23,7 +23,7 @@ import { encodeStorageBatch } from '../../src/protocol/storage-rows.js';
 import type { Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame, initZstd } from '../../src/workers/decode/zstd-codec.js';
 import { artifactPathOf } from './long-session.js';
-import { syntheticText, syntheticToolResult } from './synthetic-session.js';
+import { appendNativeCompaction, syntheticText, syntheticToolResult } from './synthetic-session.js';
 
 /** The shape of a generated corpus. */
 export interface DshCorpusOptions {
@@ -185,34 +185,12 @@ export function dshCorpusSession(index: number, options: DshCorpusOptions): Gene
     push('turn/end', { turn, reason: { kind: 'completed' } });
     if (turn === compactAfter && surface.length > 0) {
       compactions += 1;
-      const shadowed = [...surface];
-      const compactionId = `native-${turn}`;
-      const summaryText = `Native summary after turn ${turn}: ${syntheticText(textSeed * 3 + turn, 240)}`;
-      const start = push('compaction/start', { compactionId, turn: null });
-      const summary = push('compaction/summary', {
-        compactionId,
-        summary: [{ type: 'text', text: summaryText }],
-        shadowedRange: { start: shadowed[0] as number, end: shadowed[shadowed.length - 1] as number },
-        shadowedSeqs: shadowed,
-        shadowedTokenCount: shadowed.length * 10,
+      appendNativeCompaction(push, surface, {
+        id: `native-${turn}`,
+        summaryText: `Native summary after turn ${turn}: ${syntheticText(textSeed * 3 + turn, 240)}`,
         provider: 'oracle',
         model: 'oracle-chat-128k',
       });
-      const checkpoint = push(
-        'user/message',
-        {
-          source: { kind: 'plugin', plugin: 'compact', compactionId },
-          content: [{ type: 'text', text: summaryText }],
-          role: 'user',
-          id: compactionId,
-        },
-        {
-          surfaceOp: { op: 'replace', start: shadowed[0] as number, end: shadowed[shadowed.length - 1] as number },
-          sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
-        },
-      );
-      surface.splice(0, surface.length, checkpoint.seq);
-      push('compaction/end', { compactionId, turn: null });
     }
   }
   if (titleKind === 'rename') {

@@ -11,7 +11,7 @@ import type { SessionEvent, SessionHeader } from '../../src/protocol/events.js';
 import { serializeHeaderLine } from '../../src/protocol/header-line.js';
 import { artifactFileName, encodeSegment, projectDirName, type Compression } from '../../src/protocol/storage-paths.js';
 import { compressFrame } from '../../src/workers/decode/zstd-codec.js';
-import { syntheticText, syntheticToolResult } from './synthetic-session.js';
+import { appendNativeCompaction, syntheticText, syntheticToolResult } from './synthetic-session.js';
 
 /** Shape of a generated session. */
 export interface LongSessionOptions {
@@ -104,39 +104,13 @@ export function longSession(options: LongSessionOptions): LongSession {
     push('turn/end', { turn, reason: { kind: 'completed' } });
     if (turn === options.compactAfterTurn) compact();
   };
-  const compact = (): void => {
-    const shadowed = [...surface];
-    if (shadowed.length === 0) return;
-    const compactionId = `native-${turn}`;
-    const first = shadowed[0] as number;
-    const last = shadowed[shadowed.length - 1] as number;
-    const summaryText = `Native summary after turn ${turn}: ${syntheticText(seed * 31 + turn, 300)}`;
-    const start = push('compaction/start', { compactionId, turn: null });
-    const summary = push('compaction/summary', {
-      compactionId,
-      summary: [{ type: 'text', text: summaryText }],
-      shadowedRange: { start: first, end: last },
-      shadowedSeqs: shadowed,
-      shadowedTokenCount: shadowed.length * 10,
+  const compact = (): void =>
+    appendNativeCompaction(push, surface, {
+      id: `native-${turn}`,
+      summaryText: `Native summary after turn ${turn}: ${syntheticText(seed * 31 + turn, 300)}`,
       provider: 'bench',
       model: 'bench-1',
     });
-    const checkpoint = push(
-      'user/message',
-      {
-        source: { kind: 'plugin', plugin: 'compact', compactionId },
-        content: [{ type: 'text', text: summaryText }],
-        role: 'user',
-        id: compactionId,
-      },
-      {
-        surfaceOp: { op: 'replace', start: first, end: last },
-        sourceEventSeqs: [start.seq, summary.seq, ...shadowed],
-      },
-    );
-    surface.splice(0, surface.length, checkpoint.seq);
-    push('compaction/end', { compactionId, turn: null });
-  };
   while (events.length < options.minEvents) oneTurn();
   return {
     header,

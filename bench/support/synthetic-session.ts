@@ -152,3 +152,51 @@ export function syntheticToolResult(turn: number, callId: string, text: string):
     },
   };
 }
+
+/** How a generator appends one event (its seq and time are the generator's); returns the event written. */
+export type SyntheticEventPush = (
+  type: string,
+  data: unknown,
+  extra?: Partial<Pick<SessionEvent, 'surfaceOp' | 'sourceEventSeqs'>>,
+) => SessionEvent;
+
+/**
+ * Appends one native compaction as dsh's `compact` plugin writes it — compaction/start, compaction/summary, the
+ * checkpoint user message replacing every current node, compaction/end — and leaves `surface` holding the checkpoint.
+ * @param push - the generator's append.
+ * @param surface - the seqs of the current surface nodes (replaced in place); nothing is written when it is empty.
+ * @param compaction - its id, the summary text and the model the summary is attributed to.
+ */
+export function appendNativeCompaction(
+  push: SyntheticEventPush,
+  surface: number[],
+  compaction: { readonly id: string; readonly summaryText: string; readonly provider: string; readonly model: string },
+): void {
+  const shadowed = [...surface];
+  if (shadowed.length === 0) return;
+  const compactionId = compaction.id;
+  const first = shadowed[0] as number;
+  const last = shadowed[shadowed.length - 1] as number;
+  const start = push('compaction/start', { compactionId, turn: null });
+  const summary = push('compaction/summary', {
+    compactionId,
+    summary: [{ type: 'text', text: compaction.summaryText }],
+    shadowedRange: { start: first, end: last },
+    shadowedSeqs: shadowed,
+    shadowedTokenCount: shadowed.length * 10,
+    provider: compaction.provider,
+    model: compaction.model,
+  });
+  const checkpoint = push(
+    'user/message',
+    {
+      source: { kind: 'plugin', plugin: 'compact', compactionId },
+      content: [{ type: 'text', text: compaction.summaryText }],
+      role: 'user',
+      id: compactionId,
+    },
+    { surfaceOp: { op: 'replace', start: first, end: last }, sourceEventSeqs: [start.seq, summary.seq, ...shadowed] },
+  );
+  surface.splice(0, surface.length, checkpoint.seq);
+  push('compaction/end', { compactionId, turn: null });
+}

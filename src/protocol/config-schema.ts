@@ -6,6 +6,11 @@
  */
 import { z } from 'zod';
 
+// Validation here runs a few times per process (at start-up, per request); zod's default compiles each object schema
+// into a specialised function on its first parse, which costs more than it saves at that count (it was a tenth of a
+// `sessions` command's start-up). Set before any schema parses: every configuration schema imports this module.
+z.config({ jitless: true });
+
 /** The reason of the positive-safe-integer rule (SESSION-REFERENCE.md §3, SESSION-LOG.md §10.2). */
 export const POSITIVE_SAFE_INTEGER_REASON = 'must be a positive safe integer';
 

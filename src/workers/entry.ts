@@ -20,6 +20,9 @@ import { inspectTask } from './tasks/inspect-log.js';
 import { observeTitlesTask } from './tasks/observe-titles.js';
 import { readSourceTask } from './tasks/read-source.js';
 import type { TaskRequest } from './tasks/task-request.js';
+// msgpackr's full Node entry, for its side effect: it installs the native string extractor (msgpackr-extract) into
+// the decoder every codec of this thread shares. The main thread uses the plain entry (protocol/wire/log-entry-codec.ts).
+import 'msgpackr';
 
 /** `readSource`: read → fold → project → retain → serialise one reference source. */
 export function readSource(request: TaskRequest<ReadSourcePayload>): Promise<TaskOutcome<ReadSourceValue>> {

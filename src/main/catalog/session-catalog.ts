@@ -30,7 +30,6 @@ import type { SessionListReport, SessionRecord } from '../engine/corpus/session-
 import type { SizedPreparation } from '../engine/reference/reference-types.js';
 import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
-import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { RevisionCache } from './revision-cache.js';
 
 /** A discovery result as the `find_sessions` tool returns it. */
@@ -111,6 +110,9 @@ export type CatalogEngine = Pick<
   | 'prepare'
   | 'prepareSized'
   | 'searchSessions'
+  | 'buildSearchIndex'
+  | 'searchIndexStatus'
+  | 'clearSearchIndex'
   | 'listSessions'
   | 'listSessionsReport'
   | 'readSurface'
@@ -118,21 +120,15 @@ export type CatalogEngine = Pick<
   | 'runner'
 >;
 
-/**
- * The search index's verbs of the engine (`index build|status|clear --search`), which a catalog over a stand-in
- * engine may lack (they are then refused with a TypeError).
- */
-export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchIndex' | 'searchIndexStatus' | 'clearSearchIndex'>;
-
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
   /** Sessions per discovery page (the configured `candidateLimit`). */
   readonly pageSize: number;
   /**
-   * The `dcp` configuration namespace (DCP.md §16) DCP summaries are computed with; default `{}`. Resolved once, when
-   * the catalog is built: an invalid one fails there (`DCP_CONFIG_INVALID`), not at the first summary.
+   * DCP's configuration (DCP.md §16) summaries are computed with, as the composition resolved it at start-up
+   * (`ResolvedCompositionConfig.dcp.config`); default: DCP's defaults.
    */
-  readonly dcpConfig?: Readonly<Record<string, unknown>>;
+  readonly dcp?: DcpConfig;
 }
 
 /** How many DCP summaries a catalog keeps computed (each is a whole-log replay). */
@@ -146,9 +142,9 @@ async function fileSize(path: string): Promise<number | undefined> {
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
-  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine>;
+  readonly #engine: CatalogEngine;
   readonly #pageSize: number;
-  readonly #dcp: DcpConfig;
+  #dcp: DcpConfig | undefined;
   /** The Context views computed, while their logs keep their revision. */
   readonly #summaries = new RevisionCache<WebDcpSummary>(DCP_SUMMARY_CACHE_ENTRIES);
   #cwd: string | undefined;
@@ -157,10 +153,10 @@ export class SessionCatalog {
    * @param engine - the engine the face runs on
    * @param options - the page size and the DCP configuration
    */
-  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine>, options: SessionCatalogOptions) {
+  constructor(engine: CatalogEngine, options: SessionCatalogOptions) {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
-    this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
+    this.#dcp = options.dcp;
   }
 
   /**
@@ -365,7 +361,8 @@ export class SessionCatalog {
   async dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
     // The DCP pipeline (ledger fold, stats, context chart) is loaded by the first summary: the CLI's session commands
     // and MCP never need it, and it is a fifth of what `sessions` would load (start-up, issue 26 item 6).
-    const { dcpSummary } = await import('./dcp-summary.js');
+    const [{ dcpSummary }, { resolveDcpConfig }] = await Promise.all([import('./dcp-summary.js'), import('../../protocol/dcp/config.js')]);
+    this.#dcp ??= resolveDcpConfig(undefined).config;
     return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
   }
 
@@ -467,28 +464,18 @@ export class SessionCatalog {
   }
 
   /** Brings the search index up to date with the corpus (docs/SEARCH.md §4), reporting progress. */
-  buildSearchIndex(
-    options?: Parameters<CatalogSearchIndexEngine['buildSearchIndex']>[0],
-  ): ReturnType<CatalogSearchIndexEngine['buildSearchIndex']> {
-    return this.#searchIndex().buildSearchIndex(options);
+  buildSearchIndex(options?: Parameters<CatalogEngine['buildSearchIndex']>[0]): ReturnType<CatalogEngine['buildSearchIndex']> {
+    return this.#engine.buildSearchIndex(options);
   }
 
   /** The search index's file, size, schema and counts. */
-  searchIndexStatus(signal?: AbortSignal): ReturnType<CatalogSearchIndexEngine['searchIndexStatus']> {
-    return this.#searchIndex().searchIndexStatus(signal);
+  searchIndexStatus(signal?: AbortSignal): ReturnType<CatalogEngine['searchIndexStatus']> {
+    return this.#engine.searchIndexStatus(signal);
   }
 
   /** Removes the search index's file (every root's). */
-  clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogSearchIndexEngine['clearSearchIndex']> {
-    return this.#searchIndex().clearSearchIndex(signal);
-  }
-
-  /** The engine's search index verbs; a stand-in engine without them is a programming error. */
-  #searchIndex(): CatalogSearchIndexEngine {
-    const { buildSearchIndex, searchIndexStatus, clearSearchIndex } = this.#engine;
-    if (buildSearchIndex === undefined || searchIndexStatus === undefined || clearSearchIndex === undefined)
-      throw new TypeError("this catalog's engine has no search index");
-    return this.#engine as CatalogSearchIndexEngine;
+  clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogEngine['clearSearchIndex']> {
+    return this.#engine.clearSearchIndex(signal);
   }
 
   /**

@@ -8,7 +8,9 @@
  * legally contain (`JSON.parse` produces them). Such an event is written as tag 1, its JSON text, which
  * round-trips them exactly. The check is one walk over the event, the same order of cost as encoding it.
  */
-import { Packr, Unpackr } from 'msgpackr';
+// The plain-JavaScript entry (in Node, `msgpackr/pack` is the package without its native string extractor, which
+// costs every process's start-up a probe of the C library); worker threads enable the extractor (workers/entry.ts).
+import { Packr, Unpackr } from 'msgpackr/pack';
 
 /** Bytes of one entry frame before its payload. */
 export const ENTRY_HEADER_BYTES = 5;

@@ -8,12 +8,14 @@
  * does not write. Everything backend-specific sits behind {@link ZstdBackend}, so Node ≥ 22.15's
  * `node:zlib` can replace the wasm package without touching callers.
  */
-import zstdWasm from '@bokuweb/zstd-wasm';
+import { createRequire } from 'node:module';
+import type ZstdWasm from '@bokuweb/zstd-wasm';
 import { SessionLogError } from '../../protocol/errors.js';
 import { xxh64Low32 } from './xxh64.js';
 import { DESCRIPTOR_CHECKSUM, scanZstdFrames } from './zstd-frames.js';
 import type { BlockLayout, FrameRange, TornFrameLayout } from './zstd-frames.js';
 import { assertNever } from '../../protocol/assert-never.js';
+import type { Compression } from '../../protocol/storage-paths.js';
 
 /** The largest regenerated size of one block (RFC 8878 Block_Maximum_Size). */
 export const MAX_BLOCK_SIZE = 131072;
@@ -33,8 +35,8 @@ interface ZstdBackend {
   compressFrame(plaintext: Uint8Array): Uint8Array;
 }
 
-/** The wasm backend: libzstd's simple API, with the checksum added by hand. */
-const wasmBackend: ZstdBackend = {
+/** The wasm backend over the loaded package: libzstd's simple API, with the checksum added by hand. */
+const wasmBackend = (zstdWasm: typeof ZstdWasm): ZstdBackend => ({
   decompressFrame(frame, capacity) {
     return zstdWasm.decompress(frame, { defaultHeapSize: capacity });
   },
@@ -51,7 +53,7 @@ const wasmBackend: ZstdBackend = {
     frame[bare.length + 3] = checksum >>> 24;
     return frame;
   },
-};
+});
 
 let backend: ZstdBackend | undefined;
 let initialising: Promise<void> | undefined;
@@ -61,17 +63,25 @@ let initialising: Promise<void> | undefined;
  * module requires it to have resolved.
  */
 export function initZstd(): Promise<void> {
-  initialising ??= zstdWasm.init().then(
-    () => {
-      backend = wasmBackend;
-    },
-    (error: unknown) => {
+  // The package is loaded here, on first use (a command that never decodes a frame never loads it), and through
+  // `require`: it is CommonJS, and an ES import would add Node's export detection over its re-exports.
+  initialising ??= Promise.resolve()
+    .then(async () => {
+      const zstdWasm = createRequire(import.meta.url)('@bokuweb/zstd-wasm') as typeof ZstdWasm;
+      await zstdWasm.init();
+      backend = wasmBackend(zstdWasm);
+    })
+    .catch((error: unknown) => {
       // Forget the failed attempt so that a later call can retry instead of replaying the rejection.
       initialising = undefined;
       throw error;
-    },
-  );
+    });
   return initialising;
+}
+
+/** Loads what decoding logs of `compression` needs (the Zstandard backend for `zstd`, nothing for `none`). */
+export function codecReadyFor(compression: Compression): Promise<void> {
+  return compression === 'zstd' ? initZstd() : Promise.resolve();
 }
 
 function requireBackend(): ZstdBackend {

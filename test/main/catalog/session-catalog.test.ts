@@ -25,6 +25,9 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
     listCandidates: () => Promise.resolve([]),
     candidates: () => Promise.resolve([]),
     searchSessions: () => Promise.resolve({ results: [] }),
+    buildSearchIndex: () => Promise.reject(new Error('not used')),
+    searchIndexStatus: () => Promise.reject(new Error('not used')),
+    clearSearchIndex: () => Promise.reject(new Error('not used')),
     readSurface: () => Promise.reject(new Error('not used')),
     readTitleSnapshots: (ids) =>
       Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
@@ -82,12 +85,6 @@ describe('the session catalog', () => {
     expect(prepared).toEqual([[]]);
     expect(snapshot.text).toBe('SNAPSHOT');
     expect(snapshot.sessions.map((source) => source.sessionId)).toEqual(['session-aa11', 'session-bb33']);
-  });
-
-  it('resolves its DCP configuration once, when it is built: an invalid one fails there', () => {
-    expect(() => new SessionCatalog(fakeEngine(), { pageSize: 10, dcpConfig: { enabled: 'yes' } })).toThrow(
-      expect.objectContaining({ code: 'DCP_CONFIG_INVALID' }),
-    );
   });
 
   it('refuses a DCP summary without a session root as no-root, which the Web reports as WEB_NO_SESSION_ROOT and MCP as not found', async () => {

@@ -11,9 +11,10 @@ import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
 import { recordDiscovery } from '../corpus/warm-discovery.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
-import { PoolSourceRenderer } from '../pool/pool-source-renderer.js';
-import type { TaskRunner } from '../pool/task-runner.js';
-import { SessionReferenceService } from '../reference/session-reference-service.js';
+import { DeferredTaskRunner } from '../pool/deferred-task-runner.js';
+import { resolvePoolConfig } from '../pool/pool-config.js';
+import type { SessionReferenceService } from '../reference/session-reference-service.js';
+import { resolveReferenceConfig } from '../reference/reference-config.js';
 import { detectCompression } from '../store/detect-compression.js';
 import { JsonlSessionStore } from '../store/jsonl-store.js';
 import { DEFAULT_COMPRESSION } from '../store/store-config.js';
@@ -33,11 +34,16 @@ export type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engi
 export async function createEngine(options: LocalSessionEngineOptions = {}): Promise<LocalSessionEngine> {
   const corpus = resolveCorpusViewConfig(options.corpus);
   const poolConfig = { size: options.poolSize ?? null, abortGraceMs: options.abortGraceMs ?? null };
-  // Only the runner this engine uses is loaded: the in-thread one imports every task module, the pool piscina.
-  const runner: TaskRunner =
+  resolvePoolConfig(poolConfig);
+  // Only the runner this engine uses is loaded, and only by its first task: the in-thread one imports every task
+  // module, the pool piscina; a listing answered from the title index runs none.
+  const runner = new DeferredTaskRunner(async () =>
     options.workers === false
       ? new (await import('../pool/in-thread-runner.js')).InThreadTaskRunner(poolConfig)
-      : new (await import('../pool/worker-pool.js')).WorkerPool(poolConfig);
+      : new (await import('../pool/worker-pool.js')).WorkerPool(poolConfig),
+  );
+  // The reference limits are validated now; the service (the renderer, the prompt assembly) loads with its first call.
+  const referenceConfig = resolveReferenceConfig(options.reference);
   // Defaults are resolved here, once: the encoding is the root's own unless the caller names one.
   const compression: Compression =
     options.compression ?? (options.root === undefined ? DEFAULT_COMPRESSION : await detectCompression(options.root));
@@ -48,20 +54,26 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const discovery = buildEngineDiscovery({ options, corpus, runner, registry, store });
   const { query, view } = discovery;
   const sourceCache = buildEngineSourceCache(options, store);
-  const renderer = new PoolSourceRenderer({
-    runner,
-    registry,
-    liveLogs,
-    damagedLogErrors: query.config.damagedLogErrors,
-    ...(store === undefined ? {} : { storage: store }),
-    ...(sourceCache === undefined ? {} : { sourceCache }),
-    ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
-  });
-  const service = new SessionReferenceService({
-    sessionQuery: discovery.discoveryQuery,
-    renderer,
-    ...(options.reference === undefined ? {} : { config: options.reference }),
-  });
+  let loadingService: Promise<SessionReferenceService> | undefined;
+  const referenceService = (): Promise<SessionReferenceService> => {
+    loadingService ??= Promise.all([import('../pool/pool-source-renderer.js'), import('../reference/session-reference-service.js')]).then(
+      ([{ PoolSourceRenderer }, { SessionReferenceService }]) =>
+        new SessionReferenceService({
+          sessionQuery: discovery.discoveryQuery,
+          renderer: new PoolSourceRenderer({
+            runner,
+            registry,
+            liveLogs,
+            damagedLogErrors: query.config.damagedLogErrors,
+            ...(store === undefined ? {} : { storage: store }),
+            ...(sourceCache === undefined ? {} : { sourceCache }),
+            ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
+          }),
+          config: referenceConfig,
+        }),
+    );
+    return loadingService;
+  };
   // Search: validated now, its worker started by the first search only.
   const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
   const discovered = options.onDiscovery;
@@ -75,11 +87,11 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) =>
-      recordDiscovery('listCandidates', () => service.listCandidates(agent, text, limit, signal), discovered),
+      recordDiscovery('listCandidates', async () => (await referenceService()).listCandidates(agent, text, limit, signal), discovered),
     candidates: (agent, text, limit, signal) =>
-      recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), discovered),
-    prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
-    prepareSized: (agent, content, references, signal) => service.prepareSized(agent, content, references, signal),
+      recordDiscovery('candidates', async () => (await referenceService()).candidates(agent, text, signal, limit), discovered),
+    prepare: async (agent, content, references, signal) => (await referenceService()).prepare(agent, content, references, signal),
+    prepareSized: async (agent, content, references, signal) => (await referenceService()).prepareSized(agent, content, references, signal),
     searchSessions: async (searched, signal) => (await search.parts()).service.search(searched, signal),
     buildSearchIndex: async (build) => (await search.parts()).service.build(build),
     searchIndexStatus: async (signal) => (await search.parts()).service.status(signal),

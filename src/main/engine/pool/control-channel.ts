@@ -11,7 +11,7 @@
  */
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import type { MessagePort } from 'node:worker_threads';
-import { execute } from 'abort-controller-x';
+import { execute } from '../signal/abort.js';
 import { ABORT_MESSAGE, isTaskStartedMessage } from '../../../protocol/wire/task-shapes.js';
 
 /** What to do about an aborted task that does not acknowledge the abort. */

@@ -5,7 +5,17 @@
  * {@link linkedAbort}. The typed errors a room reports for an abort (`SESSION_REFERENCE_CANCELLED`, the pool's
  * `SESSION_POOL_ABORTED`) are mapped by that room from `signal.reason`.
  */
-import { abortable } from 'abort-controller-x';
+import { createRequire } from 'node:module';
+
+/**
+ * `abort-controller-x` is CommonJS: loaded through `require` it costs a few milliseconds, through an ES `import`
+ * (Node's CommonJS export detection over each of its re-exporting modules) about 30 ms of every process's start-up.
+ */
+const abortControllerX = createRequire(import.meta.url)('abort-controller-x') as typeof import('abort-controller-x');
+const { abortable } = abortControllerX;
+
+/** abort-controller-x's `execute` (a promise whose executor gets the signal and returns its own abort callback). */
+export const { execute } = abortControllerX;
 
 /**
  * Resolves or rejects like `work`, unless `signal` is or becomes aborted first: then it rejects at once with

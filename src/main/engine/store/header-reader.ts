@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { isHeaderLine, headerRecordFromLine } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { readHeaderFromPrefix } from '../../../workers/decode/decode-artifact.js';
-import { initZstd } from '../../../workers/decode/zstd-codec.js';
+import { codecReadyFor } from '../../../workers/decode/zstd-codec.js';
 import { isMissingFile, openRegularFile, storeIoError } from '../../../io/regular-file.js';
 import { concatBytes } from '../../../protocol/concat-bytes.js';
 
@@ -39,7 +39,7 @@ export type ListedHeaderOutcome =
  * every other file-system failure (typed, see `storeIoError`).
  */
 export async function readListedHeader(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeaderOutcome> {
-  if (compression === 'zstd') await initZstd();
+  await codecReadyFor(compression);
   signal?.throwIfAborted();
   let handle: FileHandle;
   try {

@@ -15,7 +15,7 @@ import { validateStoredSession } from '../../../protocol/session-validation.js';
 import { validateSessionHeader } from '../../../protocol/session-header.js';
 import { decodeArtifact } from '../../../workers/decode/decode-artifact.js';
 import type { DecodedArtifact } from '../../../workers/decode/decode-artifact.js';
-import { initZstd } from '../../../workers/decode/zstd-codec.js';
+import { codecReadyFor } from '../../../workers/decode/zstd-codec.js';
 import type { SessionInspection, SessionStorage } from '../corpus/session-storage.js';
 import { TitleIndex, type TitleIndexStats } from '../corpus/title-index/title-index.js';
 import type { TitleIndexFs } from '../corpus/title-index/title-index-fs.js';
@@ -155,7 +155,6 @@ export class JsonlSessionStore implements SessionStorage {
     if (rootStats !== undefined && !rootStats.isDirectory()) {
       throw new SessionLogError('SESSION_STORE_INVALID_CONFIG', `session store: root "${config.root}" is not a directory`);
     }
-    if (config.compression === 'zstd') await initZstd();
     let titleIndex: TitleIndex | undefined;
     if (options.titleIndex !== false) {
       // Resolved once, here: the same function `sessionctx index` asks, so both name the same file.
@@ -331,6 +330,7 @@ export class JsonlSessionStore implements SessionStorage {
     const path = await locateArtifact(this.config, id, signal);
     if (path === undefined) throw sessionNotFoundError(id);
     const { bytes, revision } = await stableRead(path, signal);
+    await codecReadyFor(this.config.compression);
     signal?.throwIfAborted();
     const decoded = decodeArtifact(bytes, this.config.compression, path);
     await assertRequestedArtifact(this.config, id, path, decoded.headerRecord);

@@ -7,6 +7,7 @@
 import type { SessionEvent, SessionId } from '../../../protocol/events.js';
 import { SessionLogError } from '../../../protocol/errors.js';
 import { decodeArtifact } from '../../../workers/decode/decode-artifact.js';
+import { codecReadyFor } from '../../../workers/decode/zstd-codec.js';
 import type { TornTail } from '../../../workers/decode/decode-artifact.js';
 import { withStoreIo } from '../../../io/regular-file.js';
 import { appendCommitted, batchBytes, repairCommitted } from './artifact-writer.js';
@@ -119,6 +120,7 @@ export class SessionWriter {
 
   private async verifyNow(): Promise<WriterState> {
     const { bytes, revision } = await stableRead(this.path);
+    await codecReadyFor(this.parts.config.compression);
     const decoded = decodeArtifact(bytes, this.parts.config.compression, this.path);
     const headerId = decoded.headerRecord.id;
     if (headerId !== this.id) throw requestedIdMismatchError(this.path, this.id, String(headerId));

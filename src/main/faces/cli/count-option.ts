@@ -2,7 +2,7 @@
  * The parser of a numeric flag (`--limit`, `--max-bytes`, `--max-references`): the configuration's own
  * positive-safe-integer rule, reported as commander's usage error naming the flag.
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 import { positiveSafeInteger } from '../../../protocol/config-schema.js';
 
 const RULE = positiveSafeInteger();

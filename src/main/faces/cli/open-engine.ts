@@ -111,7 +111,8 @@ export function withCatalog<T>(
   return withEngine(
     context,
     async (engine) => {
-      const catalog = new SessionCatalog(engine, { pageSize: context.resolved.config.candidateLimit });
+      const { config } = context.resolved;
+      const catalog = new SessionCatalog(engine, { pageSize: config.candidateLimit, dcp: context.resolved.dcp.config });
       try {
         return await work({ catalog, engine });
       } catch (error) {

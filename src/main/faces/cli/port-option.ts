@@ -2,7 +2,7 @@
  * The parser of a `--port` flag (`serve`, `mcp --http`): a whole number from 0 (any free port) to 65535, else
  * commander's usage error naming the flag.
  */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from './commander.js';
 
 /**
  * A port: a whole number from 0 (any free port) to 65535.

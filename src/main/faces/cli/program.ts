@@ -6,7 +6,7 @@
  * command runs or a help text shows defaults. Every default a help text prints is the value the configuration
  * resolves to for this run (flag-free: environment, file, default), never a number written into a description.
  */
-import { Command, Option } from 'commander';
+import { Command, Option } from './commander.js';
 import type { CliIo } from './cli-io.js';
 import type { CliCommandDefinition, CliOption, CliUsage, CommonOptions } from './cli-command.js';
 import type { CommandContext } from './command-context.js';

@@ -3,7 +3,7 @@
  * maps every outcome to an exit status — 0 ok, 1 failed, 2 usage error. A failure is printed once: with
  * `--json` as `{"error":{"code","message"}}` on stdout, otherwise as one line on stderr.
  */
-import { CommanderError } from 'commander';
+import { CommanderError } from './commander.js';
 import type { CliIo } from './cli-io.js';
 import { reportError } from './error-output.js';
 import { buildProgram } from './program.js';

@@ -44,8 +44,11 @@ export interface WebServerOptions {
   readonly token?: string;
   /** The reference limits the engine was built with (default: SESSION-REFERENCE.md §3's defaults). */
   readonly budget?: PreviewBudget;
-  /** The `dcp` configuration namespace for `/dcp stats` (default: DCP's defaults). */
-  readonly dcpConfig?: Readonly<Record<string, unknown>>;
+  /**
+   * The catalog every method answers through (`sessionctx serve` passes the one built with its configuration: page
+   * size, DCP); default: a catalog over `engine` with the default page size and DCP's defaults.
+   */
+  readonly catalog?: SessionCatalog;
   /** Full-text search; without it `search/sessions` replies `SEARCH_UNAVAILABLE`. */
   readonly search?: WebSearch;
 }
@@ -281,10 +284,7 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const bindHost = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   const auth = new WebAuth(options.token);
   const reference = options.budget ?? resolveReferenceConfig();
-  const catalog = new SessionCatalog(options.engine, {
-    pageSize: resolveReferenceConfig().candidateLimit,
-    dcpConfig: options.dcpConfig ?? {},
-  });
+  const catalog = options.catalog ?? new SessionCatalog(options.engine, { pageSize: resolveReferenceConfig().candidateLimit });
   const handlers = createWebHandlers({
     catalog,
     budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },

@@ -32,9 +32,9 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function loadedBy(args: readonly string[]): Promise<{ modules: string[]; stdout: string }> {
+async function loadedBy(args: readonly string[], home = join(dir, 'home')): Promise<{ modules: string[]; stdout: string }> {
   const { stdout, stderr } = await run(process.execPath, ['--import', register, CLI_BIN, ...args], {
-    env: { ...process.env, HOME: join(dir, 'home'), NO_COLOR: '1' },
+    env: { ...process.env, HOME: home, XDG_CACHE_HOME: join(home, '.cache'), NO_COLOR: '1' },
     maxBuffer: 16 * 1024 * 1024,
   });
   const modules = stderr
@@ -57,11 +57,29 @@ describe('an engine loads only the task runner it uses', () => {
     expect((JSON.parse(stdout) as { sessions: unknown[] }).sessions).toHaveLength(fixtureSessions().length);
   });
 
-  it('sessions --no-workers: no piscina, no pool module; the listing is whole', async () => {
-    const { modules, stdout } = await loadedBy(['sessions', '--root', ZSTD_ROOT, '--json', '--no-workers']);
+  it('show --no-workers: the in-thread runner serves its task; no piscina, no pool module', async () => {
+    const id = fixtureSessions()[0]?.id ?? '';
+    const { modules, stdout } = await loadedBy(['show', id, '--root', ZSTD_ROOT, '--json', '--no-workers'], join(dir, 'cold-home'));
     expect(modules.some((url) => url.includes('/engine/pool/in-thread-runner.js'))).toBe(true);
     expect(modules.filter((url) => url.includes('/node_modules/piscina/'))).toEqual([]);
     expect(modules.filter((url) => url.includes('/engine/pool/worker-pool.js'))).toEqual([]);
-    expect((JSON.parse(stdout) as { sessions: unknown[] }).sessions).toHaveLength(fixtureSessions().length);
+    expect((JSON.parse(stdout) as { session: { id: string } }).session.id).toBe(id);
+  });
+
+  it('sessions over a warm title index loads no task runner, no reference service and no native msgpack probe', async () => {
+    // The first run builds the title index (its titles come from tasks); the second answers from it and runs none.
+    const home = join(dir, 'warm-home');
+    await loadedBy(['sessions', '--root', ZSTD_ROOT, '--json'], home);
+    for (const workers of [[], ['--no-workers']]) {
+      const { modules, stdout } = await loadedBy(['sessions', '--root', ZSTD_ROOT, '--json', ...workers], home);
+      expect(modules.filter((url) => url.includes('/node_modules/piscina/'))).toEqual([]);
+      expect(modules.filter((url) => /\/engine\/pool\/(worker-pool|in-thread-runner)\.js$/.test(url))).toEqual([]);
+      expect(modules.filter((url) => /\/engine\/(reference\/session-reference-service|pool\/pool-source-renderer)\.js$/.test(url))).toEqual(
+        [],
+      );
+      // msgpackr's Node entry probes the C library for its native extractor; only worker threads load it.
+      expect(modules.filter((url) => url.endsWith('/node_modules/msgpackr/node-index.js'))).toEqual([]);
+      expect((JSON.parse(stdout) as { sessions: unknown[] }).sessions).toHaveLength(fixtureSessions().length);
+    }
   });
 });

@@ -23,6 +23,9 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     listCandidates: () => Promise.resolve([{ sessionId: SESSION, label: 'slow', createdAt: 0 }]),
     candidates: () => Promise.resolve([]),
     searchSessions: () => Promise.resolve({ results: [] }),
+    buildSearchIndex: () => Promise.reject(new Error('not used')),
+    searchIndexStatus: () => Promise.reject(new Error('not used')),
+    clearSearchIndex: () => Promise.reject(new Error('not used')),
     listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
     // What the MCP face never asks of the catalog.
     listSessionsReport: () => Promise.reject(new Error('not used')),

@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { CLI_BIN } from '../../../support/cli-process.js';
+import { DCP_DISABLED_STATS_TEXT } from '../../../../src/main/catalog/summary-stats-text.js';
 import { callApi, makeWebFixture, send, signIn } from './web-test-support.js';
 import type { WebFixture } from './web-test-support.js';
 
@@ -125,6 +126,28 @@ describe('sessionctx serve', () => {
       } finally {
         serve.child.kill('SIGKILL');
       }
+    }
+  });
+
+  it("computes the Context view with the config file's dcp namespace (dcp.enabled: false: no DCP statistics)", async () => {
+    // The composition resolves `dcp` once, at start-up; serve's catalog (the one the Web answers through) takes that value.
+    const configFile = join(fixture.dir, 'dcp-off.config.json');
+    await writeFile(configFile, JSON.stringify({ dcp: { enabled: false } }));
+    const serve = startServe(['--root', fixture.root, '--config', configFile, '--no-workers']);
+    try {
+      const match = /:(\d+)\/\?token=([A-Za-z0-9_-]+)$/.exec(await serve.firstLine);
+      const port = Number(match?.[1]);
+      const cookie = await signIn(port, match?.[2] as string);
+      const listed = await callApi(port, cookie, 'sessions/list', {});
+      const sessionId = listed.reply.value.sessions[0].sessionId as string;
+      const { reply } = await callApi(port, cookie, 'dcp/summary', { sessionId });
+      expect(reply.ok, JSON.stringify(reply)).toBe(true);
+      expect(reply.value.statsText).toBe(DCP_DISABLED_STATS_TEXT);
+      expect(reply.value.blocks).toEqual([]);
+      serve.child.kill('SIGTERM');
+      expect(await serve.exit).toBe(0);
+    } finally {
+      serve.child.kill('SIGKILL');
     }
   });
 

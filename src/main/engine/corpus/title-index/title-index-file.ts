@@ -15,7 +15,8 @@
  * A bit flip anywhere thus either discards what it touched or leaves the decoded values unchanged.
  */
 import { posix, win32 } from 'node:path';
-import { Packr } from 'msgpackr';
+// The plain-JavaScript entry: see protocol/wire/log-entry-codec.ts.
+import { Packr } from 'msgpackr/pack';
 import { xxh64 } from '../../../../workers/decode/xxh64.js';
 import {
   isTitleIndexAnswer,

@@ -33,6 +33,7 @@ import {
   type TitleScanOutcome,
   type TitleScanResult,
 } from '../../../../workers/titles/title-scan.js';
+import { codecReadyFor } from '../../../../workers/decode/zstd-codec.js';
 import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../../../io/file-revision.js';
 import { isMissingFile } from '../../../../io/regular-file.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
@@ -393,6 +394,7 @@ export class TitleIndex {
     ) {
       return RESCAN;
     }
+    await codecReadyFor(this.#compression);
     let result: TitleScanResult;
     try {
       result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes: appended, checkpoint: state });
@@ -418,6 +420,7 @@ export class TitleIndex {
       (read) => read.length === Number(before.size),
     );
     if (bytes === undefined || bytes === CHANGED) return bytes;
+    await codecReadyFor(this.#compression);
     let result: TitleScanResult;
     try {
       result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes });

@@ -44,7 +44,7 @@ function serverFactory(context: CommandContext, engine: LocalSessionEngine, opti
   };
   return () =>
     createSessionMcpServer({
-      catalog: new SessionCatalog(engine, { pageSize: config.candidateLimit }),
+      catalog: new SessionCatalog(engine, { pageSize: config.candidateLimit, dcp: context.resolved.dcp.config }),
       version: packageVersion(),
       tools,
       log,

@@ -50,7 +50,7 @@ export const serveCommand: CliCommandDefinition<[], ServeOptions> = {
           // `--port` over the configuration's `serve.port` (default 0: any free port).
           port: options.port ?? config.serve.port,
           budget: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes },
-          dcpConfig: config.dcp,
+          catalog,
           search: (query, signal) => catalog.searchPage(query, signal),
         });
         // Listening for the stop signals before the URL is printed (src/main/faces/cli/stop-signals.ts).
