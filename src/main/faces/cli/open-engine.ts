@@ -41,7 +41,8 @@ export async function assertRootExists(root: string): Promise<void> {
  * @param work - what the command does with the engine.
  * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
  *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
- *   `onSearchProgress`: progress of the search index's update (`search`).
+ *   `onSearchProgress`: progress of the search index's update (`search`); `onListingProgress`: progress of a cold
+ *   listing's header reads (`sessions`).
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
@@ -51,10 +52,12 @@ export async function withEngine<T>(
     createsRoot = false,
     longLived = false,
     onSearchProgress,
+    onListingProgress,
   }: {
     readonly createsRoot?: boolean;
     readonly longLived?: boolean;
     readonly onSearchProgress?: (done: number, total: number) => void;
+    readonly onListingProgress?: (checked: number, total: number) => void;
   } = {},
 ): Promise<T> {
   const { config } = context.resolved;
@@ -67,7 +70,10 @@ export async function withEngine<T>(
     workers: context.workers,
     poolSize: config.poolSize,
     // The title index's cache location follows the command's environment (XDG_CACHE_HOME, HOME).
-    store: { env: io.env },
+    store: {
+      env: io.env,
+      ...(onListingProgress === undefined ? {} : { onListingProgress: ({ checked, total }) => onListingProgress(checked, total) }),
+    },
     // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
     corpus: { watch: longLived },
     search: config.search,

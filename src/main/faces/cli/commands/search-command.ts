@@ -14,7 +14,7 @@ import type { CliCommandDefinition } from '../cli-command.js';
 import type { CommandContext } from '../command-context.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { withCatalog } from '../open-engine.js';
-import { progressBar, type ProgressReporter } from '../progress-bar.js';
+import { progressListener } from '../progress-bar.js';
 import { formatSessionRow } from '../session-row.js';
 import { UsageError } from '../usage-error.js';
 
@@ -83,9 +83,6 @@ export interface SearchOptions {
   readonly limit?: string;
   readonly cursor?: string;
 }
-
-/** Sessions checked before a progress bar is worth drawing (a warm index checks thousands in a blink). */
-const PROGRESS_AFTER = 200;
 
 /** The request the options describe (keys of absent flags left out). */
 function requestOf(phrase: string, options: SearchOptions): Record<string, unknown> {
@@ -163,15 +160,7 @@ async function search(context: CommandContext, phrase: string, options: SearchOp
   }
   // The request goes on as typed (validated): the engine resolves an age such as `7d` and binds its cursor to it.
   const query = request as unknown as SearchQuery;
-  let progress: ProgressReporter | undefined;
-  const onSearchProgress = (done: number, total: number): void => {
-    if (progress === undefined && done < total && total >= PROGRESS_AFTER) progress = progressBar(io, 'indexing sessions', total);
-    progress?.update(done);
-    if (done === total && progress !== undefined) {
-      progress.finish();
-      progress = undefined;
-    }
-  };
+  const onSearchProgress = progressListener(io, 'indexing sessions');
   const { page, empty } = await withCatalog(
     context,
     async ({ catalog }) => {

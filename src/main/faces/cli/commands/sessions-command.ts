@@ -13,6 +13,7 @@ import { parseCountOption } from '../count-option.js';
 import { writeJson, writeLines } from '../cli-io.js';
 import { nestedSessionRoots } from '../nested-roots.js';
 import { withCatalog } from '../open-engine.js';
+import { progressListener } from '../progress-bar.js';
 import { diagnosticPrefix } from '../terminal-style.js';
 import { escapeTerminalText } from '../../../../protocol/uri/display-escape.js';
 import { formatSessionRow } from '../session-row.js';
@@ -32,36 +33,40 @@ export interface SessionListing {
  */
 async function listSessions(context: CommandContext): Promise<void> {
   const { io, signal } = context;
-  await withCatalog(context, async ({ catalog }) => {
-    const { records, problems } = await catalog.listingReport(signal);
-    const titles = await catalog.titleSnapshots(
-      records.map((record) => record.header.id),
-      signal,
-    );
-    const listings: SessionListing[] = records.map((record, index) => {
-      const observation = titles[index];
-      if (observation === undefined || observation.status === 'rejected') {
-        const reason = observation?.reason;
-        return {
-          header: record.header,
-          title: null,
-          titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) },
-        };
+  await withCatalog(
+    context,
+    async ({ catalog }) => {
+      const { records, problems } = await catalog.listingReport(signal);
+      const titles = await catalog.titleSnapshots(
+        records.map((record) => record.header.id),
+        signal,
+      );
+      const listings: SessionListing[] = records.map((record, index) => {
+        const observation = titles[index];
+        if (observation === undefined || observation.status === 'rejected') {
+          const reason = observation?.reason;
+          return {
+            header: record.header,
+            title: null,
+            titleError: { code: errorCode(reason), message: reason instanceof Error ? reason.message : String(reason) },
+          };
+        }
+        return { header: record.header, title: observation.value.title ?? null };
+      });
+      if (context.json) {
+        writeJson(io, { sessions: listings, problems });
+        return;
       }
-      return { header: record.header, title: observation.value.title ?? null };
-    });
-    if (context.json) {
-      writeJson(io, { sessions: listings, problems });
-      return;
-    }
-    if (listings.length === 0) {
-      const { root } = context.resolved.config;
-      writeLines(io, [`no sessions under ${root}`]);
-      if (problems.length === 0) await hintNestedRoots(context, root);
-      return;
-    }
-    writeLines(io, listings.map(formatListing));
-  });
+      if (listings.length === 0) {
+        const { root } = context.resolved.config;
+        writeLines(io, [`no sessions under ${root}`]);
+        if (problems.length === 0) await hintNestedRoots(context, root);
+        return;
+      }
+      writeLines(io, listings.map(formatListing));
+    },
+    { onListingProgress: progressListener(io, 'reading sessions', 'erase') },
+  );
 }
 
 /** On stderr, when an empty root holds session roots one level down: which, and how to list them. */
@@ -101,28 +106,32 @@ interface DiscoveryOptions {
  */
 async function listCandidates(context: CommandContext, options: DiscoveryOptions): Promise<void> {
   const { io, signal } = context;
-  await withCatalog(context, async ({ catalog }) => {
-    // The listing's problems are reported on stderr by the engine; with --json they are part of the answer too.
-    const { problems } = await catalog.listingReport(signal);
-    const target = await catalog.readerFor(options.target, options.cwd, signal);
-    const limit = options.limit ?? context.resolved.config.candidateLimit;
-    const candidates: MentionCandidate[] = await catalog.candidates(target, options.query, limit, signal);
-    if (context.json) {
-      writeJson(io, { candidates, problems });
-      return;
-    }
-    if (candidates.length === 0) {
-      writeLines(io, [`no sessions match ${JSON.stringify(options.query)}`]);
-      return;
-    }
-    writeLines(
-      io,
-      candidates.flatMap((candidate) => [
-        formatSessionRow({ createdAt: candidate.createdAt, id: candidate.sessionId, label: candidate.label, cwd: candidate.cwd }),
-        `  ${candidate.mention}`,
-      ]),
-    );
-  });
+  await withCatalog(
+    context,
+    async ({ catalog }) => {
+      // The listing's problems are reported on stderr by the engine; with --json they are part of the answer too.
+      const { problems } = await catalog.listingReport(signal);
+      const target = await catalog.readerFor(options.target, options.cwd, signal);
+      const limit = options.limit ?? context.resolved.config.candidateLimit;
+      const candidates: MentionCandidate[] = await catalog.candidates(target, options.query, limit, signal);
+      if (context.json) {
+        writeJson(io, { candidates, problems });
+        return;
+      }
+      if (candidates.length === 0) {
+        writeLines(io, [`no sessions match ${JSON.stringify(options.query)}`]);
+        return;
+      }
+      writeLines(
+        io,
+        candidates.flatMap((candidate) => [
+          formatSessionRow({ createdAt: candidate.createdAt, id: candidate.sessionId, label: candidate.label, cwd: candidate.cwd }),
+          `  ${candidate.mention}`,
+        ]),
+      );
+    },
+    { onListingProgress: progressListener(io, 'reading sessions', 'erase') },
+  );
 }
 
 /** The options of `sessions`. */
