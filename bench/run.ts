@@ -23,6 +23,7 @@ import { runSearch } from './search-fts.js';
 import { runDshHostStall } from './dsh-host-stall.js';
 import { runCliStartup } from './cli-startup.js';
 import { runDshDcpPreStep } from './dsh-dcp-pre-step.js';
+import { runMainThreadBudget } from './main-thread-budget.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -45,6 +46,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   dsh: runDshHostStall,
   cli: runCliStartup,
   dshdcp: runDshDcpPreStep,
+  budget: runMainThreadBudget,
 };
 
 const requested = process.argv.slice(2);
