@@ -27,13 +27,9 @@ import { dirname, join, relative } from 'node:path';
 import { parseHeaderRecord } from '../../../../protocol/header-line.js';
 import type { Compression } from '../../../../protocol/storage-paths.js';
 import { rebuildError } from '../../../../workers/titles/serialized-error.js';
-import {
-  scanTitleLog,
-  type TitleScanCheckpoint,
-  type TitleScanOutcome,
-  type TitleScanResult,
-} from '../../../../workers/titles/title-scan.js';
+import type { TitleScanCheckpoint, TitleScanOutcome, TitleScanResult } from '../../../../workers/titles/title-scan.js';
 import { codecReadyFor } from '../../../../workers/decode/zstd-codec.js';
+import { scanTitleLogInSlices } from './sliced-title-scan.js';
 import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../../../io/file-revision.js';
 import { isMissingFile } from '../../../../io/regular-file.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
@@ -397,7 +393,7 @@ export class TitleIndex {
     await codecReadyFor(this.#compression);
     let result: TitleScanResult;
     try {
-      result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes: appended, checkpoint: state });
+      result = await scanTitleLogInSlices({ compression: this.#compression, path: artifactPath, bytes: appended, checkpoint: state });
     } catch {
       // A checkpoint that cannot be continued (damaged, or from an incompatible writer) is rebuilt from offset 0.
       return RESCAN;
@@ -423,7 +419,7 @@ export class TitleIndex {
     await codecReadyFor(this.#compression);
     let result: TitleScanResult;
     try {
-      result = scanTitleLog({ compression: this.#compression, path: artifactPath, bytes });
+      result = await scanTitleLogInSlices({ compression: this.#compression, path: artifactPath, bytes });
     } catch {
       // Not a log-content failure (those are outcomes): the caller's full inspection gives the answer.
       return undefined;
