@@ -32,6 +32,7 @@ import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { RevisionCache } from './revision-cache.js';
+import { CwdFileIndex, type FileListing } from '../engine/files/cwd-file-index.js';
 
 /** A discovery result as the `find_sessions` tool returns it. */
 export interface FoundSession {
@@ -133,6 +134,8 @@ export interface SessionCatalogOptions {
    * the catalog is built: an invalid one fails there (`DCP_CONFIG_INVALID`), not at the first summary.
    */
   readonly dcpConfig?: Readonly<Record<string, unknown>>;
+  /** The `@` picker's file index (default: one with the default bounds); tests pass one with a clock of their own. */
+  readonly files?: CwdFileIndex;
 }
 
 /** How many DCP summaries a catalog keeps computed (each is a whole-log replay). */
@@ -151,6 +154,8 @@ export class SessionCatalog {
   readonly #dcp: DcpConfig;
   /** The Context views computed, while their logs keep their revision. */
   readonly #summaries = new RevisionCache<WebDcpSummary>(DCP_SUMMARY_CACHE_ENTRIES);
+  /** The `@` picker's files, per session cwd (in memory only: an index of names is cheap to rebuild). */
+  readonly #files: CwdFileIndex;
   #cwd: string | undefined;
 
   /**
@@ -161,6 +166,7 @@ export class SessionCatalog {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
     this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
+    this.#files = options.files ?? new CwdFileIndex();
   }
 
   /**
@@ -326,6 +332,31 @@ export class SessionCatalog {
     return this.#engine.prepareSized(reader, parsed.content, parsed.references, signal);
   }
 
+  /**
+   * The files the `@` picker offers for a message written in `target` (docs/WEB.md "The @ source"): paths under the
+   * target session's cwd matching `query`, from the bounded per-cwd index. The index is rebuilt when the target's log
+   * changed since it was built (its tools may have changed files), else after its TTL.
+   * @param target - the listed session the message is written in; none, or one without a cwd, offers no files
+   * @param query - what follows `@` or `@"`
+   * @param signal - cancels this caller's wait (a walk other lookups share goes on)
+   * @returns the cwd searched (absent: no files to offer) and the listing
+   * @throws FileIndexError when the cwd is not absolute or cannot be listed
+   */
+  async fileCandidates(target: string | undefined, query: string, signal?: AbortSignal): Promise<FileListing & { readonly cwd?: string }> {
+    const none = { candidates: [], truncated: false };
+    if (target === undefined) return none;
+    const { records } = await this.#engine.listSessionsReport(signal);
+    const record = records.find((candidate) => candidate.header.id === target);
+    const cwd = record?.header.cwd;
+    if (record === undefined || cwd === undefined) return none;
+    const freshness = await this.#logRevision(record);
+    const listing = await this.#files.list(cwd, query, {
+      ...(freshness === undefined ? {} : { freshness }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return { ...listing, cwd };
+  }
+
   /** The session listing, newest first (SESSION-LOG.md §10.3), each row labelled as discovery labels it, with its size. */
   async list(signal?: AbortSignal): Promise<CatalogListing> {
     const report = await this.#engine.listSessionsReport(signal);
@@ -489,6 +520,14 @@ export class SessionCatalog {
     if (buildSearchIndex === undefined || searchIndexStatus === undefined || clearSearchIndex === undefined)
       throw new TypeError("this catalog's engine has no search index");
     return this.#engine as CatalogSearchIndexEngine;
+  }
+
+  /** The revision of a session's artifact as text (size and mtime), or `undefined` without one (a live session). */
+  async #logRevision(record: SessionRecord): Promise<string | undefined> {
+    const store = this.#engine.store;
+    if (store === undefined || !record.persisted) return undefined;
+    const info = await stat(artifactPathFor(store.config, record.header.id, record.header.cwd)).catch(() => undefined);
+    return info === undefined ? undefined : `${info.size}:${info.mtimeMs}:${info.ino}`;
   }
 
   /**

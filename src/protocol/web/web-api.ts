@@ -149,6 +149,25 @@ export interface WebDcpSummary {
   readonly statsText: string;
 }
 
+/** A path under the target session's cwd that the `@` picker offers (relative, `/`-separated). */
+export interface WebFileCandidate {
+  readonly path: string;
+  /** A directory keeps the picker open to descend; a file ends the reference. */
+  readonly kind: 'file' | 'directory';
+}
+
+/** The file domain of the `@` picker for one query. */
+export interface WebFileCandidates {
+  /** The cwd searched; absent when the target has none (no target, or a conversation not written yet). */
+  readonly cwd?: string;
+  /** At most 20, best first. */
+  readonly files: readonly WebFileCandidate[];
+  /** The cwd holds more than the index's 10,000 paths, so a bare query searched the first 10,000. */
+  readonly truncated: boolean;
+  /** Why the cwd could not be searched (it does not exist or cannot be read): the file domain alone fails. */
+  readonly unavailable?: WebError;
+}
+
 /** Every remote method: its arguments and its value. */
 export interface WebApi {
   'sessions/list': {
@@ -160,6 +179,7 @@ export interface WebApi {
     readonly value: readonly WebCandidate[];
   };
   'sessions/surface': { readonly args: { readonly sessionId: string }; readonly value: WebSurface };
+  'files/candidates': { readonly args: { readonly target?: string; readonly query: string }; readonly value: WebFileCandidates };
   'references/prepare': { readonly args: { readonly target?: string; readonly content: string }; readonly value: WebPreview };
   'dcp/summary': { readonly args: { readonly sessionId: string }; readonly value: WebDcpSummary };
   'search/sessions': { readonly args: SearchQuery; readonly value: SearchPage };
@@ -173,6 +193,7 @@ export const WEB_METHODS: readonly WebMethod[] = [
   'sessions/list',
   'sessions/candidates',
   'sessions/surface',
+  'files/candidates',
   'references/prepare',
   'dcp/summary',
   'search/sessions',
