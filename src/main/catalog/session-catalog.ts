@@ -396,8 +396,8 @@ export class SessionCatalog {
   async dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
     // The DCP pipeline (ledger fold, stats, context chart) is loaded by the first summary: the CLI's session commands
     // and MCP never need it, and it is a fifth of what `sessions` would load (start-up, issue 26 item 6).
-    const { dcpSummary } = await import('./dcp-summary.js');
-    return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
+    const [{ dcpSummary }, label] = await Promise.all([import('./dcp-summary.js'), this.label(sessionId, signal)]);
+    return dcpSummary({ engine: this.#engine, sessionId, label, dcp: this.#dcp, signal, cache: this.#summaries });
   }
 
   /**

@@ -139,14 +139,53 @@ export interface WebDcpBlock {
   readonly state: 'active' | 'consumed' | 'absorbed-native' | 'expanded';
 }
 
+/** One prefix invalidation of `/dcp stats` (DCP.md §14): the first seq and position it re-read from, and why. */
+export interface WebDcpInvalidation {
+  readonly firstSeq: number;
+  readonly position: number;
+  readonly reReadTokens: number;
+  readonly cause: 'dcp' | 'native' | 'mixed';
+}
+
+/**
+ * The figures of `/dcp stats` (DCP.md §15.2, §15.3) as numbers: what `sessionctx dcp stats --json` returns as
+ * `stats`, so the page shows them as a table without reading the text. Token figures are heuristic estimates.
+ */
+export interface WebDcpStats {
+  /** DCP blocks ever created, and of those still active. */
+  readonly blocks: { readonly historical: number; readonly active: number };
+  readonly shadowedTokens: number;
+  readonly checkpointTokens: number;
+  readonly pruneTokens: number;
+  readonly cleanupTokens: number;
+  readonly expansionTokens: number;
+  readonly markerTokens: number;
+  /** Signed: negative is overhead. */
+  readonly historyReduction: number;
+  readonly pruneReplacements: number;
+  readonly inlineCleanups: number;
+  /** Prefix invalidations over the whole log, by cause. */
+  readonly invalidations: { readonly dcp: number; readonly native: number; readonly mixed: number };
+  /** The most recent ones (`stats.invalidationHistory`), newest last. */
+  readonly recentInvalidations: readonly WebDcpInvalidation[];
+  /** The estimated tokens of the current surface. */
+  readonly surfaceTokens: number;
+  /** The cross-session domain: `unavailable` here, as this server keeps no DCP plugin storage. */
+  readonly domain: { readonly status: 'current' | 'stale' | 'unavailable'; readonly reason?: string };
+}
+
 /** The Context view of one session: its size over the log, its drops, its DCP blocks and `/dcp stats`. */
 export interface WebDcpSummary {
   readonly sessionId: string;
+  /** The session's discovery label (its title, else its id), the view's heading. */
+  readonly label: string;
   readonly points: readonly WebContextPoint[];
   readonly drops: readonly WebContextDrop[];
   readonly blocks: readonly WebDcpBlock[];
   /** The `/dcp stats` text for the session, as the command prints it. */
   readonly statsText: string;
+  /** The same figures as numbers; absent when DCP is disabled in the configuration. */
+  readonly stats?: WebDcpStats;
 }
 
 /** A path under the target session's cwd that the `@` picker offers (relative, `/`-separated). */
