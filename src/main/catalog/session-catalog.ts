@@ -28,7 +28,7 @@ import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebDcpSummary, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { SessionListReport, SessionRecord } from '../engine/corpus/session-query.js';
 import type { SizedPreparation } from '../engine/reference/reference-types.js';
-import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events.js';
+import type { ContentBlock, SessionEvent, SessionHeader, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { resolveDcpConfig } from '../../protocol/dcp/config.js';
 import { RevisionCache } from './revision-cache.js';
@@ -386,6 +386,19 @@ export class SessionCatalog {
       this.#engine.readTitleSnapshots([sessionId], signal),
     ]);
     return { snapshot, label: discoveryLabel(sessionId, observations[0]) };
+  }
+
+  /**
+   * A stored session's whole log (stored events and synthetic crash closers) and its discovery label: what the Web's
+   * log view shows (the CLI's `show --log` reads the same log through {@link inspectLog}).
+   * @throws CatalogError `no-root` when the engine has no session root; the store's typed errors as they are
+   */
+  async wholeLog(
+    sessionId: SessionId,
+    signal?: AbortSignal,
+  ): Promise<{ readonly meta: SessionHeader; readonly events: readonly SessionEvent[]; readonly label: string }> {
+    const [{ meta, events }, label] = await Promise.all([this.inspectLog(sessionId, signal), this.label(sessionId, signal)]);
+    return { meta, events, label };
   }
 
   /**

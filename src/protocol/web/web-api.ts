@@ -90,6 +90,31 @@ export interface WebSurface {
   readonly items: readonly WebTranscriptItem[];
 }
 
+/** A surface change of the whole log: the event at `seq` replaced the messages `replaced` (their seqs, in order). */
+export interface WebReplacement {
+  readonly seq: number;
+  readonly replaced: readonly number[];
+  /** A compaction checkpoint (native or DCP) replaced them; otherwise a rewrite (a pruned tool result). */
+  readonly compaction: boolean;
+}
+
+/**
+ * A session's whole log as a conversation (the Web's `sessionctx show --log`): every message ever on its surface, in
+ * log order, with what each replacement took off the surface.
+ */
+export interface WebSessionLog {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  /** Every surface event's items, current and replaced alike. */
+  readonly items: readonly WebTranscriptItem[];
+  /** Each replacement, in log order. */
+  readonly replacements: readonly WebReplacement[];
+  /** The seqs no longer on the surface, each with the seq of the event that replaced it. */
+  readonly shadowed: readonly { readonly seq: number; readonly by: number }[];
+}
+
 /** Per source of a preview: kept/omitted messages and bytes against the budget. */
 export interface WebPreviewSource extends WebSourceSummary {
   /** Bytes of the source's rendered snapshot data. */
@@ -218,6 +243,7 @@ export interface WebApi {
     readonly value: readonly WebCandidate[];
   };
   'sessions/surface': { readonly args: { readonly sessionId: string }; readonly value: WebSurface };
+  'sessions/log': { readonly args: { readonly sessionId: string }; readonly value: WebSessionLog };
   'files/candidates': { readonly args: { readonly target?: string; readonly query: string }; readonly value: WebFileCandidates };
   'references/prepare': { readonly args: { readonly target?: string; readonly content: string }; readonly value: WebPreview };
   'dcp/summary': { readonly args: { readonly sessionId: string }; readonly value: WebDcpSummary };
@@ -232,6 +258,7 @@ export const WEB_METHODS: readonly WebMethod[] = [
   'sessions/list',
   'sessions/candidates',
   'sessions/surface',
+  'sessions/log',
   'files/candidates',
   'references/prepare',
   'dcp/summary',

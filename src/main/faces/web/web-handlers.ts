@@ -11,7 +11,7 @@ import { CatalogError } from '../../catalog/catalog-error.js';
 import { FileIndexError } from '../../engine/files/file-index-error.js';
 import type { SessionCatalog } from '../../catalog/session-catalog.js';
 import { previewView, type PreviewBudget } from './preview-view.js';
-import { surfaceView } from './surface-view.js';
+import { logView, surfaceView } from './surface-view.js';
 import { WebServerError } from './web-server-error.js';
 
 /** Full-text search, as `SessionEngine.searchSessions` will offer it (issue 17). */
@@ -63,6 +63,11 @@ export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
     async 'sessions/surface'(args, { signal }) {
       const { snapshot, label } = await catalog.surface(asSessionId(args.sessionId), signal);
       return surfaceView(snapshot, label);
+    },
+
+    async 'sessions/log'(args, { signal }) {
+      const { meta, events, label } = await catalog.wholeLog(asSessionId(args.sessionId), signal);
+      return logView(meta, events, label);
     },
 
     async 'files/candidates'(args, { signal }) {
