@@ -228,7 +228,10 @@ export interface WebFileCandidates {
   readonly files: readonly WebFileCandidate[];
   /** The cwd holds more than the index's 10,000 paths, so a bare query searched the first 10,000. */
   readonly truncated: boolean;
-  /** Why the cwd could not be searched (it does not exist or cannot be read): the file domain alone fails. */
+  /**
+   * Why the cwd could not be searched: `FILE_INDEX_CWD_MISSING` (not a directory on this machine: the picker stays
+   * quiet about it), `FILE_INDEX_CWD_UNREADABLE` or `FILE_INDEX_CWD_INVALID`. The file domain alone fails.
+   */
   readonly unavailable?: WebError;
 }
 

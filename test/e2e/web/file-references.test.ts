@@ -172,9 +172,18 @@ describe('the @ source: files and sessions', () => {
     await openCompose(HOMELESS.id);
     await page.keyboard.type('@invoice');
     await expect.poll(() => settledRows()).toEqual([`session:${CITED.id}`]);
-    await expect
-      .poll(() => page.locator('.suggestions-note[data-domain="file"]').textContent())
-      .toMatch(/^Files unavailable: the cwd .* cannot be listed/);
+    // A cwd that is not on this machine is no failure to report: there are just no files.
+    expect(await page.locator('.suggestions-note').count()).toBe(0);
+    const reply = await page.evaluate(
+      async (body) =>
+        (await (
+          await fetch('/api/files/candidates', { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        ).json()) as {
+          value: { unavailable?: { code: string } };
+        },
+      JSON.stringify({ target: HOMELESS.id, query: 'invoice' }),
+    );
+    expect(reply.value.unavailable?.code).toBe('FILE_INDEX_CWD_MISSING');
     await page.close();
 
     await openCompose(TARGET.id);

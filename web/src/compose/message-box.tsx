@@ -236,7 +236,10 @@ export function MessageBox({ draft, onDraft, target, onSubmit }: MessageBoxProps
             files:
               value.unavailable === undefined
                 ? { rows: value.files, status: 'ready' }
-                : { rows: [], status: 'failed', error: value.unavailable.message },
+                : // A cwd that is not on this machine (a session written elsewhere) just has no files to offer.
+                  value.unavailable.code === 'FILE_INDEX_CWD_MISSING'
+                  ? { rows: [], status: 'ready' }
+                  : { rows: [], status: 'failed', error: value.unavailable.message },
           })),
         (error: unknown) => {
           const message = failure(error);

@@ -116,7 +116,8 @@ export class CwdFileIndex {
    * @param cwd - an absolute directory (the session's cwd)
    * @param query - what follows `@` (or `@"`), `\` read as `/`
    * @param request - the freshness token and the caller's signal
-   * @throws FileIndexError `FILE_INDEX_CWD_INVALID` for a relative cwd, `FILE_INDEX_CWD_UNREADABLE` when it cannot be listed
+   * @throws FileIndexError `FILE_INDEX_CWD_INVALID` for a relative cwd, `FILE_INDEX_CWD_MISSING` when it is not a
+   *   directory here, `FILE_INDEX_CWD_UNREADABLE` when it cannot be listed
    */
   async list(cwd: string, query: string, request: FileListingRequest = {}): Promise<FileListing> {
     const { signal } = request;
@@ -228,11 +229,14 @@ export class CwdFileIndex {
 async function readRoot(cwd: string): Promise<Dirent[]> {
   try {
     const info = await stat(cwd);
-    if (!info.isDirectory()) throw new FileIndexError('FILE_INDEX_CWD_UNREADABLE', `the cwd ${cwd} is not a directory`);
+    if (!info.isDirectory()) throw new FileIndexError('FILE_INDEX_CWD_MISSING', `the cwd ${cwd} is not a directory`);
     return await readSorted(cwd);
   } catch (error) {
     if (error instanceof FileIndexError) throw error;
     const reason = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+    if (reason === 'ENOENT' || reason === 'ENOTDIR') {
+      throw new FileIndexError('FILE_INDEX_CWD_MISSING', `the cwd ${cwd} does not exist on this machine`, { cause: error });
+    }
     throw new FileIndexError('FILE_INDEX_CWD_UNREADABLE', `the cwd ${cwd} cannot be listed (${reason})`, { cause: error });
   }
 }

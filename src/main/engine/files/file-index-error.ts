@@ -7,7 +7,9 @@
 export type FileIndexErrorCode =
   /** The cwd is not an absolute path (a log's cwd as written, never resolved against the server's own). */
   | 'FILE_INDEX_CWD_INVALID'
-  /** The cwd does not exist, is not a directory, or cannot be read. */
+  /** The cwd does not exist (here) or is not a directory: a session written on another machine, a deleted project. */
+  | 'FILE_INDEX_CWD_MISSING'
+  /** The cwd exists but cannot be listed (permissions, I/O). */
   | 'FILE_INDEX_CWD_UNREADABLE';
 
 /** A cwd the file index refuses. */

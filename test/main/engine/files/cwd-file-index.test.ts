@@ -135,9 +135,10 @@ describe('CwdFileIndex', () => {
   it('a cwd that is missing, a file or relative is a typed refusal; a later lookup tries again', async () => {
     const index = new CwdFileIndex();
     const later = join(base, 'later');
-    await expect(index.list(later, 'a')).rejects.toMatchObject({ name: 'FileIndexError', code: 'FILE_INDEX_CWD_UNREADABLE' });
-    await expect(index.list(later, 'sub/')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_UNREADABLE' });
-    await expect(index.list(join(cwd, 'README.md'), 'a')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_UNREADABLE' });
+    await expect(index.list(later, 'a')).rejects.toMatchObject({ name: 'FileIndexError', code: 'FILE_INDEX_CWD_MISSING' });
+    await expect(index.list(later, 'sub/')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_MISSING' });
+    await expect(index.list(join(cwd, 'README.md'), 'a')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_MISSING' });
+    await expect(index.list(join(cwd, 'README.md', 'below'), 'a')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_MISSING' });
     await expect(index.list('project', 'a')).rejects.toMatchObject({ code: 'FILE_INDEX_CWD_INVALID' });
     await tree(later, ['alpha.txt']);
     expect(paths(await index.list(later, 'a'))).toEqual(['alpha.txt']);
