@@ -168,6 +168,25 @@ describe('the @ source: files and sessions', () => {
     expect(await message().inputValue()).toBe('@"my notes/plan final.md" and @"my notes/plan final.md" ');
   });
 
+  it('a two-word query goes on matching its session across the space; the space ends the file domain', async () => {
+    await openCompose(TARGET.id);
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const method = /\/api\/(files|sessions)\/candidates$/.exec(request.url())?.[1];
+      if (method !== undefined) asked.push(`${method}:${(JSON.parse(request.postData() ?? '{}') as { query: string }).query}`);
+    });
+    await page.keyboard.type('@invoice');
+    await expect.poll(() => settledRows()).toEqual(['file:invoice-report.md', 'file:src/invoice.csv.ts', `session:${CITED.id}`]);
+    await page.keyboard.type(' csv');
+    await expect.poll(() => settledRows()).toEqual([`session:${CITED.id}`]);
+    expect(asked).toContain('sessions:invoice csv');
+    expect(asked.filter((entry) => entry.startsWith('files:') && entry.includes(' '))).toEqual([]);
+    await page.keyboard.press('Enter');
+    expect(await chips()).toEqual([
+      { text: `@${CITED.title}`, mention: expect.stringMatching(/^@\[Invoice CSV export\]\(dsh-session:/), file: false },
+    ]);
+  });
+
   it('each domain degrades alone: a cwd that is gone, a failed file call, a failed session call', async () => {
     await openCompose(HOMELESS.id);
     await page.keyboard.type('@invoice');
