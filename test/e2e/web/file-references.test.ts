@@ -5,11 +5,12 @@
  * keeps the menu open one level down; paths with spaces are quoted; the picker opens at the caret. The expected
  * paths are the test's own tree, written out by hand.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { projectDirName } from '../../../src/protocol/storage-paths.js';
 import { writeTitledSession } from './reference-session.js';
 import { useWebPageFixture } from './web-page-fixture.js';
 
@@ -261,5 +262,32 @@ describe('files/candidates on the server', () => {
       truncated: false,
     });
     expect((await ask({ query: 'src' })).value).toEqual({ files: [], truncated: false });
+  });
+
+  it("sees a file the session's tools wrote once the session's log grew; until then the index is reused", async () => {
+    ({ page } = await web.open('#/'));
+    const ask = (query: string) =>
+      page.evaluate(
+        async (body) => {
+          const response = await fetch('/api/files/candidates', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          return ((await response.json()) as { value: { files: { path: string }[] } }).value.files.map((file) => file.path);
+        },
+        JSON.stringify({ target: TARGET.id, query }),
+      );
+    const log = join(web.fixture.root, projectDirName(TARGET.cwd), TARGET.id, 'session.jsonl');
+    const grow = (seq: number): void =>
+      appendFileSync(
+        log,
+        `${JSON.stringify({ type: 'session/title', seq, time: TARGET.createdAt + seq + 1, data: { title: `Shop maintenance ${seq}`, messageSeqs: [0], source: { kind: 'fallback' } } })}\n`,
+      );
+    // A fresh index first (the log grew), so the next answers are within one TTL of it.
+    grow(2);
+    await expect.poll(() => ask('ledger')).toEqual([]);
+    writeFileSync(join(PROJECT, 'ledger.csv'), 'x');
+    // The log did not change: the index built a moment ago still answers.
+    expect(await ask('ledger')).toEqual([]);
+    // The session's tools ran (its log grew by an event): the next bare query walks the cwd again.
+    grow(3);
+    await expect.poll(() => ask('ledger')).toEqual(['ledger.csv']);
   });
 });
