@@ -288,6 +288,11 @@ describe('API requests', () => {
       ['sessions/candidates', { query: '', extra: true }, 'extra'],
       ['sessions/list', [], 'arguments'],
       ['sessions/surface', { sessionId: '' }, 'sessionId'],
+      ['sessions/log', {}, 'sessionId'],
+      ['files/candidates', {}, 'query'],
+      ['files/candidates', { query: 'x'.repeat(1025) }, 'query'],
+      ['files/candidates', { query: '', target: 7 }, 'target'],
+      ['files/candidates', { query: '', cwd: '/' }, 'cwd'],
     ];
     for (const [method, args, key] of cases) {
       const { status, reply } = await callApi(server.port, cookie, method, args);
