@@ -125,7 +125,13 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
           Could not read the whole log: {logFailure}
         </p>
       ) : null}
-      <ol class={whole ? 'conversation whole-log' : 'conversation'} aria-label={whole ? 'Whole log' : 'Conversation'} ref={list}>
+      {/* Until the whole log has come, the surface stays on screen under its own name. */}
+      <ol
+        class={whole && log !== undefined ? 'conversation whole-log' : 'conversation'}
+        aria-label={whole && log !== undefined ? 'Whole log' : 'Conversation'}
+        aria-busy={whole && log === undefined && logFailure === undefined}
+        ref={list}
+      >
         {conversationRows(items).map((row) => {
           const at = row.item.seq;
           const first = !noted.has(at);
