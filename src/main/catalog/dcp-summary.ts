@@ -11,7 +11,7 @@ import { sameRevision, statRevision } from '../../io/file-revision.js';
 import { PooledSessionStorage } from '../engine/pool/pooled-storage.js';
 import { contextSummary } from './context-summary.js';
 import type { RevisionCache } from './revision-cache.js';
-import { DCP_DISABLED_STATS_TEXT, summaryStatsText } from './summary-stats-text.js';
+import { DCP_DISABLED_STATS_TEXT, summaryStats } from './summary-stats-text.js';
 import { CatalogError } from './catalog-error.js';
 import type { CatalogEngine } from './session-catalog.js';
 
@@ -19,6 +19,8 @@ import type { CatalogEngine } from './session-catalog.js';
 export interface DcpSummaryOptions {
   readonly engine: Pick<CatalogEngine, 'store' | 'runner'>;
   readonly sessionId: SessionId;
+  /** The session's discovery label (the view's heading); default its id. */
+  readonly label?: string;
   /** DCP's configuration (DCP.md §16), resolved once by the caller. */
   readonly dcp: DcpConfig;
   readonly signal: AbortSignal;
@@ -52,15 +54,14 @@ export async function dcpSummary(options: DcpSummaryOptions): Promise<WebDcpSumm
   );
   signal.throwIfAborted();
   const { points, drops } = summary;
-  const value: WebDcpSummary = config.enabled
-    ? {
-        sessionId,
-        points,
-        drops,
-        blocks: summary.blocks,
-        statsText: await summaryStatsText({ header: inspection.meta, events: inspection.events, summary, config, runner: engine.runner }),
-      }
-    : { sessionId, points, drops, blocks: [], statsText: DCP_DISABLED_STATS_TEXT };
+  const label = options.label ?? sessionId;
+  const stats = config.enabled
+    ? await summaryStats({ header: inspection.meta, events: inspection.events, summary, config, runner: engine.runner })
+    : undefined;
+  const value: WebDcpSummary =
+    stats === undefined
+      ? { sessionId, label, points, drops, blocks: [], statsText: DCP_DISABLED_STATS_TEXT }
+      : { sessionId, label, points, drops, blocks: summary.blocks, statsText: stats.text, stats: stats.figures };
   signal.throwIfAborted();
   // Kept only when the file did not change from before the read to after it (an append in between gives a fresh
   // summary next time).

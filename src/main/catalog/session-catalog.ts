@@ -28,9 +28,10 @@ import { parseMessageContent } from '../../protocol/uri/mention-parser.js';
 import type { WebDcpSummary, WebSessionRow } from '../../protocol/web/web-api.js';
 import type { SessionListReport, SessionRecord } from '../engine/corpus/session-query.js';
 import type { SizedPreparation } from '../engine/reference/reference-types.js';
-import type { ContentBlock, SessionSurfaceSnapshot } from '../../protocol/events.js';
+import type { ContentBlock, SessionEvent, SessionHeader, SessionSurfaceSnapshot } from '../../protocol/events.js';
 import type { DcpConfig } from '../../protocol/dcp/config.js';
 import { RevisionCache } from './revision-cache.js';
+import { CwdFileIndex, type FileListing } from '../engine/files/cwd-file-index.js';
 
 /** A discovery result as the `find_sessions` tool returns it. */
 export interface FoundSession {
@@ -129,6 +130,8 @@ export interface SessionCatalogOptions {
    * (`ResolvedCompositionConfig.dcp.config`); default: DCP's defaults.
    */
   readonly dcp?: DcpConfig;
+  /** The `@` picker's file index (default: one with the default bounds); tests pass one with a clock of their own. */
+  readonly files?: CwdFileIndex;
 }
 
 /** How many DCP summaries a catalog keeps computed (each is a whole-log replay). */
@@ -147,6 +150,8 @@ export class SessionCatalog {
   #dcp: DcpConfig | undefined;
   /** The Context views computed, while their logs keep their revision. */
   readonly #summaries = new RevisionCache<WebDcpSummary>(DCP_SUMMARY_CACHE_ENTRIES);
+  /** The `@` picker's files, per session cwd (in memory only: an index of names is cheap to rebuild). */
+  readonly #files: CwdFileIndex;
   #cwd: string | undefined;
 
   /**
@@ -157,6 +162,7 @@ export class SessionCatalog {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
     this.#dcp = options.dcp;
+    this.#files = options.files ?? new CwdFileIndex();
   }
 
   /**
@@ -322,6 +328,31 @@ export class SessionCatalog {
     return this.#engine.prepareSized(reader, parsed.content, parsed.references, signal);
   }
 
+  /**
+   * The files the `@` picker offers for a message written in `target` (docs/WEB.md "The @ source"): paths under the
+   * target session's cwd matching `query`, from the bounded per-cwd index. The index is rebuilt when the target's log
+   * changed since it was built (its tools may have changed files), else after its TTL.
+   * @param target - the listed session the message is written in; none, or one without a cwd, offers no files
+   * @param query - what follows `@` or `@"`
+   * @param signal - cancels this caller's wait (a walk other lookups share goes on)
+   * @returns the cwd searched (absent: no files to offer) and the listing
+   * @throws FileIndexError when the cwd is not absolute or cannot be listed
+   */
+  async fileCandidates(target: string | undefined, query: string, signal?: AbortSignal): Promise<FileListing & { readonly cwd?: string }> {
+    const none = { candidates: [], truncated: false };
+    if (target === undefined) return none;
+    const { records } = await this.#engine.listSessionsReport(signal);
+    const record = records.find((candidate) => candidate.header.id === target);
+    const cwd = record?.header.cwd;
+    if (record === undefined || cwd === undefined) return none;
+    const freshness = await this.#logRevision(record);
+    const listing = await this.#files.list(cwd, query, {
+      ...(freshness === undefined ? {} : { freshness }),
+      ...(signal === undefined ? {} : { signal }),
+    });
+    return { ...listing, cwd };
+  }
+
   /** The session listing, newest first (SESSION-LOG.md §10.3), each row labelled as discovery labels it, with its size. */
   async list(signal?: AbortSignal): Promise<CatalogListing> {
     const report = await this.#engine.listSessionsReport(signal);
@@ -354,6 +385,19 @@ export class SessionCatalog {
   }
 
   /**
+   * A stored session's whole log (stored events and synthetic crash closers) and its discovery label: what the Web's
+   * log view shows (the CLI's `show --log` reads the same log through {@link inspectLog}).
+   * @throws CatalogError `no-root` when the engine has no session root; the store's typed errors as they are
+   */
+  async wholeLog(
+    sessionId: SessionId,
+    signal?: AbortSignal,
+  ): Promise<{ readonly meta: SessionHeader; readonly events: readonly SessionEvent[]; readonly label: string }> {
+    const [{ meta, events }, label] = await Promise.all([this.inspectLog(sessionId, signal), this.label(sessionId, signal)]);
+    return { meta, events, label };
+  }
+
+  /**
    * The Context view of a stored session ({@link dcpSummary}): its context chart, DCP's blocks and the `/dcp stats`
    * text, from one read and one replay on the engine's pool; kept while the artifact keeps its revision.
    * @throws CatalogError `no-root` when the engine has no session root; the store's typed errors as they are
@@ -361,9 +405,13 @@ export class SessionCatalog {
   async dcpSummary(sessionId: SessionId, signal: AbortSignal): Promise<WebDcpSummary> {
     // The DCP pipeline (ledger fold, stats, context chart) is loaded by the first summary: the CLI's session commands
     // and MCP never need it, and it is a fifth of what `sessions` would load (start-up, issue 26 item 6).
-    const [{ dcpSummary }, { resolveDcpConfig }] = await Promise.all([import('./dcp-summary.js'), import('../../protocol/dcp/config.js')]);
+    const [{ dcpSummary }, { resolveDcpConfig }, label] = await Promise.all([
+      import('./dcp-summary.js'),
+      import('../../protocol/dcp/config.js'),
+      this.label(sessionId, signal),
+    ]);
     this.#dcp ??= resolveDcpConfig(undefined).config;
-    return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
+    return dcpSummary({ engine: this.#engine, sessionId, label, dcp: this.#dcp, signal, cache: this.#summaries });
   }
 
   /**
@@ -476,6 +524,14 @@ export class SessionCatalog {
   /** Removes the search index's file (every root's). */
   clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogEngine['clearSearchIndex']> {
     return this.#engine.clearSearchIndex(signal);
+  }
+
+  /** The revision of a session's artifact as text (size and mtime), or `undefined` without one (a live session). */
+  async #logRevision(record: SessionRecord): Promise<string | undefined> {
+    const store = this.#engine.store;
+    if (store === undefined || !record.persisted) return undefined;
+    const info = await stat(artifactPathFor(store.config, record.header.id, record.header.cwd)).catch(() => undefined);
+    return info === undefined ? undefined : `${info.size}:${info.mtimeMs}:${info.ino}`;
   }
 
   /**

@@ -6,6 +6,8 @@
  * So the log is read and replayed once for the chart, the block table and the stats together.
  */
 import type { DcpConfig } from '../../protocol/dcp/config.js';
+import { historyReduction } from '../../protocol/dcp/ledger.js';
+import type { WebDcpStats } from '../../protocol/web/web-api.js';
 import { STORAGE_NOT_WIRED_REASON, formatStatsOutput, invalidationLines } from '../../protocol/dcp/stats-block.js';
 import type { SessionEvent, SessionHeader } from '../../protocol/events.js';
 import { LedgerService, resolveFullLogTasks } from '../engine/dcp/ledger-service.js';
@@ -26,11 +28,18 @@ export interface SummaryStatsInput {
   readonly runner: TaskRunner;
 }
 
+/** The `/dcp stats` of a session: its text and the figures the text shows. */
+export interface SummaryStats {
+  readonly text: string;
+  readonly figures: WebDcpStats;
+}
+
 /**
- * The `/dcp stats` text, byte-identical to `sessionctx dcp stats` on the same log.
+ * The `/dcp stats` text, byte-identical to `sessionctx dcp stats` on the same log, and its figures as numbers (the
+ * `stats` of `dcp stats --json`).
  * @param input - the log, its replay, the DCP configuration and the runner of the ledger fold.
  */
-export async function summaryStatsText(input: SummaryStatsInput): Promise<string> {
+export async function summaryStats(input: SummaryStatsInput): Promise<SummaryStats> {
   const { index } = input.summary;
   const all = index.invalidations.list();
   const counts = { dcp: 0, native: 0, mixed: 0 };
@@ -39,14 +48,26 @@ export async function summaryStatsText(input: SummaryStatsInput): Promise<string
   const activeBlockCount = index.blocks().filter((block) => block.membership === 'active').length;
   const ledgers = new LedgerService(resolveFullLogTasks({ runner: input.runner }), silentLogger);
   const { ledger, reReadTokens } = await ledgers.fold({ header: input.header, events: input.events }, recent);
-  return formatStatsOutput(
-    {
-      ledger,
-      activeBlockCount,
-      invalidationCounts: counts,
-      recentInvalidations: invalidationLines(recent, reReadTokens),
-      surfaceTokens: input.summary.surfaceTokens,
-    },
+  const recentInvalidations = invalidationLines(recent, reReadTokens);
+  const text = formatStatsOutput(
+    { ledger, activeBlockCount, invalidationCounts: counts, recentInvalidations, surfaceTokens: input.summary.surfaceTokens },
     { status: 'unavailable', reason: STORAGE_NOT_WIRED_REASON, invalidRecordsSkipped: 0 },
   );
+  const figures: WebDcpStats = {
+    blocks: { historical: ledger.blockCount, active: activeBlockCount },
+    shadowedTokens: ledger.shadowedTokens,
+    checkpointTokens: ledger.checkpointTokens,
+    pruneTokens: ledger.pruneTokens,
+    cleanupTokens: ledger.cleanupTokens,
+    expansionTokens: ledger.expansionTokens,
+    markerTokens: ledger.markerTokens,
+    historyReduction: historyReduction(ledger),
+    pruneReplacements: ledger.pruneReplacements,
+    inlineCleanups: ledger.inlineCleanups,
+    invalidations: { ...counts },
+    recentInvalidations: recentInvalidations.map((line) => ({ ...line })),
+    surfaceTokens: input.summary.surfaceTokens,
+    domain: { status: 'unavailable', reason: STORAGE_NOT_WIRED_REASON },
+  };
+  return { text, figures };
 }

@@ -90,6 +90,31 @@ export interface WebSurface {
   readonly items: readonly WebTranscriptItem[];
 }
 
+/** A surface change of the whole log: the event at `seq` replaced the messages `replaced` (their seqs, in order). */
+export interface WebReplacement {
+  readonly seq: number;
+  readonly replaced: readonly number[];
+  /** A compaction checkpoint (native or DCP) replaced them; otherwise a rewrite (a pruned tool result). */
+  readonly compaction: boolean;
+}
+
+/**
+ * A session's whole log as a conversation (the Web's `sessionctx show --log`): every message ever on its surface, in
+ * log order, with what each replacement took off the surface.
+ */
+export interface WebSessionLog {
+  readonly sessionId: string;
+  readonly label: string;
+  readonly cwd?: string;
+  readonly createdAt: number;
+  /** Every surface event's items, current and replaced alike. */
+  readonly items: readonly WebTranscriptItem[];
+  /** Each replacement, in log order. */
+  readonly replacements: readonly WebReplacement[];
+  /** The seqs no longer on the surface, each with the seq of the event that replaced it. */
+  readonly shadowed: readonly { readonly seq: number; readonly by: number }[];
+}
+
 /** Per source of a preview: kept/omitted messages and bytes against the budget. */
 export interface WebPreviewSource extends WebSourceSummary {
   /** Bytes of the source's rendered snapshot data. */
@@ -139,14 +164,75 @@ export interface WebDcpBlock {
   readonly state: 'active' | 'consumed' | 'absorbed-native' | 'expanded';
 }
 
+/** One prefix invalidation of `/dcp stats` (DCP.md §14): the first seq and position it re-read from, and why. */
+export interface WebDcpInvalidation {
+  readonly firstSeq: number;
+  readonly position: number;
+  readonly reReadTokens: number;
+  readonly cause: 'dcp' | 'native' | 'mixed';
+}
+
+/**
+ * The figures of `/dcp stats` (DCP.md §15.2, §15.3) as numbers: what `sessionctx dcp stats --json` returns as
+ * `stats`, so the page shows them as a table without reading the text. Token figures are heuristic estimates.
+ */
+export interface WebDcpStats {
+  /** DCP blocks ever created, and of those still active. */
+  readonly blocks: { readonly historical: number; readonly active: number };
+  readonly shadowedTokens: number;
+  readonly checkpointTokens: number;
+  readonly pruneTokens: number;
+  readonly cleanupTokens: number;
+  readonly expansionTokens: number;
+  readonly markerTokens: number;
+  /** Signed: negative is overhead. */
+  readonly historyReduction: number;
+  readonly pruneReplacements: number;
+  readonly inlineCleanups: number;
+  /** Prefix invalidations over the whole log, by cause. */
+  readonly invalidations: { readonly dcp: number; readonly native: number; readonly mixed: number };
+  /** The most recent ones (`stats.invalidationHistory`), newest last. */
+  readonly recentInvalidations: readonly WebDcpInvalidation[];
+  /** The estimated tokens of the current surface. */
+  readonly surfaceTokens: number;
+  /** The cross-session domain: `unavailable` here, as this server keeps no DCP plugin storage. */
+  readonly domain: { readonly status: 'current' | 'stale' | 'unavailable'; readonly reason?: string };
+}
+
 /** The Context view of one session: its size over the log, its drops, its DCP blocks and `/dcp stats`. */
 export interface WebDcpSummary {
   readonly sessionId: string;
+  /** The session's discovery label (its title, else its id), the view's heading. */
+  readonly label: string;
   readonly points: readonly WebContextPoint[];
   readonly drops: readonly WebContextDrop[];
   readonly blocks: readonly WebDcpBlock[];
   /** The `/dcp stats` text for the session, as the command prints it. */
   readonly statsText: string;
+  /** The same figures as numbers; absent when DCP is disabled in the configuration. */
+  readonly stats?: WebDcpStats;
+}
+
+/** A path under the target session's cwd that the `@` picker offers (relative, `/`-separated). */
+export interface WebFileCandidate {
+  readonly path: string;
+  /** A directory keeps the picker open to descend; a file ends the reference. */
+  readonly kind: 'file' | 'directory';
+}
+
+/** The file domain of the `@` picker for one query. */
+export interface WebFileCandidates {
+  /** The cwd searched; absent when the target has none (no target, or a conversation not written yet). */
+  readonly cwd?: string;
+  /** At most 20, best first. */
+  readonly files: readonly WebFileCandidate[];
+  /** The cwd holds more than the index's 10,000 paths, so a bare query searched the first 10,000. */
+  readonly truncated: boolean;
+  /**
+   * Why the cwd could not be searched: `FILE_INDEX_CWD_MISSING` (not a directory on this machine: the picker stays
+   * quiet about it), `FILE_INDEX_CWD_UNREADABLE` or `FILE_INDEX_CWD_INVALID`. The file domain alone fails.
+   */
+  readonly unavailable?: WebError;
 }
 
 /** Every remote method: its arguments and its value. */
@@ -160,6 +246,8 @@ export interface WebApi {
     readonly value: readonly WebCandidate[];
   };
   'sessions/surface': { readonly args: { readonly sessionId: string }; readonly value: WebSurface };
+  'sessions/log': { readonly args: { readonly sessionId: string }; readonly value: WebSessionLog };
+  'files/candidates': { readonly args: { readonly target?: string; readonly query: string }; readonly value: WebFileCandidates };
   'references/prepare': { readonly args: { readonly target?: string; readonly content: string }; readonly value: WebPreview };
   'dcp/summary': { readonly args: { readonly sessionId: string }; readonly value: WebDcpSummary };
   'search/sessions': { readonly args: SearchQuery; readonly value: SearchPage };
@@ -173,6 +261,8 @@ export const WEB_METHODS: readonly WebMethod[] = [
   'sessions/list',
   'sessions/candidates',
   'sessions/surface',
+  'sessions/log',
+  'files/candidates',
   'references/prepare',
   'dcp/summary',
   'search/sessions',

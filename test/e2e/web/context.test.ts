@@ -136,3 +136,92 @@ describe('the Context view', () => {
     expect(await xTicks()).toEqual(seqTicks);
   });
 });
+
+/** The `stats` figures of `sessionctx dcp stats --json` (the CLI's own output, not the page's). */
+interface CliStats {
+  readonly session: {
+    readonly ledger: Record<string, number>;
+    readonly activeBlockCount: number;
+    readonly invalidationCounts: { dcp: number; native: number; mixed: number };
+    readonly recentInvalidations: readonly { firstSeq: number; position: number; reReadTokens: number; cause: string }[];
+    readonly surfaceTokens: number;
+    readonly historyReduction: number;
+  };
+  readonly domain: { readonly status: string; readonly reason?: string };
+}
+
+describe('the Context view as a product (issue 28)', () => {
+  it('is titled by the session’s title, not its id', async () => {
+    const id = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+    const listed = await runBuiltCli(['sessions', '--root', web.fixture.root, '--json']);
+    const title = (JSON.parse(listed.stdout) as { sessions: { header: { id: string }; title?: { title: string } }[] }).sessions.find(
+      (s) => s.header.id === id,
+    )?.title?.title;
+    expect(title).toBeTruthy();
+    await openContext(id);
+    expect(await page.locator('#context-heading').textContent()).toBe(title);
+  });
+
+  it('shows /dcp stats as a table of labelled figures, the numbers of dcp stats --json', async () => {
+    const cli = await runBuiltCli(['dcp', 'stats', '--session', 's2-compress', '--root', web.fixture.root, '--json']);
+    const { session, domain } = (JSON.parse(cli.stdout) as { stats: CliStats }).stats;
+    expect(domain).toMatchObject({ status: 'unavailable', reason: 'storage not wired' });
+    const tokens = (n: number): string => `~${n.toLocaleString('en-US')} tokens`;
+    const { ledger, invalidationCounts: inv } = session;
+    const expected: Record<string, string> = {
+      blocks: `${ledger['blockCount']} / ${session.activeBlockCount}`,
+      surfaceTokens: tokens(session.surfaceTokens),
+      historyReduction: tokens(session.historyReduction),
+      shadowedTokens: tokens(ledger['shadowedTokens']!),
+      checkpointTokens: tokens(ledger['checkpointTokens']!),
+      pruneTokens: tokens(ledger['pruneTokens']!),
+      cleanupTokens: tokens(ledger['cleanupTokens']!),
+      expansionTokens: tokens(ledger['expansionTokens']!),
+      markerTokens: tokens(ledger['markerTokens']!),
+      pruneReplacements: String(ledger['pruneReplacements']),
+      inlineCleanups: String(ledger['inlineCleanups']),
+      invalidations: `${inv.dcp + inv.native + inv.mixed} (DCP ${inv.dcp}, native ${inv.native}, mixed ${inv.mixed})`,
+      recentInvalidations: session.recentInvalidations
+        .map((r) => `seq ${r.firstSeq} at position ${r.position}: ${tokens(r.reReadTokens)} re-read (${r.cause})`)
+        .join('; '),
+      domain: 'not kept here: this server reads stored logs and has no DCP plugin storage',
+    };
+    await openContext('s2-compress');
+    const shown = await page
+      .locator('table.stats-table tr')
+      .evaluateAll((nodes) => Object.fromEntries(nodes.map((n) => [n.getAttribute('data-figure'), n.querySelector('td')?.textContent])));
+    expect(shown).toEqual(expected);
+    // Every row is labelled; the raw text is behind a closed disclosure.
+    expect(await page.locator('table.stats-table th[scope="row"]').count()).toBe(Object.keys(expected).length);
+    expect(await page.locator('pre.stats').isVisible()).toBe(false);
+  });
+
+  it('each chart marker is a link that opens its message, scrolled to and highlighted', async () => {
+    const id = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+    await openContext(id);
+    const marker = page.locator('svg.chart a.drop-link').nth(1);
+    const seq = Number(await marker.locator('[data-drop-kind]').getAttribute('data-seq'));
+    expect(await marker.getAttribute('aria-label')).toMatch(/^native compaction at seq \d+: \d+ → \d+ tokens; show the message$/);
+    await marker.click();
+    await expect.poll(() => page.evaluate('location.hash')).toBe(`#/session/${id}/message/${seq}`);
+    const anchored = page.locator('.conversation-row[data-anchored="true"]');
+    await anchored.waitFor();
+    expect(Number(await anchored.getAttribute('data-seq'))).toBeGreaterThanOrEqual(seq);
+    await expect.poll(() => anchored.isVisible()).toBe(true);
+  });
+
+  it('follows prefers-color-scheme: a dark page in a dark system, a light one in a light system', async () => {
+    await openContext('s2-compress');
+    // Evaluated in the page (a string: the tests compile without the DOM library).
+    const colours = () =>
+      page.evaluate(`(() => {
+        const style = getComputedStyle(document.documentElement);
+        const table = document.querySelector('table.stats-table');
+        return { bg: style.backgroundColor, fg: style.color, table: table === null ? '' : getComputedStyle(table).backgroundColor };
+      })()`);
+    await page.emulateMedia({ colorScheme: 'light' });
+    expect(await colours()).toEqual({ bg: 'rgb(247, 247, 249)', fg: 'rgb(29, 31, 36)', table: 'rgb(255, 255, 255)' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    expect(await colours()).toEqual({ bg: 'rgb(21, 23, 28)', fg: 'rgb(230, 232, 238)', table: 'rgb(30, 33, 40)' });
+  });
+});

@@ -43,7 +43,7 @@ function message() {
 }
 
 function listbox() {
-  return page.getByRole('listbox', { name: 'Session suggestions' });
+  return page.getByRole('listbox', { name: 'Reference suggestions' });
 }
 
 function options() {
@@ -190,7 +190,11 @@ describe('the @ picker', () => {
         // The page aborted this request while it was held back: there is nothing left to continue.
       }
     });
-    await page.keyboard.type('@w');
+    // Each keystroke waits until its lookup is held (a request aborted before interception would never be seen).
+    await page.keyboard.type('@');
+    await expect.poll(() => asked.length).toBe(1);
+    await page.keyboard.type('w');
+    await expect.poll(() => asked.length).toBe(2);
     await page.keyboard.type('e');
     await page.keyboard.insertText('bshop');
     await waitForMenu(3);

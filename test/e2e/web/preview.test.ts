@@ -48,7 +48,7 @@ async function openCompose(hash = '#/compose'): Promise<void> {
 /** Types dsh's case message `Background for this task: @<label>.` with the mention picked as a chip. */
 async function typeCompactedCase(): Promise<void> {
   await page.keyboard.type('Background for this task: @0219bec5');
-  const listbox = page.getByRole('listbox', { name: 'Session suggestions' });
+  const listbox = page.getByRole('listbox', { name: 'Reference suggestions' });
   await expect.poll(() => listbox.getAttribute('aria-busy')).toBe('false');
   await expect.poll(() => listbox.getByRole('option').count()).toBe(1);
   await page.keyboard.press('Enter');

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { readExpected, REPO_ROOT } from '../../support/fixtures.js';
+import { fixtureSessions, readExpected, REPO_ROOT } from '../../support/fixtures.js';
 import { useWebPageFixture } from './web-page-fixture.js';
 
 const WITH_RECALL = 'session-96692971-d1af-4d7b-a519-2e3dc0969b7e';
@@ -126,5 +126,65 @@ describe('the Session view', () => {
     await chip.click();
     await expect.poll(() => page.url()).toContain(`#/session/${CITED}`);
     await page.getByRole('heading', { level: 1, name: 'Write unit tests CartService.removeItem' }).waitFor();
+  });
+});
+
+describe('the whole log (issue 28)', () => {
+  /** The compacted session's log as dsh wrote it: its surface events and its replacements. */
+  function loggedSurface(): { surfaceSeqs: number[]; replaces: { seq: number; start: number; end: number }[] } {
+    const session = fixtureSessions().find((s) => s.id === COMPACTED)!;
+    const events = readFileSync(session.rawPath, 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { seq: number; surfaceOp?: 'append' | { op: 'replace'; start: number; end: number } });
+    const surfaceSeqs = events.filter((e) => e.surfaceOp !== undefined).map((e) => e.seq);
+    const replaces = events.flatMap((e) =>
+      typeof e.surfaceOp === 'object' ? [{ seq: e.seq, start: e.surfaceOp.start, end: e.surfaceOp.end }] : [],
+    );
+    return { surfaceSeqs, replaces };
+  }
+
+  it('a switch shows every message of the log, each replaced one marked, each compaction with what it replaced', async () => {
+    const { surfaceSeqs, replaces } = loggedSurface();
+    expect(replaces).toHaveLength(2); // sessions.tsv: 2 compactions
+    // What dsh says is on the surface now; every other surface event of the log was replaced.
+    const current = new Set(dshSurface(COMPACTED).events.map((e) => e.seq));
+    const replaced = new Set(surfaceSeqs.filter((seq) => !current.has(seq)));
+    expect(replaced.size).toBeGreaterThan(0);
+    ({ page } = await web.open(`#/session/${encodeURIComponent(COMPACTED)}`));
+    await rendered();
+    const toggle = page.getByRole('button', { name: 'Whole log' });
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    expect(await page.locator('.conversation-row.replaced').count()).toBe(0);
+    const surfaceRows = await page.locator('.conversation-row').count();
+    await toggle.click();
+    await page.getByRole('list', { name: 'Whole log' }).waitFor();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+    const rows = await page
+      .locator('.conversation-row')
+      .evaluateAll((nodes) => nodes.map((n) => ({ seq: Number(n.getAttribute('data-seq')), by: n.getAttribute('data-replaced-by') })));
+    expect(rows.length).toBeGreaterThan(surfaceRows);
+    for (const row of rows) expect(row.by !== null, `seq ${row.seq}`).toBe(replaced.has(row.seq));
+    // Each marked row names a compaction of the log, written after it (a replace covers surface positions, so a
+    // message kept by the first compaction can be replaced by the second).
+    for (const row of rows.filter((r) => r.by !== null)) {
+      const by = Number(row.by);
+      expect(replaces.map((r) => r.seq)).toContain(by);
+      expect(by).toBeGreaterThan(row.seq);
+    }
+    const notes = await page.locator('.replacement-note').allTextContents();
+    expect(notes).toHaveLength(2);
+    for (const [index, note] of notes.entries()) {
+      const replace = replaces[index]!;
+      expect(note).toMatch(
+        new RegExp(`^Compaction at seq ${replace.seq} replaced \\d+ messages \\(seq ${replace.start}–${replace.end}\\)$`),
+      );
+    }
+    // Off again: the current surface only.
+    await toggle.click();
+    await page.getByRole('list', { name: 'Conversation' }).waitFor();
+    expect(await page.locator('.conversation-row').count()).toBe(surfaceRows);
+    expect(await page.locator('.conversation-row.replaced').count()).toBe(0);
   });
 });

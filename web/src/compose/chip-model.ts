@@ -15,8 +15,10 @@ export interface Chip {
   readonly end: number;
   /** The label it shows (after `@`). */
   readonly label: string;
-  /** The canonical mention it stands for. */
+  /** The canonical mention it stands for (a file's is its own text: `@path`). */
   readonly mention: string;
+  /** A cited session (the default) or a file of the target's cwd (issue 28). */
+  readonly kind?: 'session' | 'file';
 }
 
 /** The text and its chips, sorted by `start`, never overlapping, each showing exactly `@<label>`. */
@@ -141,13 +143,21 @@ export function removeChip(draft: Draft, chip: Chip): DraftChange {
  * @param to the caret
  * @param label the picked candidate's label
  * @param mention its canonical mention
+ * @param kind a session (default) or a file
  */
-export function insertChip(draft: Draft, from: number, to: number, label: string, mention: string): DraftChange {
+export function insertChip(
+  draft: Draft,
+  from: number,
+  to: number,
+  label: string,
+  mention: string,
+  kind: 'session' | 'file' = 'session',
+): DraftChange {
   const shown = chipText(label);
   const after = draft.text.slice(to);
   const spacer = /^\s/.test(after) ? '' : ' ';
   const { draft: replaced } = replaceRange(draft, from, to, shown + spacer);
-  const chip: Chip = { start: from, end: from + shown.length, label, mention };
+  const chip: Chip = { start: from, end: from + shown.length, label, mention, ...(kind === 'file' ? { kind } : {}) };
   const chips = [...replaced.chips, chip].sort((a, b) => a.start - b.start);
   return { draft: { text: replaced.text, chips }, caret: from + shown.length + (spacer === '' ? 1 : spacer.length) };
 }

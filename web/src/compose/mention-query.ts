@@ -3,6 +3,8 @@
  * whitespace opens it; the query runs from just after that `@` to the caret and holds no whitespace; an `@` that is a
  * chip's own never does. While the open picker still lists matches, its query goes on across spaces (issue 28:
  * `@invoice csv` is one query, as `sessions --query "invoice csv"` is), until a line ends or nothing matches.
+ * An open quote, `@"…` up to the caret with no closing `"`, is a path with spaces (docs/WEB.md "The @ source"): only
+ * files are searched for it.
  */
 import type { Draft } from './chip-model.js';
 
@@ -10,9 +12,14 @@ import type { Draft } from './chip-model.js';
 export interface MentionQuery {
   /** Index of the `@`. */
   readonly at: number;
-  /** From just after the `@` to the caret. */
+  /** From just after the `@` (after `@"` when quoted) to the caret. */
   readonly query: string;
+  /** The token is an open `@"…`: a path, so only files are looked up. */
+  readonly quoted: boolean;
 }
+
+// An open quoted path at the end of the text before the caret: `@"` after whitespace (or at the start), no `"` since.
+const OPEN_QUOTE = /(?:^|\s)@"([^"\r\n]*)$/u;
 
 /**
  * The `@query` the caret is in, if any.
@@ -23,13 +30,19 @@ export interface MentionQuery {
 export function mentionQueryAt(draft: Draft, caret: number | undefined): MentionQuery | undefined {
   if (caret === undefined) return undefined;
   const { text } = draft;
+  const open = OPEN_QUOTE.exec(text.slice(0, caret));
+  if (open !== null) {
+    const query = open[1] ?? '';
+    const start = caret - query.length - 2;
+    if (!draft.chips.some((chip) => chip.start < caret && chip.end > start)) return { at: start, query, quoted: true };
+  }
   let at = caret - 1;
   while (at >= 0 && !/\s/u.test(text[at] ?? '')) at -= 1;
   // `at` is now the whitespace before the token (or -1): the token is [at + 1, caret).
   const start = at + 1;
   if (text[start] !== '@' || start >= caret) return undefined;
   if (draft.chips.some((chip) => chip.start < caret && chip.end > start)) return undefined;
-  return { at: start, query: text.slice(start + 1, caret) };
+  return { at: start, query: text.slice(start + 1, caret), quoted: false };
 }
 
 /**
@@ -44,5 +57,5 @@ export function continuedMentionQuery(draft: Draft, caret: number | undefined, a
   const query = draft.text.slice(at + 1, caret);
   if (/[\r\n]/u.test(query) || query.trim() === '') return undefined;
   if (draft.chips.some((chip) => chip.start < caret && chip.end > at)) return undefined;
-  return { at, query };
+  return { at, query, quoted: false };
 }

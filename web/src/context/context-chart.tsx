@@ -1,11 +1,13 @@
 /**
  * The Context chart (issue 18): a session's estimated context tokens over its log, by seq or by turn (a radio group
  * switches the x-axis), as inline SVG built from JSX (no chart library), with each drop — native compaction, DCP
- * compress, DCP prune — a distinct marked element (`data-drop-kind`, an accessible name and a tooltip).
+ * compress, DCP prune — a distinct marked element (`data-drop-kind`, an accessible name and a tooltip) that links to
+ * its message in the Session view (issue 28).
  */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import type { WebContextDrop, WebContextPoint } from '../../../src/protocol/web/web-api.js';
+import { hrefOf } from '../router.js';
 
 const WIDTH = 800;
 const HEIGHT = 260;
@@ -38,8 +40,16 @@ const AXES: ReadonlyArray<{ readonly axis: ChartAxis; readonly label: string }> 
   { axis: 'turn', label: 'By turn' },
 ];
 
-/** The chart of `points` with `drops` marked, by seq (the default) or by turn. */
-export function ContextChart({ points, drops }: { points: readonly WebContextPoint[]; drops: readonly WebContextDrop[] }): JSX.Element {
+/** The chart of `points` with `drops` marked, by seq (the default) or by turn; each drop links to its message. */
+export function ContextChart({
+  sessionId,
+  points,
+  drops,
+}: {
+  sessionId: string;
+  points: readonly WebContextPoint[];
+  drops: readonly WebContextDrop[];
+}): JSX.Element {
   const [axis, setAxis] = useState<ChartAxis>('seq');
   if (points.length === 0) return <p class="hint">This session has no events to chart.</p>;
   // A drop is a surface change, so it has a point of its own seq: its turn is that point's.
@@ -117,11 +127,20 @@ export function ContextChart({ points, drops }: { points: readonly WebContextPoi
           {drops.map((drop, index) => {
             const name = `${DROP_NAMES[drop.kind]}${drop.blockId === undefined ? '' : ` ${drop.blockId}`} at seq ${drop.seq}: ${drop.tokensBefore} → ${drop.tokensAfter} tokens`;
             return (
-              <g key={`${drop.kind}-${drop.seq}-${index}`} class={`drop drop-${drop.kind}`} data-drop-kind={drop.kind} data-seq={drop.seq}>
-                <title>{name}</title>
-                <line class="drop-line" x1={x(dropAt(drop))} x2={x(dropAt(drop))} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
-                <circle class="drop-dot" cx={x(dropAt(drop))} cy={y(drop.tokensAfter)} r={5} />
-              </g>
+              <a
+                key={`${drop.kind}-${drop.seq}-${index}`}
+                class="drop-link"
+                href={hrefOf({ view: 'session', sessionId, seq: drop.seq })}
+                aria-label={`${name}; show the message`}
+              >
+                <g class={`drop drop-${drop.kind}`} data-drop-kind={drop.kind} data-seq={drop.seq}>
+                  <title>{name}</title>
+                  <line class="drop-line" x1={x(dropAt(drop))} x2={x(dropAt(drop))} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
+                  {/* A wider transparent line makes the whole drop easy to click. */}
+                  <line class="drop-hit" x1={x(dropAt(drop))} x2={x(dropAt(drop))} y1={y(drop.tokensBefore)} y2={y(drop.tokensAfter)} />
+                  <circle class="drop-dot" cx={x(dropAt(drop))} cy={y(drop.tokensAfter)} r={5} />
+                </g>
+              </a>
             );
           })}
         </g>

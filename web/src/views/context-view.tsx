@@ -1,12 +1,14 @@
 /**
  * Context (issue 18): what pruning and compaction did to a long session — its estimated context over the log with
- * the drops marked, the table of DCP blocks and the `/dcp stats` text.
+ * the drops marked (each a link to its message), the table of DCP blocks and `/dcp stats` as labelled figures. The
+ * heading is the session's title (issue 28), not its id.
  */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { WebDcpSummary } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort } from '../api/client.js';
 import { ContextChart } from '../context/context-chart.js';
+import { DcpStatsTable } from '../context/dcp-stats-table.js';
 import { hrefOf } from '../router.js';
 
 /** The Context view of one session. */
@@ -25,9 +27,9 @@ export function ContextView({ sessionId }: { sessionId: string }): JSX.Element {
 
   return (
     <main class="view context-view" aria-labelledby="context-heading">
-      <h1 id="context-heading">Context</h1>
+      <h1 id="context-heading">{summary?.label ?? 'Context'}</h1>
       <p class="session-meta">
-        <a href={hrefOf({ view: 'session', sessionId })}>{sessionId}</a>
+        Context of <a href={hrefOf({ view: 'session', sessionId })}>{sessionId}</a>
       </p>
       {failure !== undefined ? (
         <p role="alert" class="error">
@@ -37,7 +39,7 @@ export function ContextView({ sessionId }: { sessionId: string }): JSX.Element {
       {summary === undefined && failure === undefined ? <p role="status">Replaying the log…</p> : null}
       {summary !== undefined ? (
         <>
-          <ContextChart points={summary.points} drops={summary.drops} />
+          <ContextChart sessionId={sessionId} points={summary.points} drops={summary.drops} />
           <h2>DCP blocks</h2>
           {summary.blocks.length === 0 ? (
             <p class="hint">No DCP blocks in this session.</p>
@@ -71,7 +73,7 @@ export function ContextView({ sessionId }: { sessionId: string }): JSX.Element {
             </table>
           )}
           <h2>/dcp stats</h2>
-          <pre class="stats">{summary.statsText}</pre>
+          <DcpStatsTable stats={summary.stats} text={summary.statsText} />
         </>
       ) : null}
     </main>

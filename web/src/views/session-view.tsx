@@ -1,12 +1,14 @@
 /**
  * Session (issue 18): the current surface as a conversation — user and assistant bubbles, compaction checkpoints as
  * cards, tool calls, results and reasoning collapsed — with each session-reference context attached to its user
- * message: chips and `Referenced session · <labels>` on the bubble, `Session recall · <labels>` as a collapsed row
- * that opens to a per-source summary and the framed JSON in a bounded block.
+ * message: chips (links to the cited session) and `Referenced session · <labels>` on the bubble, `Session recall ·
+ * <labels>` as a collapsed row that opens to a per-source summary and the framed JSON in a bounded block. The "Whole
+ * log" switch (issue 28) shows every message the session ever had, each replaced one marked with what replaced it,
+ * and each compaction with the messages it replaced.
  */
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
+import type { WebReplacement, WebSessionLog, WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort } from '../api/client.js';
 import { formatTime, isoTime } from '../format.js';
 import { MarkdownText, markdownReady } from '../markdown/markdown-text.js';
@@ -36,9 +38,28 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
     return () => controller.abort();
   }, [sessionId]);
 
+  // The whole log, fetched the first time the switch is turned on.
+  const [whole, setWhole] = useState(false);
+  const [log, setLog] = useState<WebSessionLog | undefined>(undefined);
+  const [logFailure, setLogFailure] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    setWhole(false);
+    setLog(undefined);
+    setLogFailure(undefined);
+  }, [sessionId]);
+  useEffect(() => {
+    if (!whole || log !== undefined) return;
+    const controller = new AbortController();
+    call('sessions/log', { sessionId }, controller.signal).then(setLog, (error: unknown) => {
+      if (!isAbort(error)) setLogFailure(error instanceof Error ? error.message : String(error));
+    });
+    return () => controller.abort();
+  }, [whole, log, sessionId]);
+  const shown = whole ? log : surface;
+
   const list = useRef<HTMLOListElement>(null);
   useEffect(() => {
-    if (surface === undefined || seq === undefined || list.current === null) return;
+    if (shown === undefined || seq === undefined || list.current === null) return;
     const row = anchorRow(list.current, seq);
     if (row === undefined) return;
     row.dataset['anchored'] = 'true';
@@ -53,7 +74,7 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
       current = false;
       delete row.dataset['anchored'];
     };
-  }, [surface, seq]);
+  }, [shown, seq]);
 
   if (failure !== undefined)
     return (
@@ -70,8 +91,13 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
         <p role="status">Loading the session…</p>
       </main>
     );
+  const items = shown?.items ?? surface.items;
   const toolNames = new Map<string, string>();
-  for (const item of surface.items) if (item.kind === 'tool-call') toolNames.set(item.callId, item.name);
+  for (const item of items) if (item.kind === 'tool-call') toolNames.set(item.callId, item.name);
+  const replacedBy = new Map((whole ? log?.shadowed : undefined)?.map((entry) => [entry.seq, entry.by]) ?? []);
+  const replacementAt = new Map((whole ? log?.replacements : undefined)?.map((entry) => [entry.seq, entry]) ?? []);
+  // A multi-block event is several rows of one seq: its replacement note goes on its first row only.
+  const noted = new Set<number>();
   return (
     <main class="view session-view" aria-labelledby="session-heading">
       <h1 id="session-heading">{surface.label}</h1>
@@ -80,14 +106,78 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
         <a href={hrefOf({ view: 'context', sessionId })}>Context</a> ·{' '}
         <a href={hrefOf({ view: 'compose', target: sessionId })}>Compose in this session</a>
       </p>
-      <ol class="conversation" aria-label="Conversation" ref={list}>
-        {conversationRows(surface.items).map((row) => (
-          <li key={`${row.kind}-${row.item.seq}`} class="conversation-row" data-seq={row.item.seq} data-kind={row.item.kind}>
-            <Row row={row} toolNames={toolNames} />
-          </li>
-        ))}
+      <div class="log-switch">
+        <button type="button" class="toggle" aria-pressed={whole} onClick={() => setWhole(!whole)}>
+          Whole log
+        </button>
+        <span class="hint">
+          {whole
+            ? log === undefined
+              ? logFailure === undefined
+                ? 'Reading the whole log…'
+                : ''
+              : `Every message of the log; ${log.shadowed.length} replaced by ${log.replacements.length} compactions or rewrites.`
+            : 'What the model sees now.'}
+        </span>
+      </div>
+      {whole && logFailure !== undefined ? (
+        <p role="alert" class="error">
+          Could not read the whole log: {logFailure}
+        </p>
+      ) : null}
+      {/* Until the whole log has come, the surface stays on screen under its own name. */}
+      <ol
+        class={whole && log !== undefined ? 'conversation whole-log' : 'conversation'}
+        aria-label={whole && log !== undefined ? 'Whole log' : 'Conversation'}
+        aria-busy={whole && log === undefined && logFailure === undefined}
+        ref={list}
+      >
+        {conversationRows(items).map((row) => {
+          const at = row.item.seq;
+          const first = !noted.has(at);
+          noted.add(at);
+          const by = replacedBy.get(at);
+          const replacement = first ? replacementAt.get(at) : undefined;
+          return (
+            <li
+              key={`${row.kind}-${at}-${row.item.kind}`}
+              class={by === undefined ? 'conversation-row' : 'conversation-row replaced'}
+              data-seq={at}
+              data-kind={row.item.kind}
+              data-replaced-by={by}
+            >
+              {replacement === undefined ? null : <ReplacementNote sessionId={sessionId} replacement={replacement} />}
+              <Row row={row} toolNames={toolNames} />
+              {by !== undefined && first ? (
+                <p class="replaced-note">
+                  Replaced at <a href={hrefOf({ view: 'session', sessionId, seq: by })}>seq {by}</a>
+                </p>
+              ) : null}
+            </li>
+          );
+        })}
       </ol>
     </main>
+  );
+}
+
+/** What a replacement took off the surface: how many messages, from which seq to which. */
+function ReplacementNote({ sessionId, replacement }: { sessionId: string; replacement: WebReplacement }): JSX.Element {
+  const { replaced } = replacement;
+  const first = replaced[0];
+  const last = replaced[replaced.length - 1];
+  return (
+    <p class="replacement-note" data-replaced={replaced.join(' ')}>
+      {replacement.compaction ? 'Compaction' : 'Rewrite'} at seq {replacement.seq} replaced {replaced.length}{' '}
+      {replaced.length === 1 ? 'message' : 'messages'}
+      {first === undefined ? null : (
+        <>
+          {' '}
+          (<a href={hrefOf({ view: 'session', sessionId, seq: first })}>seq {first}</a>
+          {last !== first ? <>–{last}</> : null})
+        </>
+      )}
+    </p>
   );
 }
 

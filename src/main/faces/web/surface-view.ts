@@ -6,13 +6,21 @@
  * the session's label.
  */
 import { isCompactionCheckpoint } from '../../../protocol/checkpoint.js';
-import type { ContentBlock, Message, SessionSurfaceSnapshot, SurfaceEvent } from '../../../protocol/events.js';
+import type { ContentBlock, Message, SessionEvent, SessionHeader, SessionSurfaceSnapshot, SurfaceEvent } from '../../../protocol/events.js';
+import { isSurfaceType } from '../../../protocol/events.js';
 import { eventMessage } from '../../../protocol/event-message.js';
 import { isRecord } from '../../../protocol/record-guard.js';
 import { escapeDisplayText } from '../../../protocol/uri/display-escape.js';
 import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
 import { parseSessionReferenceText } from '../../../protocol/uri/mention-parser.js';
-import type { WebMention, WebSourceSummary, WebSurface, WebTranscriptItem } from '../../../protocol/web/web-api.js';
+import type {
+  WebMention,
+  WebReplacement,
+  WebSessionLog,
+  WebSourceSummary,
+  WebSurface,
+  WebTranscriptItem,
+} from '../../../protocol/web/web-api.js';
 
 /** The `source.kind` of a context message that `prepare()` wrote (SESSION-REFERENCE.md §12). */
 const SESSION_REFERENCE_KIND = 'session-reference';
@@ -137,9 +145,24 @@ function eventItems(event: SurfaceEvent, previous: SurfaceEvent | undefined): We
  * @returns the surface as a conversation.
  */
 export function surfaceView(snapshot: SessionSurfaceSnapshot, label: string): WebSurface {
+  const { session } = snapshot;
+  return {
+    sessionId: session.id,
+    label,
+    ...(session.cwd === undefined ? {} : { cwd: escapeDisplayText(session.cwd) }),
+    createdAt: session.createdAt,
+    items: conversationItems(snapshot.events),
+  };
+}
+
+/**
+ * The items of surface events in order; a user message followed by its `session-reference` context shows the
+ * context's sources as its mentions.
+ */
+function conversationItems(events: readonly SurfaceEvent[]): WebTranscriptItem[] {
   const items: WebTranscriptItem[] = [];
-  snapshot.events.forEach((event, index) => {
-    for (const item of eventItems(event, snapshot.events[index - 1])) items.push(item);
+  events.forEach((event, index) => {
+    for (const item of eventItems(event, events[index - 1])) items.push(item);
   });
   for (let index = 0; index < items.length; index += 1) {
     const item = items[index] as WebTranscriptItem;
@@ -158,12 +181,51 @@ export function surfaceView(snapshot: SessionSurfaceSnapshot, label: string): We
       })),
     };
   }
-  const { session } = snapshot;
+  return items;
+}
+
+/**
+ * The whole log as a conversation (the Web's `show --log`): every surface event in log order, current or not, and
+ * for each replacement the messages it took off the surface. The surface is followed as SESSION-LOG.md §5 folds it
+ * (a replace covers the current nodes from its start seq to its end seq), on a log the store has already validated.
+ * @param session - the log's header.
+ * @param events - the whole log, in seq order (as `inspect` returns it).
+ * @param label - the session's discovery label (escaped).
+ */
+export function logView(session: SessionHeader, events: readonly SessionEvent[], label: string): WebSessionLog {
+  const surfaceEvents: SurfaceEvent[] = [];
+  // The current surface as seqs, in order: a replace takes a contiguous run of it.
+  const surface: number[] = [];
+  const replacements: WebReplacement[] = [];
+  const shadowed: { seq: number; by: number }[] = [];
+  for (const event of events) {
+    const op = event.surfaceOp;
+    if (op === undefined || !isSurfaceType(event.type)) continue;
+    const surfaceEvent = event as SurfaceEvent;
+    surfaceEvents.push(surfaceEvent);
+    if (op === 'append') {
+      surface.push(event.seq);
+      continue;
+    }
+    const from = surface.indexOf(op.start);
+    const to = surface.indexOf(op.end);
+    if (from < 0 || to < from) {
+      // Not a replace of the current surface (the store would have refused it): shown as an append.
+      surface.push(event.seq);
+      continue;
+    }
+    const replaced = surface.splice(from, to - from + 1, event.seq);
+    const message = eventMessage(surfaceEvent);
+    replacements.push({ seq: event.seq, replaced, compaction: message !== undefined && isCompactionCheckpoint(message) });
+    for (const seq of replaced) shadowed.push({ seq, by: event.seq });
+  }
   return {
     sessionId: session.id,
     label,
     ...(session.cwd === undefined ? {} : { cwd: escapeDisplayText(session.cwd) }),
     createdAt: session.createdAt,
-    items,
+    items: conversationItems(surfaceEvents),
+    replacements,
+    shadowed: shadowed.sort((a, b) => a.seq - b.seq),
   };
 }

@@ -23,6 +23,9 @@ const ARGUMENT_SCHEMAS: { readonly [M in WebMethod]: z.ZodType<WebApi[M]['args']
     limit: positiveSafeInteger().optional(),
   }),
   'sessions/surface': strict({ sessionId: nonEmptyText() }),
+  'sessions/log': strict({ sessionId: nonEmptyText() }),
+  // A query is what follows one `@` on one line: bounded, as a token typed in a message box is.
+  'files/candidates': strict({ target: text().optional(), query: text().max(1024, { error: 'must be at most 1024 characters' }) }),
   'references/prepare': strict({ target: text().optional(), content: text() }),
   'dcp/summary': strict({ sessionId: nonEmptyText() }),
   // Checked by the one search request schema (below); the schema here only types the entry.

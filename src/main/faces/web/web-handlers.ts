@@ -8,9 +8,10 @@ import { asSessionId } from '../../../protocol/events.js';
 import type { SearchPage, SearchQuery } from '../../../protocol/search-types.js';
 import type { WebApi, WebMethod } from '../../../protocol/web/web-api.js';
 import { CatalogError } from '../../catalog/catalog-error.js';
+import { FileIndexError } from '../../engine/files/file-index-error.js';
 import type { SessionCatalog } from '../../catalog/session-catalog.js';
 import { previewView, type PreviewBudget } from './preview-view.js';
-import { surfaceView } from './surface-view.js';
+import { logView, surfaceView } from './surface-view.js';
 import { WebServerError } from './web-server-error.js';
 
 /** Full-text search, as `SessionEngine.searchSessions` will offer it (issue 17). */
@@ -62,6 +63,27 @@ export function createWebHandlers(options: WebHandlerOptions): WebHandlers {
     async 'sessions/surface'(args, { signal }) {
       const { snapshot, label } = await catalog.surface(asSessionId(args.sessionId), signal);
       return surfaceView(snapshot, label);
+    },
+
+    async 'sessions/log'(args, { signal }) {
+      const { meta, events, label } = await catalog.wholeLog(asSessionId(args.sessionId), signal);
+      return logView(meta, events, label);
+    },
+
+    async 'files/candidates'(args, { signal }) {
+      try {
+        const listing = await catalog.fileCandidates(args.target, args.query, signal);
+        return {
+          ...(listing.cwd === undefined ? {} : { cwd: listing.cwd }),
+          files: listing.candidates.map((file) => ({ path: file.path, kind: file.kind })),
+          truncated: listing.truncated,
+        };
+      } catch (error) {
+        // A cwd that is gone or unreadable fails the file domain only: the picker still offers sessions.
+        if (error instanceof FileIndexError)
+          return { files: [], truncated: false, unavailable: { code: error.code, message: error.message } };
+        throw error;
+      }
     },
 
     async 'references/prepare'(args, { signal }) {

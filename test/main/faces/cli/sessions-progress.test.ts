@@ -62,7 +62,10 @@ describe('a cold listing shows its progress on a terminal', () => {
     expect(tty.err.join('')).toMatch(BAR);
     // The last frame before the erase counted every session.
     expect(tty.err.join('')).toContain(`] ${SESSIONS}/${SESSIONS}`);
-    const rows = tty.out.join('').split('\n').filter((line) => line !== '');
+    const rows = tty.out
+      .join('')
+      .split('\n')
+      .filter((line) => line !== '');
     expect(rows).toHaveLength(SESSIONS);
     expect(tty.out.join('')).not.toMatch(/reading|\r/u);
   });
@@ -74,6 +77,11 @@ describe('a cold listing shows its progress on a terminal', () => {
     const few = capture(true);
     expect(await runCli(['sessions', '--root', small], few.io)).toBe(0);
     expect(few.err.join('')).toBe('');
-    expect(few.out.join('').split('\n').filter((line) => line !== '')).toHaveLength(12);
+    expect(
+      few.out
+        .join('')
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toHaveLength(12);
   });
 });

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionSurfaceSnapshot } from '../../../../src/protocol/events.js';
 import { formatSessionReferenceMention } from '../../../../src/protocol/uri/mention-formatter.js';
-import type { WebTranscriptItem } from '../../../../src/protocol/web/web-api.js';
+import type { WebSessionLog, WebTranscriptItem } from '../../../../src/protocol/web/web-api.js';
 import { surfaceView } from '../../../../src/main/faces/web/surface-view.js';
 import type { RunningWebServer } from '../../../../src/main/faces/web/web-server.js';
 import { readExpected } from '../../../support/fixtures.js';
@@ -160,5 +160,45 @@ describe('sessions/surface over HTTP', () => {
     const { status, reply } = await callApi(server.port, cookie, 'sessions/surface', { sessionId: 'session-nope' });
     expect(status).toBe(404);
     expect(reply).toMatchObject({ ok: false, error: { code: 'SESSION_QUERY_SESSION_NOT_FOUND' } });
+  });
+});
+
+describe('sessions/log over HTTP (the whole log, issue 28)', () => {
+  const served = serveFixture();
+  let server: RunningWebServer;
+  let cookie: string;
+  beforeAll(() => {
+    ({ server, cookie } = served());
+  });
+  const COMPACTED = 'session-547c4005-0b6e-49a0-9497-6be9b6b464cd';
+
+  it("without its replaced messages, the whole log is dsh's current surface; each replaced one names a later replacement", async () => {
+    for (const id of [COMPACTED, CITING]) {
+      const { status, reply } = await callApi(server.port, cookie, 'sessions/log', { sessionId: id });
+      expect(status).toBe(200);
+      const log = (reply as { ok: true; value: WebSessionLog }).value;
+      const shadowed = new Set(log.shadowed.map((entry) => entry.seq));
+      const current = surfaceView(surfaceOf(id), log.label).items;
+      // In log order, while a checkpoint sits where its range was on the surface: compared by seq (blocks keep their order).
+      const bySeq = (items: readonly WebTranscriptItem[]) => [...items].sort((a, b) => a.seq - b.seq);
+      expect(log.items.filter((item) => !shadowed.has(item.seq))).toEqual(bySeq(JSON.parse(JSON.stringify(current))));
+      for (const entry of log.shadowed) {
+        expect(entry.by).toBeGreaterThan(entry.seq);
+        expect(log.replacements.find((r) => r.seq === entry.by)?.replaced).toContain(entry.seq);
+      }
+    }
+    const compacted = (await callApi(server.port, cookie, 'sessions/log', { sessionId: COMPACTED })).reply as { value: WebSessionLog };
+    // sessions.tsv: two native compactions, each a checkpoint.
+    expect(compacted.value.replacements.map((r) => r.compaction)).toEqual([true, true]);
+    expect(compacted.value.shadowed.length).toBe(compacted.value.replacements.reduce((n, r) => n + r.replaced.length, 0));
+  });
+
+  it('a session that does not exist is SESSION_QUERY_SESSION_NOT_FOUND (404); a missing id is WEB_INVALID_ARGUMENTS', async () => {
+    const missing = await callApi(server.port, cookie, 'sessions/log', { sessionId: 'session-nope' });
+    expect(missing.status).toBe(404);
+    expect(missing.reply).toMatchObject({ ok: false, error: { code: 'SESSION_QUERY_SESSION_NOT_FOUND' } });
+    const empty = await callApi(server.port, cookie, 'sessions/log', { sessionId: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.reply).toMatchObject({ ok: false, error: { code: 'WEB_INVALID_ARGUMENTS' } });
   });
 });

@@ -1,6 +1,7 @@
 // The security rules of `sessionctx serve` (issue 18, docs/WEB.md "Security model"), one test per rule, against a
 // real server over a copy of the dsh-small fixtures serving a tiny test page.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
@@ -111,6 +112,40 @@ describe('request checks', () => {
     for (const host of [`localhost:${server.port}`, `[::1]:${server.port}`]) {
       const res = await send(server.port, { path: `/?token=${TOKEN}`, headers: { host } });
       expect(res.status).toBe(303);
+    }
+  });
+
+  it('a request with two Host (or two Origin) header lines is 400 WEB_DUPLICATE_HEADER, whichever copy is ours (RFC 9112 §3.2)', async () => {
+    // Node keeps the first Host and drops the rest from `req.headers`, so only a raw request can send a second one.
+    const raw = (headerLines: string): Promise<{ status: number; body: string }> =>
+      new Promise((resolvePromise, reject) => {
+        const socket = connect(server.port, '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => {
+          received += chunk.toString('utf8');
+        });
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1]);
+          resolvePromise({ status, body: received.slice(received.indexOf('\r\n\r\n') + 4) });
+        });
+        const body = '{}';
+        // Written, not ended: the server closes the connection after its reply (`Connection: close`).
+        socket.write(
+          `POST /api/sessions/list HTTP/1.1\r\n${headerLines}\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
+      });
+    const ours = `127.0.0.1:${server.port}`;
+    expect((await raw(`Host: ${ours}`)).status).toBe(200);
+    for (const lines of [
+      `Host: ${ours}\r\nHost: evil.example`,
+      `Host: evil.example\r\nHost: ${ours}`,
+      `Host: ${ours}\r\nhost: ${ours}`,
+      `Host: ${ours}\r\nOrigin: ${server.origin}\r\nOrigin: http://evil.example`,
+    ]) {
+      const reply = await raw(lines);
+      expect(reply.status, lines).toBe(400);
+      expect(JSON.parse(reply.body), lines).toMatchObject({ ok: false, error: { code: 'WEB_DUPLICATE_HEADER' } });
     }
   });
 
@@ -253,6 +288,11 @@ describe('API requests', () => {
       ['sessions/candidates', { query: '', extra: true }, 'extra'],
       ['sessions/list', [], 'arguments'],
       ['sessions/surface', { sessionId: '' }, 'sessionId'],
+      ['sessions/log', {}, 'sessionId'],
+      ['files/candidates', {}, 'query'],
+      ['files/candidates', { query: 'x'.repeat(1025) }, 'query'],
+      ['files/candidates', { query: '', target: 7 }, 'target'],
+      ['files/candidates', { query: '', cwd: '/' }, 'cwd'],
     ];
     for (const [method, args, key] of cases) {
       const { status, reply } = await callApi(server.port, cookie, method, args);
