@@ -124,6 +124,12 @@ export type CatalogEngine = Pick<
  */
 export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchIndex' | 'searchIndexStatus' | 'clearSearchIndex'>;
 
+/**
+ * The shared corpus index's verbs of the engine (`fleet status|publish`, issue 29), which a catalog over a stand-in
+ * engine may lack (they are then refused with a TypeError).
+ */
+export type CatalogFleetEngine = Pick<LocalSessionEngine, 'fleetStatus' | 'publishToFleet'>;
+
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
   /** Sessions per discovery page (the configured `candidateLimit`). */
@@ -146,7 +152,7 @@ async function fileSize(path: string): Promise<number | undefined> {
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
-  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine>;
+  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine> & Partial<CatalogFleetEngine>;
   readonly #pageSize: number;
   readonly #dcp: DcpConfig;
   /** The Context views computed, while their logs keep their revision. */
@@ -157,7 +163,7 @@ export class SessionCatalog {
    * @param engine - the engine the face runs on
    * @param options - the page size and the DCP configuration
    */
-  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine>, options: SessionCatalogOptions) {
+  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine> & Partial<CatalogFleetEngine>, options: SessionCatalogOptions) {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
     this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
@@ -481,6 +487,29 @@ export class SessionCatalog {
   /** Removes the search index's file (every root's). */
   clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogSearchIndexEngine['clearSearchIndex']> {
     return this.#searchIndex().clearSearchIndex(signal);
+  }
+
+  /**
+   * The shared corpus index's corpora, hosts, lag and size (issue 29).
+   * @throws FleetError `FLEET_NOT_CONFIGURED` when the index is not shared; the database's `FLEET_*` codes
+   */
+  fleetStatus(signal?: AbortSignal): ReturnType<CatalogFleetEngine['fleetStatus']> {
+    return this.#fleet().fleetStatus(signal);
+  }
+
+  /**
+   * Publishes what changed in the root into the shared corpus index now; resolves when it is committed.
+   * @throws FleetError `FLEET_NOT_CONFIGURED` when the index is not shared; the database's `FLEET_*` codes
+   */
+  publishToFleet(): ReturnType<CatalogFleetEngine['publishToFleet']> {
+    return this.#fleet().publishToFleet();
+  }
+
+  /** The engine's fleet verbs; a stand-in engine without them is a programming error. */
+  #fleet(): CatalogFleetEngine {
+    const { fleetStatus, publishToFleet } = this.#engine;
+    if (fleetStatus === undefined || publishToFleet === undefined) throw new TypeError("this catalog's engine has no corpus index");
+    return this.#engine as CatalogFleetEngine;
   }
 
   /** The engine's search index verbs; a stand-in engine without them is a programming error. */

@@ -6,6 +6,9 @@
  * builder (`engine-discovery`, `engine-source-cache`, `engine-search`); this file composes them.
  */
 import type { Compression } from '../../../protocol/storage-paths.js';
+import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import { FleetError } from '../fleet/fleet-error.js';
+import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/reference-types.js';
 import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
@@ -22,6 +25,14 @@ import { buildEngineSearch } from './engine-search.js';
 import { buildEngineSourceCache } from './engine-source-cache.js';
 import type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engine-types.js';
 import { observeAllTitles } from './title-scan.js';
+
+/** Candidates with their mentions, as the reference service's `candidates` gives them. */
+function withMentions(found: readonly Candidate[]): MentionCandidate[] {
+  return found.map((candidate) => ({
+    ...candidate,
+    mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }),
+  }));
+}
 
 export type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engine-types.js';
 
@@ -65,6 +76,30 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   // Search: validated now, its worker started by the first search only.
   const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
   const discovered = options.onDiscovery;
+  // The fleet (issue 29): only for the postgres backend over a root, so `pg` loads only then.
+  const corpusIndex = options.corpusIndex;
+  const fleet =
+    corpusIndex?.backend === 'postgres' && store !== undefined
+      ? (await import('./engine-fleet.js')).buildEngineFleet({
+          config: corpusIndex,
+          layout: store.config,
+          source: {
+            listSessions: (signal) => discovery.listSessions(signal),
+            readTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+          },
+          publishes: options.fleetPublish ?? true,
+          onCorpusChange: (listener) => view?.onChange(listener),
+          ...(options.onFleetEvent === undefined ? {} : { onEvent: options.onFleetEvent }),
+          ...(options.fleetRetry === undefined ? {} : { retry: options.fleetRetry }),
+        })
+      : undefined;
+  const notShared = (): Promise<never> =>
+    Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'the corpus index is not shared (set corpusIndex.backend to "postgres")'));
+  // Discovery answers over every published corpus when the index is shared; the local service's limit rules first.
+  const listCandidates = (agent: ReferenceTarget, text = '', limit?: number, signal?: AbortSignal): Promise<Candidate[]> =>
+    fleet === undefined
+      ? service.listCandidates(agent, text, limit, signal)
+      : fleet.listCandidates(agent, text, limit ?? service.config.candidateLimit, signal);
 
   return {
     runner,
@@ -75,9 +110,16 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) =>
-      recordDiscovery('listCandidates', () => service.listCandidates(agent, text, limit, signal), discovered),
+      recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered),
     candidates: (agent, text, limit, signal) =>
-      recordDiscovery('candidates', () => service.candidates(agent, text, signal, limit), discovered),
+      recordDiscovery(
+        'candidates',
+        async () =>
+          fleet === undefined
+            ? service.candidates(agent, text, signal, limit)
+            : withMentions(await listCandidates(agent, text, limit, signal)),
+        discovered,
+      ),
     prepare: (agent, content, references, signal) => service.prepare(agent, content, references, signal),
     prepareSized: (agent, content, references, signal) => service.prepareSized(agent, content, references, signal),
     searchSessions: async (searched, signal) => (await search.parts()).service.search(searched, signal),
@@ -98,10 +140,15 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       if (session !== undefined) liveLogs.untrack(session);
       return registry.detach(sessionId);
     },
+    fleetCorpusId: fleet?.corpusId,
+    publishToFleet: () => fleet?.publishNow() ?? notShared(),
+    fleetStatus: (signal) => fleet?.status(signal) ?? notShared(),
     sourceCache,
     corpusViewStats: () => view?.stats,
     onCorpusChange: (listener) => view?.onChange(listener),
     async close() {
+      // The publisher first, while the listing it reads still works: its open batch commits or rolls back whole.
+      await fleet?.close();
       // Watches and the sweep timer first: nothing of the view outlives the engine.
       await view?.close();
       // A one-shot process leaves its cache entries behind for the next one.

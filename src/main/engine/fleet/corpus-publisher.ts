@@ -51,6 +51,9 @@ export interface PublishSummary {
   readonly batches: number;
 }
 
+/** Progress of one publish: artifacts written so far of those that changed (after each committed batch). */
+export type PublishProgress = (done: number, total: number) => void;
+
 /** Construction options. */
 export interface CorpusPublisherOptions {
   readonly database: FleetDatabase;
@@ -94,11 +97,10 @@ export class CorpusPublisher {
    * Brings the database's copy of this corpus up to date with `source`.
    * @throws FleetError from the database; the source's own errors (a listing that fails publishes nothing)
    */
-  async publish(source: PublishSource, signal?: AbortSignal): Promise<PublishSummary> {
+  async publish(source: PublishSource, signal?: AbortSignal, onProgress?: PublishProgress): Promise<PublishSummary> {
     signal?.throwIfAborted();
     await this.#database.query(
-      `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3)
-       ON CONFLICT (corpus_id) DO UPDATE SET published_at = clock_timestamp()`,
+      `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3) ON CONFLICT (corpus_id) DO NOTHING`,
       [this.corpusId, this.#identity.host, this.#identity.root],
     );
     const storedRows = await this.#database.query<{ session_id: string; revision: string }>(
@@ -138,11 +140,14 @@ export class CorpusPublisher {
       signal?.throwIfAborted();
       await this.#database.transaction((tx) => this.#writeBatch(tx, batch, []));
       batches += 1;
+      onProgress?.(Math.min(start + this.#batchSize, pending.length), pending.length);
     }
     if (removed.length > 0) {
       await this.#database.transaction((tx) => this.#writeBatch(tx, [], removed));
       batches += 1;
     }
+    // The corpus's time is that of its last complete publish: what `fleet status` reports as its lag.
+    await this.#database.query(`UPDATE ${FLEET_SCHEMA}.corpora SET published_at = clock_timestamp() WHERE corpus_id = $1`, [this.corpusId]);
     return {
       corpusId: this.corpusId,
       published: pending.length,

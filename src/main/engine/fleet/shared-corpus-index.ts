@@ -1,24 +1,27 @@
 /**
  * The shared corpus index as the engine reaches it (issue 29): one interface over the backend the configuration
  * chooses. `sqlite` is the embedded default and shares nothing, so it opens no shared index (the engine keeps its own
- * title index and search file, untouched); `postgres` connects, migrates the schema, and offers publishing of this
- * engine's root and discovery over every published corpus.
+ * title index and search file, untouched); `postgres` offers publishing of this engine's root, discovery over every
+ * published corpus and the index's status, over one connection opened on first use ({@link FleetConnection}).
  */
 import type { StoreLayout } from '../../../io/artifact-path.js';
 import type { Candidate, ReferenceTarget } from '../reference/reference-types.js';
-import type { CorpusIndexConfig } from './corpus-index-config.js';
-import { CorpusPublisher, type PublishSource, type PublishSummary } from './corpus-publisher.js';
-import { FleetDatabase } from './fleet-database.js';
+import type { CorpusIndexConfig, PostgresCorpusIndexConfig } from './corpus-index-config.js';
+import { CorpusPublisher, corpusIdOf, type PublishProgress, type PublishSource, type PublishSummary } from './corpus-publisher.js';
+import { FleetConnection } from './fleet-connection.js';
 import { fleetCandidates } from './fleet-discovery.js';
+import { fleetStatus, type FleetStatus } from './fleet-status.js';
 
 /** What the engine asks of a shared index. */
 export interface SharedCorpusIndex {
   /** The id this engine's root is published under (host + root). */
   readonly corpusId: string;
   /** Publishes what changed in this engine's root since the last publish. */
-  publish(signal?: AbortSignal): Promise<PublishSummary>;
+  publish(signal?: AbortSignal, onProgress?: PublishProgress): Promise<PublishSummary>;
   /** Discovery over every published corpus (the local `listCandidates` contract). */
   listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
+  /** Corpora, hosts, lag and size of the index. */
+  status(signal?: AbortSignal): Promise<FleetStatus>;
   /** Closes the connections. */
   close(): Promise<void>;
 }
@@ -34,7 +37,29 @@ export interface SharedCorpusIndexOptions {
 }
 
 /**
- * The shared index `config` names, or `undefined` for the embedded `sqlite` backend.
+ * The shared index of a postgres configuration, connecting on first use: building it never fails for a server that
+ * is down; each operation does, typed.
+ */
+export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, options: SharedCorpusIndexOptions): SharedCorpusIndex {
+  const connection = new FleetConnection({
+    url: config.databaseUrl,
+    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+  });
+  const identity = { host: config.host, root: options.layout.root };
+  return {
+    corpusId: corpusIdOf(identity),
+    publish: async (signal, onProgress) => {
+      const database = await connection.database();
+      return new CorpusPublisher({ database, identity, layout: options.layout }).publish(options.source, signal, onProgress);
+    },
+    listCandidates: async (target, query, limit, signal) => fleetCandidates(await connection.database(), target, query, limit, signal),
+    status: async (signal) => fleetStatus(await connection.database(), signal),
+    close: () => connection.close(),
+  };
+}
+
+/**
+ * The shared index `config` names, connected now, or `undefined` for the embedded `sqlite` backend.
  * @throws FleetError `FLEET_UNREACHABLE`, `FLEET_AUTH_FAILED`, `FLEET_SCHEMA_UNKNOWN_VERSION`, `FLEET_SCHEMA_FOREIGN_TABLES`
  */
 export async function openSharedCorpusIndex(
@@ -42,15 +67,12 @@ export async function openSharedCorpusIndex(
   options: SharedCorpusIndexOptions,
 ): Promise<SharedCorpusIndex | undefined> {
   if (config.backend === 'sqlite') return undefined;
-  const database = await FleetDatabase.open({
-    url: config.databaseUrl,
-    ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
-  });
-  const publisher = new CorpusPublisher({ database, identity: { host: config.host, root: options.layout.root }, layout: options.layout });
-  return {
-    corpusId: publisher.corpusId,
-    publish: (signal) => publisher.publish(options.source, signal),
-    listCandidates: (target, query, limit, signal) => fleetCandidates(database, target, query, limit, signal),
-    close: () => database.close(),
-  };
+  const index = createSharedCorpusIndex(config, options);
+  try {
+    await index.status();
+  } catch (error) {
+    await index.close();
+    throw error;
+  }
+  return index;
 }

@@ -12,6 +12,7 @@ import { SessionCatalog } from '../../catalog/session-catalog.js';
 import { CliError } from './cli-error.js';
 import type { CommandContext } from './command-context.js';
 import { ListingWarnings } from './listing-warnings.js';
+import { fleetWarnings } from './fleet-warnings.js';
 import { writeTitleFailure } from './title-failure-warning.js';
 
 /**
@@ -41,7 +42,8 @@ export async function assertRootExists(root: string): Promise<void> {
  * @param work - what the command does with the engine.
  * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
  *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
- *   `onSearchProgress`: progress of the search index's update (`search`).
+ *   `onSearchProgress`: progress of the search index's update (`search`); `publishes`: with a shared corpus index,
+ *   whether the command publishes the root.
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
@@ -51,10 +53,13 @@ export async function withEngine<T>(
     createsRoot = false,
     longLived = false,
     onSearchProgress,
+    publishes = true,
   }: {
     readonly createsRoot?: boolean;
     readonly longLived?: boolean;
     readonly onSearchProgress?: (done: number, total: number) => void;
+    /** With a shared corpus index: whether this command publishes the root (`fleet status` only asks). */
+    readonly publishes?: boolean;
   } = {},
 ): Promise<T> {
   const { config } = context.resolved;
@@ -79,6 +84,10 @@ export async function withEngine<T>(
     onListingProblem: (problem) => warnings.add(problem),
     // One line each, the id quoted bounded (a log's id may be long).
     onTitleFailure: (sessionId, reason) => writeTitleFailure(io, sessionId, reason),
+    // A shared corpus index (issue 29): the root is published in the background, discovery asks the whole fleet.
+    corpusIndex: context.resolved.corpusIndex,
+    fleetPublish: publishes,
+    onFleetEvent: fleetWarnings(io),
   });
   try {
     return await work(engine);
