@@ -3,7 +3,8 @@
  * (its root, `corpusIndex: {backend: "postgres", host}`) and `SESSIONCTX_DATABASE_URL` naming one real PostgreSQL,
  * run the built `sessionctx` as a person would. `fleet publish` publishes each root; `fleet status` (text and
  * `--json`) reports both hosts, their corpora and sessions, a lag and the database's size; `sessions --query` and MCP's
- * `find_sessions` on one host find the other host's sessions exactly as a local run over the union of the roots does.
+ * `find_sessions` on one host find the other host's sessions exactly as a local run over the union of the roots does,
+ * and `prepare` cites the other host's session from the database as a local run over the union prepares it.
  * With the server unreachable, a local listing still works (a warning on stderr) and a fleet query fails with
  * `FLEET_UNREACHABLE`. No output ever carries the password.
  */
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeSessionReferenceUri } from '../../src/protocol/uri/session-uri.js';
 import { CLI_BIN, runBuiltCli, type CliOutcome } from '../support/cli-process.js';
 import { ZSTD_ROOT, fixtureSessions } from '../support/fixtures.js';
 import { CLUSTER_PASSWORD, PostgresCluster } from '../support/postgres-cluster.js';
@@ -106,7 +108,7 @@ describe('a fleet of two hosts through the faces', () => {
     expect(status.database).toBe(
       `postgresql://${encodeURIComponent('sessionctx_test')}:***@127.0.0.1:${cluster.port}/${url.split('/').pop()}`,
     );
-    expect(status.schemaVersion).toBe(1);
+    expect(status.schemaVersion).toBe(2);
     expect(status.sessions).toBe(SESSIONS.length);
     expect(status.databaseBytes).toBeGreaterThan(status.indexBytes);
     expect(status.indexBytes).toBeGreaterThan(0);
@@ -127,7 +129,7 @@ describe('a fleet of two hosts through the faces', () => {
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(
-        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 1\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
+        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 2\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
       ),
     );
     expect(lines.filter((line) => line.startsWith('host '))).toEqual(
@@ -152,6 +154,25 @@ describe('a fleet of two hosts through the faces', () => {
         expect((JSON.parse(fleet.stdout) as { candidates: unknown[] }).candidates).toEqual(expected);
       }
     }
+  }, 120_000);
+
+  it("prepare on one host cites the other host's session from the database, as a local run over the union does", async () => {
+    const remote = SESSIONS[1];
+    if (remote === undefined) throw new Error('fixture too small');
+    const message = `compare with @[the other one](${encodeSessionReferenceUri(remote.id)})`;
+    const withoutMessageId = (stdout: string): unknown =>
+      JSON.parse(stdout, (key, value: unknown) =>
+        key === 'id' && typeof value === 'string' && !value.startsWith('session-') ? '<id>' : value,
+      );
+    const local = await runBuiltCli(['prepare', '--target', 'session-new', message, '--json', '--root', unionRoot], {
+      env: hostEnv(),
+      cwd: scratch,
+    });
+    expect(local.code, local.stderr).toBe(0);
+    const fleet = await onHost('host-a', ['prepare', '--target', 'session-new', message, '--json']);
+    expect(fleet.code, fleet.stderr).toBe(0);
+    expect(withoutMessageId(fleet.stdout)).toEqual(withoutMessageId(local.stdout));
+    expect(fleet.stdout).toContain(`"capturedThroughSeq"`);
   }, 120_000);
 
   it("MCP's find_sessions on one host finds the other host's sessions", async () => {

@@ -59,23 +59,6 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const discovery = buildEngineDiscovery({ options, corpus, runner, registry, store });
   const { query, view } = discovery;
   const sourceCache = buildEngineSourceCache(options, store);
-  const renderer = new PoolSourceRenderer({
-    runner,
-    registry,
-    liveLogs,
-    damagedLogErrors: query.config.damagedLogErrors,
-    ...(store === undefined ? {} : { storage: store }),
-    ...(sourceCache === undefined ? {} : { sourceCache }),
-    ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
-  });
-  const service = new SessionReferenceService({
-    sessionQuery: discovery.discoveryQuery,
-    renderer,
-    ...(options.reference === undefined ? {} : { config: options.reference }),
-  });
-  // Search: validated now, its worker started by the first search only.
-  const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
-  const discovered = options.onDiscovery;
   // The fleet (issue 29): only for the postgres backend over a root, so `pg` loads only then.
   const corpusIndex = options.corpusIndex;
   const fleet =
@@ -88,11 +71,31 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
             readTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
           },
           publishes: options.fleetPublish ?? true,
+          runner,
           onCorpusChange: (listener) => view?.onChange(listener),
           ...(options.onFleetEvent === undefined ? {} : { onEvent: options.onFleetEvent }),
           ...(options.fleetRetry === undefined ? {} : { retry: options.fleetRetry }),
         })
       : undefined;
+  const poolRenderer = new PoolSourceRenderer({
+    runner,
+    registry,
+    liveLogs,
+    damagedLogErrors: query.config.damagedLogErrors,
+    ...(store === undefined ? {} : { storage: store }),
+    ...(sourceCache === undefined ? {} : { sourceCache }),
+    ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
+  });
+  // A session this engine does not have may be cited from the source another host published.
+  const renderer = fleet === undefined ? poolRenderer : fleet.withRemoteSources(poolRenderer);
+  const service = new SessionReferenceService({
+    sessionQuery: discovery.discoveryQuery,
+    renderer,
+    ...(options.reference === undefined ? {} : { config: options.reference }),
+  });
+  // Search: validated now, its worker started by the first search only.
+  const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
+  const discovered = options.onDiscovery;
   const notShared = (): Promise<never> =>
     Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'the corpus index is not shared (set corpusIndex.backend to "postgres")'));
   // Discovery answers over every published corpus when the index is shared; the local service's limit rules first.

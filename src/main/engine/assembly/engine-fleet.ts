@@ -2,17 +2,21 @@
  * The engine's part in a fleet (issue 29, README "Beyond one machine"), built only for the `postgres` corpus index
  * (so `pg` is loaded only then): the shared index over one lazily opened connection, the background publisher of the
  * engine's root — started now, told of every change the warm corpus view sees (the signal MCP's `resources/subscribe`
- * listens to; no second watcher) — and discovery over every published corpus, which waits for this engine's first
- * publish attempt so its own sessions are in its first fleet answer whenever the server allows.
+ * listens to; no second watcher), each changed artifact with its source-cache entry (scanned on the engine's pool) —
+ * discovery over every published corpus, which waits for this engine's first publish attempt so its own sessions are
+ * in its first fleet answer whenever the server allows, and the published sources another host's sessions are cited
+ * from.
  */
 import type { StoreLayout } from '../../../io/artifact-path.js';
+import type { TaskRunner } from '../pool/task-runner.js';
 import { BackgroundPublisher, type FleetPublishEvent, type PublishRetry } from '../fleet/background-publisher.js';
 import type { PostgresCorpusIndexConfig } from '../fleet/corpus-index-config.js';
-import type { PublishSource, PublishSummary } from '../fleet/corpus-publisher.js';
-import { FleetError } from '../fleet/fleet-error.js';
+import type { PublishedSourceRecord, PublishSource, PublishSummary, SourceRecordRequest } from '../fleet/corpus-publisher.js';
+import { FleetError, isFleetError } from '../fleet/fleet-error.js';
 import type { FleetStatus } from '../fleet/fleet-status.js';
 import { createSharedCorpusIndex } from '../fleet/shared-corpus-index.js';
-import type { Candidate, ReferenceTarget } from '../reference/reference-types.js';
+import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
+import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
 
 /** What the fleet part is built from. */
 export interface EngineFleetInput {
@@ -20,7 +24,9 @@ export interface EngineFleetInput {
   /** The root's layout. */
   readonly layout: StoreLayout;
   /** The engine's listing and titles (discovery's: the warm view's memory when the engine keeps one). */
-  readonly source: PublishSource;
+  readonly source: Pick<PublishSource, 'listSessions' | 'readTitleSnapshots'>;
+  /** The engine's pool: source entries are scanned there. */
+  readonly runner: Pick<TaskRunner, 'run'>;
   /** Whether this engine publishes its root (`false`: it only asks, as `fleet status` does). */
   readonly publishes: boolean;
   /** The warm view's change signal, when the engine keeps one. */
@@ -39,13 +45,57 @@ export interface EngineFleet {
   publishNow(): Promise<PublishSummary>;
   /** The index's status. */
   status(signal?: AbortSignal): Promise<FleetStatus>;
+  /** `local` with the sources other hosts published for the sessions it does not have (remote citation). */
+  withRemoteSources(local: ReferenceSourceRenderer): ReferenceSourceRenderer;
   /** Stops publishing (the batch in flight commits or rolls back whole) and closes the connection. */
   close(): Promise<void>;
 }
 
+/**
+ * The source-cache entry of one artifact at the revision the publisher saw, built on the pool by the same scan task
+ * that builds the engine's own cache entries (one read of the prefix of that size; no rendering), so what another
+ * host renders from it is what this host renders from its cache. `undefined` when that prefix is not a valid session
+ * or cannot be read now (the artifact is published for discovery only, until it changes).
+ */
+async function scanSourceRecord(
+  runner: Pick<TaskRunner, 'run'>,
+  layout: StoreLayout,
+  request: SourceRecordRequest,
+  signal?: AbortSignal,
+): Promise<PublishedSourceRecord | undefined> {
+  const { revision } = request;
+  const artifact = {
+    sessionId: request.sessionId,
+    path: request.path,
+    root: layout.root,
+    compression: layout.compression,
+    capture: { dev: revision.dev, ino: revision.ino, size: revision.size },
+  };
+  // The cache's own key form (encoding, root, path, id): the entry names what it was built for.
+  const key = [artifact.compression, artifact.root, artifact.path, artifact.sessionId].join('\u0000');
+  try {
+    const value = await runner.run(
+      'readSource',
+      { source: 'scan', artifact, ctimeNs: revision.ctimeNs, resume: null, entry: { key, base: null, render: null } },
+      signal === undefined ? {} : { signal },
+    );
+    return value.status === 'entry' ? { key, bytes: value.bytes } : undefined;
+  } catch (error) {
+    signal?.throwIfAborted();
+    if (isFleetError(error)) throw error;
+    return undefined;
+  }
+}
+
 /** Builds the fleet part and starts publishing. */
 export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
-  const index = createSharedCorpusIndex(input.config, { source: input.source, layout: input.layout });
+  const { layout, runner } = input;
+  const source: PublishSource = {
+    listSessions: (signal) => input.source.listSessions(signal),
+    readTitleSnapshots: (ids, signal) => input.source.readTitleSnapshots(ids, signal),
+    readSourceRecord: (request, signal) => scanSourceRecord(runner, layout, request, signal),
+  };
+  const index = createSharedCorpusIndex(input.config, { source, layout });
   const publisher = input.publishes
     ? new BackgroundPublisher({
         publish: (signal, onProgress) => index.publish(signal, onProgress),
@@ -66,6 +116,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
         ? Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'this engine does not publish its root'))
         : publisher.publishNow(),
     status: (signal) => index.status(signal),
+    withRemoteSources: (local) => new RemoteSourceRenderer(local, (sessionId, signal) => index.readRemoteSource(sessionId, signal)),
     async close() {
       unsubscribe?.();
       await publisher?.close();

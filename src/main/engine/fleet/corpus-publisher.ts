@@ -19,10 +19,28 @@ import { discoveryKeys } from './discovery-keys.js';
 import type { FleetDatabase, FleetTransaction } from './fleet-database.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
+/** One artifact whose source-cache entry is asked for: its id, where it is, and the revision it was seen at. */
+export interface SourceRecordRequest {
+  readonly sessionId: SessionId;
+  readonly path: string;
+  readonly revision: FileRevision;
+}
+
+/** A source-cache entry in the cache's file format, and the key it was built for. */
+export interface PublishedSourceRecord {
+  readonly key: string;
+  readonly bytes: Uint8Array;
+}
+
 /** What a publisher reads of an engine (a `SessionEngine` fits): its listing and title observations. */
 export interface PublishSource {
   listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
   readTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+  /**
+   * The source-cache entry of one artifact at `revision` (what another host needs to cite it), or `undefined` when
+   * that revision is not a valid session. Without it, no source is published (discovery only).
+   */
+  readSourceRecord?(request: SourceRecordRequest, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
 }
 
 /** Who publishes: this machine's name and the root it reads. */
@@ -64,11 +82,15 @@ export interface CorpusPublisherOptions {
   readonly batchSize?: number;
 }
 
-/** One artifact to write: its record, the revision read before its title, and the title. */
+/** One artifact to write: its record, the revision read before its title, the title and its source entry. */
 interface PendingArtifact {
   readonly record: SessionRecord;
+  readonly path: string;
+  readonly fileRevision: FileRevision;
   readonly revision: string;
   title?: string;
+  /** `null`: not a valid session at this revision; absent: sources are not published. */
+  source?: PublishedSourceRecord | null;
 }
 
 /** The stored form of a revision: its five numbers, colon-separated. */
@@ -103,25 +125,33 @@ export class CorpusPublisher {
       `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3) ON CONFLICT (corpus_id) DO NOTHING`,
       [this.corpusId, this.#identity.host, this.#identity.root],
     );
-    const storedRows = await this.#database.query<{ session_id: string; revision: string }>(
-      `SELECT session_id, revision FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1`,
+    const storedRows = await this.#database.query<{ session_id: string; revision: string; source_revision: string | null }>(
+      `SELECT a.session_id, a.revision, s.revision AS source_revision FROM ${FLEET_SCHEMA}.artifacts a
+       LEFT JOIN ${FLEET_SCHEMA}.sources s ON s.corpus_id = a.corpus_id AND s.session_id = a.session_id
+       WHERE a.corpus_id = $1`,
       [this.corpusId],
     );
     const stored = new Map(storedRows.map((row) => [row.session_id, row.revision]));
+    const storedSources = new Map(storedRows.map((row) => [row.session_id, row.source_revision]));
+    const publishesSources = source.readSourceRecord !== undefined;
     const records = (await source.listSessions(signal)).filter((record) => record.persisted);
     signal?.throwIfAborted();
     const pending: PendingArtifact[] = [];
     const listed = new Set<string>();
     for (const record of records) {
       listed.add(record.header.id);
-      let revision: string;
+      const path = artifactPathFor(this.#layout, record.header.id, record.header.cwd);
+      let fileRevision: FileRevision;
       try {
-        revision = revisionText(await statRevision(artifactPathFor(this.#layout, record.header.id, record.header.cwd)));
+        fileRevision = await statRevision(path);
       } catch {
         // Not where its header names it (or gone since the listing): left as it is; the next publish looks again.
         continue;
       }
-      if (stored.get(record.header.id) !== revision) pending.push({ record, revision });
+      const revision = revisionText(fileRevision);
+      // A source missing at this revision (a database migrated from version 1) is published too.
+      const sourceStale = publishesSources && storedSources.get(record.header.id) !== revision;
+      if (stored.get(record.header.id) !== revision || sourceStale) pending.push({ record, path, fileRevision, revision });
     }
     const removed = [...stored.keys()].filter((id) => !listed.has(id));
     let batches = 0;
@@ -136,6 +166,14 @@ export class CorpusPublisher {
       for (const artifact of batch) {
         const title = titles.get(artifact.record.header.id);
         if (title !== undefined) artifact.title = title;
+      }
+      // Source entries too are read before the transaction (on the engine's pool, a few at a time).
+      const readSourceRecord = source.readSourceRecord?.bind(source);
+      if (readSourceRecord !== undefined) {
+        await eachAtMost(SOURCE_READS_IN_FLIGHT, batch, async (artifact) => {
+          const request = { sessionId: artifact.record.header.id, path: artifact.path, revision: artifact.fileRevision };
+          artifact.source = (await readSourceRecord(request, signal)) ?? null;
+        });
       }
       signal?.throwIfAborted();
       await this.#database.transaction((tx) => this.#writeBatch(tx, batch, []));
@@ -187,6 +225,24 @@ export class CorpusPublisher {
         ],
       );
     }
+    for (const artifact of ordered) {
+      if (artifact.source === undefined) continue;
+      const { source } = artifact;
+      await tx.query(
+        `INSERT INTO ${FLEET_SCHEMA}.sources (corpus_id, session_id, revision, record_key, record) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (corpus_id, session_id) DO UPDATE SET
+           revision = EXCLUDED.revision, record_key = EXCLUDED.record_key, record = EXCLUDED.record
+         WHERE ${FLEET_SCHEMA}.sources.revision IS DISTINCT FROM EXCLUDED.revision`,
+        [
+          this.corpusId,
+          artifact.record.header.id,
+          artifact.revision,
+          // JSON text: the cache's key holds NUL separators, which PostgreSQL text cannot.
+          source === null ? null : JSON.stringify(source.key),
+          source === null ? null : Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.byteLength),
+        ],
+      );
+    }
     for (const sessionId of [...removals].sort(compareText)) {
       await this.#lock(tx, sessionId);
       await tx.query(`DELETE FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1 AND session_id = $2`, [this.corpusId, sessionId]);
@@ -197,6 +253,27 @@ export class CorpusPublisher {
   async #lock(tx: FleetTransaction, sessionId: string): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.corpusId, sessionId]);
   }
+}
+
+/**
+ * Source entries read at once: enough to keep a default pool busy, few enough that the scans (and their listeners on
+ * the publish's abort signal) stay bounded whatever the batch size.
+ */
+const SOURCE_READS_IN_FLIGHT = 4;
+
+/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure once the rest settled. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  });
+  const settled = await Promise.allSettled(lanes);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Code-unit order: the same in every process and locale, as a lock order must be. */

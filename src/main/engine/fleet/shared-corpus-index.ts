@@ -7,9 +7,18 @@
 import type { StoreLayout } from '../../../io/artifact-path.js';
 import type { Candidate, ReferenceTarget } from '../reference/reference-types.js';
 import type { CorpusIndexConfig, PostgresCorpusIndexConfig } from './corpus-index-config.js';
-import { CorpusPublisher, corpusIdOf, type PublishProgress, type PublishSource, type PublishSummary } from './corpus-publisher.js';
+import type { SessionId } from '../../../protocol/events.js';
+import {
+  CorpusPublisher,
+  corpusIdOf,
+  type PublishedSourceRecord,
+  type PublishProgress,
+  type PublishSource,
+  type PublishSummary,
+} from './corpus-publisher.js';
 import { FleetConnection } from './fleet-connection.js';
 import { fleetCandidates } from './fleet-discovery.js';
+import { FLEET_SCHEMA } from './fleet-schema.js';
 import { fleetStatus, type FleetStatus } from './fleet-status.js';
 
 /** What the engine asks of a shared index. */
@@ -20,6 +29,11 @@ export interface SharedCorpusIndex {
   publish(signal?: AbortSignal, onProgress?: PublishProgress): Promise<PublishSummary>;
   /** Discovery over every published corpus (the local `listCandidates` contract). */
   listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
+  /**
+   * The latest source entry another corpus published for `sessionId` at its current revision, or `undefined` when no
+   * other corpus has a citable one.
+   */
+  readRemoteSource(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
   /** Corpora, hosts, lag and size of the index. */
   status(signal?: AbortSignal): Promise<FleetStatus>;
   /** Closes the connections. */
@@ -35,6 +49,13 @@ export interface SharedCorpusIndexOptions {
   /** How long one connection attempt may take; default 10 000 ms. */
   readonly connectTimeoutMs?: number;
 }
+
+/** The newest publication of a session by another corpus, with its source at the artifact's current revision. */
+const REMOTE_SOURCE_SQL = `
+SELECT s.record_key, s.record FROM ${FLEET_SCHEMA}.sources s
+JOIN ${FLEET_SCHEMA}.artifacts a ON a.corpus_id = s.corpus_id AND a.session_id = s.session_id AND a.revision = s.revision
+WHERE s.session_id = $1 AND s.corpus_id <> $2
+ORDER BY a.published_at DESC LIMIT 1`;
 
 /**
  * The shared index of a postgres configuration, connecting on first use: building it never fails for a server that
@@ -53,6 +74,15 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
       return new CorpusPublisher({ database, identity, layout: options.layout }).publish(options.source, signal, onProgress);
     },
     listCandidates: async (target, query, limit, signal) => fleetCandidates(await connection.database(), target, query, limit, signal),
+    readRemoteSource: async (sessionId, signal) => {
+      const database = await connection.database();
+      signal?.throwIfAborted();
+      const [row] = await database.query<{ record_key: string | null; record: Buffer | null }>(REMOTE_SOURCE_SQL, [
+        sessionId,
+        corpusIdOf(identity),
+      ]);
+      return row?.record_key == null || row.record == null ? undefined : { key: JSON.parse(row.record_key) as string, bytes: row.record };
+    },
     status: async (signal) => fleetStatus(await connection.database(), signal),
     close: () => connection.close(),
   };
