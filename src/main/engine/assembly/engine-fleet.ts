@@ -98,7 +98,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
   const index = createSharedCorpusIndex(input.config, { source, layout });
   const publisher = input.publishes
     ? new BackgroundPublisher({
-        publish: (signal, onProgress) => index.publish(signal, onProgress),
+        publish: (signal, onProgress, onDiscoverable) => index.publish(signal, onProgress, onDiscoverable),
         ...(input.onEvent === undefined ? {} : { onEvent: input.onEvent }),
         ...(input.retry === undefined ? {} : { retry: input.retry }),
       })

@@ -14,7 +14,7 @@ import { FleetError } from './fleet-error.js';
 
 /** What the publisher reports, in order: progress per committed batch, each publish, each failure and its retry. */
 export type FleetPublishEvent =
-  | { readonly kind: 'progress'; readonly done: number; readonly total: number }
+  | { readonly kind: 'progress'; readonly stage: 'artifacts' | 'sources'; readonly done: number; readonly total: number }
   | { readonly kind: 'published'; readonly summary: PublishSummary }
   | {
       readonly kind: 'failed';
@@ -39,7 +39,7 @@ export interface PublishRetry {
 /** Construction options. */
 export interface BackgroundPublisherOptions {
   /** One publish of the root (`CorpusPublisher.publish` over the engine). */
-  readonly publish: (signal: AbortSignal, onProgress: PublishProgress) => Promise<PublishSummary>;
+  readonly publish: (signal: AbortSignal, onProgress: PublishProgress, onDiscoverable: () => void) => Promise<PublishSummary>;
   /** Where events go (the engine's `onFleetEvent`). */
   readonly onEvent?: (event: FleetPublishEvent) => void;
   readonly retry?: PublishRetry;
@@ -96,8 +96,9 @@ export class BackgroundPublisher {
   }
 
   /**
-   * Resolves once the first publish attempt has ended, either way (or the publisher closed): what a fleet query waits
-   * for, so an engine's own sessions are in its first fleet answer whenever the server allows.
+   * Resolves once the first publish attempt has made the root discoverable or ended, either way (or the publisher
+   * closed): what a fleet query waits for, so an engine's own sessions are in its first fleet answer whenever the
+   * server allows (their source entries, a read of each log, may still be on their way).
    */
   firstAttempt(): Promise<void> {
     return this.#firstSettled;
@@ -144,8 +145,11 @@ export class BackgroundPublisher {
       this.#dirty = false;
       const waiters = this.#waiters.splice(0);
       try {
-        const summary = await this.#options.publish(this.#abort.signal, (done, total) =>
-          this.#options.onEvent?.({ kind: 'progress', done, total }),
+        const summary = await this.#options.publish(
+          this.#abort.signal,
+          (done, total, stage) => this.#options.onEvent?.({ kind: 'progress', stage, done, total }),
+          // The root is discoverable once its headers and titles are in; its sources may follow.
+          () => this.#settleFirst(),
         );
         this.#failures = 0;
         this.#options.onEvent?.({ kind: 'published', summary });

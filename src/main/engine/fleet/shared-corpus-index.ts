@@ -26,7 +26,7 @@ export interface SharedCorpusIndex {
   /** The id this engine's root is published under (host + root). */
   readonly corpusId: string;
   /** Publishes what changed in this engine's root since the last publish. */
-  publish(signal?: AbortSignal, onProgress?: PublishProgress): Promise<PublishSummary>;
+  publish(signal?: AbortSignal, onProgress?: PublishProgress, onDiscoverable?: () => void): Promise<PublishSummary>;
   /** Discovery over every published corpus (the local `listCandidates` contract). */
   listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
   /**
@@ -69,9 +69,14 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
   const identity = { host: config.host, root: options.layout.root };
   return {
     corpusId: corpusIdOf(identity),
-    publish: async (signal, onProgress) => {
+    publish: async (signal, onProgress, onDiscoverable) => {
       const database = await connection.database();
-      return new CorpusPublisher({ database, identity, layout: options.layout }).publish(options.source, signal, onProgress);
+      return new CorpusPublisher({ database, identity, layout: options.layout }).publish(
+        options.source,
+        signal,
+        onProgress,
+        onDiscoverable,
+      );
     },
     listCandidates: async (target, query, limit, signal) => fleetCandidates(await connection.database(), target, query, limit, signal),
     readRemoteSource: async (sessionId, signal) => {

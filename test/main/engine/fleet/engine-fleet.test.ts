@@ -168,9 +168,14 @@ describe('an engine with the postgres corpus index', () => {
     const events: FleetPublishEvent[] = [];
     const engine = await fleetEngine(root, 'watcher', cluster.url(database), { events, watch: true });
     try {
-      await eventually('the first publish', async () => (await publishedIds(database)).length === first.length);
+      await eventually('the first publish', () => events.some((event) => event.kind === 'published'));
       expect(await publishedIds(database)).toEqual(sortedIds(first));
-      expect(events).toContainEqual({ kind: 'progress', done: first.length, total: first.length });
+      // Discoverable first, then citable.
+      const progress = events.flatMap((event) => (event.kind === 'progress' ? [event] : []));
+      expect(progress.slice(0, 2)).toEqual([
+        { kind: 'progress', stage: 'artifacts', done: first.length, total: first.length },
+        { kind: 'progress', stage: 'sources', done: first.length, total: first.length },
+      ]);
       // A session appears below the root: the view's change signal brings a publish, without being asked.
       addSession(root, 1);
       await eventually('the publish after the change', async () => (await publishedIds(database)).includes(SESSIONS[1]?.id as string));

@@ -33,8 +33,9 @@ function age(ms: number): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
+/** `count` with the word's singular or plural form (`s` added unless given). */
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** The redacted URL of the configured index, or `undefined` for the embedded backend. */
@@ -49,7 +50,9 @@ function statusLines(status: FleetStatus, database: string | undefined): string[
     `corpus index: ${database ?? 'postgres'} (schema ${status.schemaVersion}): ${plural(status.sessions, 'session')} from ${plural(status.hosts.length, 'host')}, database ${bytes(status.databaseBytes)} (index ${bytes(status.indexBytes)})`,
   ];
   for (const host of status.hosts) {
-    lines.push(`host ${host.host}: ${plural(host.corpora, 'corpus')}, ${plural(host.artifacts, 'session')}, lag ${age(host.lagMs)}`);
+    lines.push(
+      `host ${host.host}: ${plural(host.corpora, 'corpus', 'corpora')}, ${plural(host.artifacts, 'session')}, lag ${age(host.lagMs)}`,
+    );
     for (const corpus of status.corpora.filter((each) => each.host === host.host))
       lines.push(`  ${corpus.root}: ${plural(corpus.artifacts, 'session')}, published ${corpus.publishedAt} (${age(corpus.lagMs)} ago)`);
   }
@@ -58,7 +61,7 @@ function statusLines(status: FleetStatus, database: string | undefined): string[
 
 function publishLines(summary: PublishSummary): string[] {
   return [
-    `published ${summary.corpusId}: ${summary.published} written, ${summary.unchanged} unchanged, ${summary.removed} removed (${plural(summary.batches, 'transaction')})`,
+    `published ${summary.corpusId}: ${summary.published} written, ${summary.unchanged} unchanged, ${summary.removed} removed, ${plural(summary.sources, 'source entry', 'source entries')} (${plural(summary.batches, 'transaction')})`,
   ];
 }
 
