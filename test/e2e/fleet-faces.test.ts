@@ -175,24 +175,38 @@ describe('a fleet of two hosts through the faces', () => {
     expect(fleet.stdout).toContain(`"capturedThroughSeq"`);
   }, 120_000);
 
-  it("MCP's find_sessions on one host finds the other host's sessions", async () => {
+  it("MCP on one host finds the other host's sessions and cites one (reference_sessions) as MCP over the union does", async () => {
     const dir = hostDirs.get('host-a');
     if (dir === undefined) throw new Error('no host');
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [CLI_BIN, 'mcp'],
-      cwd: dir.cwd,
-      env: hostEnv() as Record<string, string>,
-      stderr: 'ignore',
-    });
-    const client = new Client({ name: 'fleet-faces', version: '0' });
-    await client.connect(transport);
+    const connect = async (args: string[], cwd: string): Promise<Client> => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI_BIN, ...args],
+        cwd,
+        env: hostEnv() as Record<string, string>,
+        stderr: 'ignore',
+      });
+      const client = new Client({ name: 'fleet-faces', version: '0' });
+      await client.connect(transport);
+      return client;
+    };
+    const fleet = await connect(['mcp'], dir.cwd);
+    const local = await connect(['mcp', '--root', unionRoot], scratch);
     try {
-      const result = await client.callTool({ name: 'find_sessions', arguments: { query: '', limit: 100 } });
+      const result = await fleet.callTool({ name: 'find_sessions', arguments: { query: '', limit: 100 } });
       const { sessions } = result.structuredContent as { sessions: Array<{ sessionId: string }> };
       expect(sessions.map((session) => session.sessionId).sort()).toEqual(SESSIONS.map((session) => session.id).sort());
+      // SESSIONS[1] is host-b's: host-a names it by URI and by id, and cites it from the database.
+      const remote = SESSIONS[1]?.id as string;
+      for (const name of [encodeSessionReferenceUri(remote), remote]) {
+        const cited = await fleet.callTool({ name: 'reference_sessions', arguments: { sessions: [name] } });
+        const expected = await local.callTool({ name: 'reference_sessions', arguments: { sessions: [name] } });
+        expect(cited.isError, JSON.stringify(cited.content)).not.toBe(true);
+        expect(cited.structuredContent).toEqual(expected.structuredContent);
+      }
     } finally {
-      await client.close();
+      await fleet.close();
+      await local.close();
     }
   }, 120_000);
 

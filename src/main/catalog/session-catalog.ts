@@ -128,7 +128,7 @@ export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchInde
  * The shared corpus index's verbs of the engine (`fleet status|publish`, issue 29), which a catalog over a stand-in
  * engine may lack (they are then refused with a TypeError).
  */
-export type CatalogFleetEngine = Pick<LocalSessionEngine, 'fleetStatus' | 'publishToFleet'>;
+export type CatalogFleetEngine = Pick<LocalSessionEngine, 'fleetStatus' | 'publishToFleet' | 'publishedSession'>;
 
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
@@ -269,6 +269,8 @@ export class SessionCatalog {
       ? known.filter((listed) => listed === id)
       : matchSessionIds(id, known);
     if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(id, matches), matches);
+    // A shared corpus index (issue 29): a whole id another host published names that session.
+    if (matches.length === 0 && (await this.#engine.publishedSession?.(id, signal)) !== undefined) return id;
     // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
     if (matches.length === 0) throw new CatalogError('not-found', `no session ${boundedQuote(id)} in this corpus`);
     return asSessionId(matches[0] as string);
@@ -282,6 +284,9 @@ export class SessionCatalog {
   async label(sessionId: SessionId, signal?: AbortSignal): Promise<string> {
     const [observation] = await this.#engine.readTitleSnapshots([sessionId], signal);
     if (observation?.status === 'rejected' && errorCode(observation.reason) === 'SESSION_QUERY_SESSION_NOT_FOUND') {
+      // Another host's session is labelled as its owner's discovery labels it: its published title, else its id.
+      const published = await this.#engine.publishedSession?.(sessionId, signal);
+      if (published !== undefined) return escapeDisplayText(published.title ?? sessionId);
       throw new CatalogError('not-found', `no session ${boundedQuote(sessionId)} in this corpus`, { cause: observation.reason });
     }
     return discoveryLabel(sessionId, observation);

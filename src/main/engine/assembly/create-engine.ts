@@ -146,6 +146,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     fleetCorpusId: fleet?.corpusId,
     publishToFleet: () => fleet?.publishNow() ?? notShared(),
     fleetStatus: (signal) => fleet?.status(signal) ?? notShared(),
+    publishedSession: async (sessionId, signal) => fleet?.publishedSession(sessionId, signal),
     sourceCache,
     corpusViewStats: () => view?.stats,
     onCorpusChange: (listener) => view?.onChange(listener),

@@ -8,13 +8,14 @@
  * from.
  */
 import type { StoreLayout } from '../../../io/artifact-path.js';
+import type { SessionId } from '../../../protocol/events.js';
 import type { TaskRunner } from '../pool/task-runner.js';
 import { BackgroundPublisher, type FleetPublishEvent, type PublishRetry } from '../fleet/background-publisher.js';
 import type { PostgresCorpusIndexConfig } from '../fleet/corpus-index-config.js';
 import type { PublishedSourceRecord, PublishSource, PublishSummary, SourceRecordRequest } from '../fleet/corpus-publisher.js';
 import { FleetError, isFleetError } from '../fleet/fleet-error.js';
 import type { FleetStatus } from '../fleet/fleet-status.js';
-import { createSharedCorpusIndex } from '../fleet/shared-corpus-index.js';
+import { createSharedCorpusIndex, type PublishedSession } from '../fleet/shared-corpus-index.js';
 import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
 import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
 
@@ -45,6 +46,8 @@ export interface EngineFleet {
   publishNow(): Promise<PublishSummary>;
   /** The index's status. */
   status(signal?: AbortSignal): Promise<FleetStatus>;
+  /** A session another host published (its header and title), for naming it by id. */
+  publishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
   /** `local` with the sources other hosts published for the sessions it does not have (remote citation). */
   withRemoteSources(local: ReferenceSourceRenderer): ReferenceSourceRenderer;
   /** Stops publishing (the batch in flight commits or rolls back whole) and closes the connection. */
@@ -116,6 +119,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
         ? Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'this engine does not publish its root'))
         : publisher.publishNow(),
     status: (signal) => index.status(signal),
+    publishedSession: (sessionId, signal) => index.readPublishedSession(sessionId, signal),
     withRemoteSources: (local) => new RemoteSourceRenderer(local, (sessionId, signal) => index.readRemoteSource(sessionId, signal)),
     async close() {
       unsubscribe?.();

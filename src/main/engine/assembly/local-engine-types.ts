@@ -14,6 +14,7 @@ import type { FleetPublishEvent, PublishRetry } from '../fleet/background-publis
 import type { CorpusIndexConfig } from '../fleet/corpus-index-config.js';
 import type { PublishSummary } from '../fleet/corpus-publisher.js';
 import type { FleetStatus } from '../fleet/fleet-status.js';
+import type { PublishedSession } from '../fleet/shared-corpus-index.js';
 import type { SourceServedReport } from '../pool/pool-source-renderer.js';
 import type { TaskRunner } from '../pool/task-runner.js';
 import type { SearchBuildOptions, SearchIndexClearResult, SearchIndexStatus } from '../search/search-service.js';
@@ -69,6 +70,12 @@ export interface LocalSessionEngine extends SessionEngine {
    * @throws FleetError `FLEET_NOT_CONFIGURED` for an engine whose index is not shared; the database's `FLEET_*` codes
    */
   publishToFleet(): Promise<PublishSummary>;
+  /**
+   * A session only another host has, as it published it (header and latest title): how a face names a remote session
+   * by its id. `undefined` when no other host published it, or the index is not shared.
+   * @throws FleetError the database's `FLEET_*` codes
+   */
+  publishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
   /**
    * The shared corpus index's corpora, hosts, lag and size (`sessionctx fleet status`).
    * @throws FleetError `FLEET_NOT_CONFIGURED` for an engine whose index is not shared; the database's `FLEET_*` codes

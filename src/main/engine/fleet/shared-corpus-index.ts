@@ -7,7 +7,7 @@
 import type { StoreLayout } from '../../../io/artifact-path.js';
 import type { Candidate, ReferenceTarget } from '../reference/reference-types.js';
 import type { CorpusIndexConfig, PostgresCorpusIndexConfig } from './corpus-index-config.js';
-import type { SessionId } from '../../../protocol/events.js';
+import type { SessionHeader, SessionId } from '../../../protocol/events.js';
 import {
   CorpusPublisher,
   corpusIdOf,
@@ -34,6 +34,8 @@ export interface SharedCorpusIndex {
    * other corpus has a citable one.
    */
   readRemoteSource(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
+  /** The header and latest title another corpus published for `sessionId` (its newest publication), or `undefined`. */
+  readPublishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
   /** Corpora, hosts, lag and size of the index. */
   status(signal?: AbortSignal): Promise<FleetStatus>;
   /** Closes the connections. */
@@ -56,6 +58,18 @@ SELECT s.record_key, s.record FROM ${FLEET_SCHEMA}.sources s
 JOIN ${FLEET_SCHEMA}.artifacts a ON a.corpus_id = s.corpus_id AND a.session_id = s.session_id AND a.revision = s.revision
 WHERE s.session_id = $1 AND s.corpus_id <> $2
 ORDER BY a.published_at DESC LIMIT 1`;
+
+/** The newest publication of a session by another corpus: its header and latest title. */
+const PUBLISHED_SESSION_SQL = `
+SELECT header_json, title_json FROM ${FLEET_SCHEMA}.artifacts WHERE session_id = $1 AND corpus_id <> $2
+ORDER BY published_at DESC LIMIT 1`;
+
+/** A session another host published, as discovery labels it. */
+export interface PublishedSession {
+  readonly header: SessionHeader;
+  /** Its latest folded title, when it has one. */
+  readonly title?: string;
+}
 
 /**
  * The shared index of a postgres configuration, connecting on first use: building it never fails for a server that
@@ -87,6 +101,17 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
         corpusIdOf(identity),
       ]);
       return row?.record_key == null || row.record == null ? undefined : { key: JSON.parse(row.record_key) as string, bytes: row.record };
+    },
+    readPublishedSession: async (sessionId, signal) => {
+      const database = await connection.database();
+      signal?.throwIfAborted();
+      const [row] = await database.query<{ header_json: string; title_json: string | null }>(PUBLISHED_SESSION_SQL, [
+        sessionId,
+        corpusIdOf(identity),
+      ]);
+      if (row === undefined) return undefined;
+      const header = JSON.parse(row.header_json) as SessionHeader;
+      return row.title_json === null ? { header } : { header, title: JSON.parse(row.title_json) as string };
     },
     status: async (signal) => fleetStatus(await connection.database(), signal),
     close: () => connection.close(),
