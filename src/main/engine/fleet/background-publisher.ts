@@ -147,19 +147,19 @@ export class BackgroundPublisher {
       try {
         const summary = await this.#options.publish(
           this.#abort.signal,
-          (done, total, stage) => this.#options.onEvent?.({ kind: 'progress', stage, done, total }),
+          (done, total, stage) => this.#emit({ kind: 'progress', stage, done, total }),
           // The root is discoverable once its headers and titles are in; its sources may follow.
           () => this.#settleFirst(),
         );
         this.#failures = 0;
-        this.#options.onEvent?.({ kind: 'published', summary });
+        this.#emit({ kind: 'published', summary });
         for (const waiter of waiters) waiter.resolve(summary);
       } catch (error) {
         for (const waiter of waiters) waiter.reject(error);
         if (this.#closed) return;
         this.#failures += 1;
         const delay = retryDelay(this.#failures, this.#options.retry);
-        this.#options.onEvent?.({
+        this.#emit({
           kind: 'failed',
           code: codeOf(error),
           message: error instanceof Error ? error.message : String(error),
@@ -177,6 +177,15 @@ export class BackgroundPublisher {
       } finally {
         this.#settleFirst();
       }
+    }
+  }
+
+  /** Reports an event; a listener that throws never stops publishing (nor becomes an unhandled rejection). */
+  #emit(event: FleetPublishEvent): void {
+    try {
+      this.#options.onEvent?.(event);
+    } catch {
+      // The listener's own failure is its own; publishing goes on.
     }
   }
 
