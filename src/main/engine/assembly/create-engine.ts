@@ -104,6 +104,8 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       ? service.listCandidates(agent, text, limit, signal)
       : fleet.listCandidates(agent, text, limit ?? service.config.candidateLimit, signal);
 
+  // Everything that validates is built: publishing may start.
+  fleet?.start();
   return {
     runner,
     store,

@@ -40,6 +40,11 @@ export interface EngineFleetInput {
 export interface EngineFleet {
   /** The corpus id this engine's root is published under. */
   readonly corpusId: string;
+  /**
+   * Starts publishing (now, and after each change of the warm view). Called once the engine is built: an engine whose
+   * construction fails never started anything (the connection opens on first use only).
+   */
+  start(): void;
   /** Discovery over every published corpus. */
   listCandidates(target: ReferenceTarget, query: string, limit: number, signal?: AbortSignal): Promise<Candidate[]>;
   /** Publishes what changed now and resolves when it is committed. */
@@ -90,7 +95,7 @@ async function scanSourceRecord(
   }
 }
 
-/** Builds the fleet part and starts publishing. */
+/** Builds the fleet part; {@link EngineFleet.start} starts publishing. */
 export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
   const { layout, runner } = input;
   const source: PublishSource = {
@@ -106,10 +111,14 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
         ...(input.retry === undefined ? {} : { retry: input.retry }),
       })
     : undefined;
-  const unsubscribe = publisher === undefined ? undefined : input.onCorpusChange(() => publisher.changed());
-  publisher?.start();
+  let unsubscribe: (() => void) | undefined;
   return {
     corpusId: index.corpusId,
+    start() {
+      if (publisher === undefined || unsubscribe !== undefined) return;
+      unsubscribe = input.onCorpusChange(() => publisher.changed()) ?? (() => undefined);
+      publisher.start();
+    },
     async listCandidates(target, query, limit, signal) {
       await publisher?.firstAttempt();
       return index.listCandidates(target, query, limit, signal);
