@@ -316,6 +316,8 @@ export function describeConfigSource(resolved: ResolvedCompositionConfig, key: K
 export function describeConfig(resolved: ResolvedCompositionConfig): string[] {
   return KEYS.map((key) => {
     const source = describeSource(resolved.sources[key], key, resolved.file);
-    return `${key} = ${JSON.stringify(resolved.config[key])}  (${source})`;
+    // The corpus index as resolved (the backend and URL variables applied, the URL redacted), not only the file's object.
+    const value = key === 'corpusIndex' ? resolved.corpusIndex : resolved.config[key];
+    return `${key} = ${JSON.stringify(value)}  (${source})`;
   });
 }

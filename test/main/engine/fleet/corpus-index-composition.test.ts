@@ -60,6 +60,11 @@ describe('corpusIndex in the composition', () => {
       env: { SESSIONCTX_CORPUS_INDEX: 'postgres', SESSIONCTX_DATABASE_URL: ENV_URL },
     });
     expect(resolved.corpusIndex).toMatchObject({ backend: 'postgres', host: 'box-8', databaseUrlSource: 'env' });
+    // `sessionctx config` shows what is in force, redacted.
+    const line = describeConfig(resolved).find((each) => each.startsWith('corpusIndex = '));
+    expect(line).toContain('"backend":"postgres"');
+    expect(line).toContain('postgres://other:***@10.0.0.9/corpus');
+    expect(line).not.toContain(SECRET);
     writeConfig({ backend: 'postgres', databaseUrl: FILE_URL });
     expect((await resolveCompositionConfig({ cwd: dir, env: { SESSIONCTX_CORPUS_INDEX: 'sqlite' } })).corpusIndex).toEqual({
       backend: 'sqlite',
