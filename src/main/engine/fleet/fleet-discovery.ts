@@ -56,13 +56,17 @@ export async function fleetCandidates(
   signal?.throwIfAborted();
   const needle = query.toLocaleLowerCase();
   const targetCwd = target.session.header.cwd;
-  const rows = await database.query<{ header_json: string; title_json: string | null }>(CANDIDATES_SQL, [
-    target.id,
-    targetCwd ?? null,
-    needle === '' ? null : containsPattern(needle),
-    // The cut needs no more rows than a 32-bit OFFSET can skip; a larger limit keeps every match anyway.
-    Math.min(limit, 2_147_483_647),
-  ]);
+  const rows = await database.query<{ header_json: string; title_json: string | null }>(
+    CANDIDATES_SQL,
+    [
+      target.id,
+      targetCwd ?? null,
+      needle === '' ? null : containsPattern(needle),
+      // The cut needs no more rows than a 32-bit OFFSET can skip; a larger limit keeps every match anyway.
+      Math.min(limit, 2_147_483_647),
+    ],
+    signal,
+  );
   signal?.throwIfAborted();
   const found = rows.map((row) => ({
     record: { header: JSON.parse(row.header_json) as SessionHeader, live: false, persisted: true } satisfies SessionRecord,

@@ -79,7 +79,10 @@ interface TotalsRow extends Record<string, unknown> {
  */
 export async function fleetStatus(database: FleetDatabase, signal?: AbortSignal): Promise<FleetStatus> {
   signal?.throwIfAborted();
-  const [rows, [totals]] = await Promise.all([database.query<CorpusRow>(CORPORA_SQL), database.query<TotalsRow>(TOTALS_SQL)]);
+  const [rows, [totals]] = await Promise.all([
+    database.query<CorpusRow>(CORPORA_SQL, [], signal),
+    database.query<TotalsRow>(TOTALS_SQL, [], signal),
+  ]);
   signal?.throwIfAborted();
   const corpora: FleetCorpusStatus[] = rows.map((row) => ({
     corpusId: row.corpus_id,

@@ -96,19 +96,21 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
     readRemoteSource: async (sessionId, signal) => {
       const database = await connection.database();
       signal?.throwIfAborted();
-      const [row] = await database.query<{ record_key: string | null; record: Buffer | null }>(REMOTE_SOURCE_SQL, [
-        sessionId,
-        corpusIdOf(identity),
-      ]);
+      const [row] = await database.query<{ record_key: string | null; record: Buffer | null }>(
+        REMOTE_SOURCE_SQL,
+        [sessionId, corpusIdOf(identity)],
+        signal,
+      );
       return row?.record_key == null || row.record == null ? undefined : { key: JSON.parse(row.record_key) as string, bytes: row.record };
     },
     readPublishedSession: async (sessionId, signal) => {
       const database = await connection.database();
       signal?.throwIfAborted();
-      const [row] = await database.query<{ header_json: string; title_json: string | null }>(PUBLISHED_SESSION_SQL, [
-        sessionId,
-        corpusIdOf(identity),
-      ]);
+      const [row] = await database.query<{ header_json: string; title_json: string | null }>(
+        PUBLISHED_SESSION_SQL,
+        [sessionId, corpusIdOf(identity)],
+        signal,
+      );
       if (row === undefined) return undefined;
       const header = JSON.parse(row.header_json) as SessionHeader;
       return row.title_json === null ? { header } : { header, title: JSON.parse(row.title_json) as string };
