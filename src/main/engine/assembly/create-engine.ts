@@ -12,6 +12,7 @@ import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/
 import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
+import { observedTitles } from '../corpus/discovery-label.js';
 import { recordDiscovery } from '../corpus/warm-discovery.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import { PoolSourceRenderer } from '../pool/pool-source-renderer.js';
@@ -72,6 +73,16 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
           },
           publishes: options.fleetPublish ?? true,
           runner,
+          live: async (signal) => {
+            const sessions = [...registry.list()];
+            if (sessions.length === 0) return [];
+            const ids = sessions.map((session) => session.header.id);
+            const titles = observedTitles(await discovery.warmQuery.readTitleSnapshots(ids, signal));
+            return sessions.map((session) => ({
+              record: { header: session.header, live: true, persisted: false },
+              title: titles.get(session.header.id),
+            }));
+          },
           onCorpusChange: (listener) => view?.onChange(listener),
           ...(options.onFleetEvent === undefined ? {} : { onEvent: options.onFleetEvent }),
           ...(options.fleetRetry === undefined ? {} : { retry: options.fleetRetry }),

@@ -15,6 +15,7 @@ import type { PostgresCorpusIndexConfig } from '../fleet/corpus-index-config.js'
 import type { PublishedSourceRecord, PublishSource, PublishSummary, SourceRecordRequest } from '../fleet/corpus-publisher.js';
 import { FleetError, isFleetError } from '../fleet/fleet-error.js';
 import type { FleetStatus } from '../fleet/fleet-status.js';
+import type { LabelledRecord } from '../fleet/fleet-discovery.js';
 import { createSharedCorpusIndex, type PublishedSession } from '../fleet/shared-corpus-index.js';
 import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
 import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
@@ -28,6 +29,8 @@ export interface EngineFleetInput {
   readonly source: Pick<PublishSource, 'listSessions' | 'readTitleSnapshots'>;
   /** The engine's pool: source entries are scanned there. */
   readonly runner: Pick<TaskRunner, 'run'>;
+  /** The engine's live sessions with their titles, which discovery merges into every fleet answer. */
+  readonly live: (signal?: AbortSignal) => Promise<readonly LabelledRecord[]>;
   /** Whether this engine publishes its root (`false`: it only asks, as `fleet status` does). */
   readonly publishes: boolean;
   /** The warm view's change signal, when the engine keeps one. */
@@ -121,7 +124,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
     },
     async listCandidates(target, query, limit, signal) {
       await publisher?.firstAttempt();
-      return index.listCandidates(target, query, limit, signal);
+      return index.listCandidates(target, query, limit, signal, await input.live(signal));
     },
     publishNow: () =>
       publisher === undefined

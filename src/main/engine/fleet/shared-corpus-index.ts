@@ -17,7 +17,7 @@ import {
   type PublishSummary,
 } from './corpus-publisher.js';
 import { FleetConnection } from './fleet-connection.js';
-import { fleetCandidates } from './fleet-discovery.js';
+import { fleetCandidates, type LabelledRecord } from './fleet-discovery.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 import { fleetStatus, type FleetStatus } from './fleet-status.js';
 
@@ -27,8 +27,17 @@ export interface SharedCorpusIndex {
   readonly corpusId: string;
   /** Publishes what changed in this engine's root since the last publish. */
   publish(signal?: AbortSignal, onProgress?: PublishProgress, onDiscoverable?: () => void): Promise<PublishSummary>;
-  /** Discovery over every published corpus (the local `listCandidates` contract). */
-  listCandidates(target: ReferenceTarget, query?: string, limit?: number, signal?: AbortSignal): Promise<Candidate[]>;
+  /**
+   * Discovery over every published corpus (the local `listCandidates` contract), with the asking engine's live
+   * sessions (`live`, which no database holds) merged in.
+   */
+  listCandidates(
+    target: ReferenceTarget,
+    query?: string,
+    limit?: number,
+    signal?: AbortSignal,
+    live?: readonly LabelledRecord[],
+  ): Promise<Candidate[]>;
   /**
    * The latest source entry another corpus published for `sessionId` at its current revision, or `undefined` when no
    * other corpus has a citable one.
@@ -92,7 +101,8 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
         onDiscoverable,
       );
     },
-    listCandidates: async (target, query, limit, signal) => fleetCandidates(await connection.database(), target, query, limit, signal),
+    listCandidates: async (target, query, limit, signal, live) =>
+      fleetCandidates(await connection.database(), target, query, limit, signal, live),
     readRemoteSource: async (sessionId, signal) => {
       const database = await connection.database();
       signal?.throwIfAborted();

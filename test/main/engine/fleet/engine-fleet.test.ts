@@ -161,6 +161,41 @@ describe('an engine with the postgres corpus index', () => {
     }
   }, 180_000);
 
+  it("merges the engine's live sessions (which no database holds) into its fleet answers, as one local engine does", async () => {
+    const database = await cluster.createDatabase();
+    const thirds = [0, 1, 2].map((host) => SESSIONS.map((_, index) => index).filter((index) => index % 3 === host));
+    const engines = await Promise.all(thirds.map((indexes, host) => fleetEngine(rootOf(indexes), `live-${host}`, cluster.url(database))));
+    const local = await createEngine({
+      root: rootOf(SESSIONS.map((_, index) => index)),
+      compression: 'zstd',
+      workers: false,
+      corpus: { watch: false },
+    });
+    try {
+      for (const engine of engines) await engine.publishToFleet();
+      const asker = engines[0] as LocalSessionEngine;
+      // A published session of another host, live here with its whole log, and a session that is live only.
+      const published = SESSIONS[1];
+      if (published === undefined || local.store === undefined) throw new Error('fixture too small');
+      const { meta, events } = await local.store.inspect(asSessionId(published.id));
+      const fresh = { header: { ...meta, id: asSessionId('session-live-only'), createdAt: meta.createdAt + 1 }, events: [] };
+      for (const engine of [asker, local]) {
+        engine.attachLive({ header: meta, events });
+        engine.attachLive(fresh);
+      }
+      const ask = (engine: LocalSessionEngine) =>
+        outcomes((testCase) => engine.listCandidates(targetOf(testCase.target), testCase.query, testCase.limit ?? undefined));
+      expect(await ask(asker)).toEqual(await ask(local));
+      for (const query of ['', 'live', 'session'])
+        expect(await asker.candidates(anonymousReader(), query, 100)).toEqual(await local.candidates(anonymousReader(), query, 100));
+      expect((await asker.listCandidates(anonymousReader(), 'live-only')).map((candidate) => candidate.sessionId)).toEqual([
+        'session-live-only',
+      ]);
+    } finally {
+      await Promise.all([...engines, local].map((engine) => engine.close()));
+    }
+  }, 180_000);
+
   it('publishes at start and again after each change the warm corpus view sees, reporting progress', async () => {
     const database = await cluster.createDatabase();
     const first = SESSIONS.map((_, index) => index).filter((index) => index % 2 === 0);
