@@ -114,6 +114,9 @@ export type CatalogEngine = Pick<
   | 'buildSearchIndex'
   | 'searchIndexStatus'
   | 'clearSearchIndex'
+  | 'fleetStatus'
+  | 'publishToFleet'
+  | 'publishedSession'
   | 'listSessions'
   | 'listSessionsReport'
   | 'readSurface'
@@ -265,6 +268,8 @@ export class SessionCatalog {
       ? known.filter((listed) => listed === id)
       : matchSessionIds(id, known);
     if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(id, matches), matches);
+    // A shared corpus index (issue 29): a whole id another host published names that session.
+    if (matches.length === 0 && (await this.#engine.publishedSession(id, signal)) !== undefined) return id;
     // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
     if (matches.length === 0) throw new CatalogError('not-found', `no session ${boundedQuote(id)} in this corpus`);
     return asSessionId(matches[0] as string);
@@ -278,6 +283,9 @@ export class SessionCatalog {
   async label(sessionId: SessionId, signal?: AbortSignal): Promise<string> {
     const [observation] = await this.#engine.readTitleSnapshots([sessionId], signal);
     if (observation?.status === 'rejected' && errorCode(observation.reason) === 'SESSION_QUERY_SESSION_NOT_FOUND') {
+      // Another host's session is labelled as its owner's discovery labels it: its published title, else its id.
+      const published = await this.#engine.publishedSession(sessionId, signal);
+      if (published !== undefined) return escapeDisplayText(published.title ?? sessionId);
       throw new CatalogError('not-found', `no session ${boundedQuote(sessionId)} in this corpus`, { cause: observation.reason });
     }
     return discoveryLabel(sessionId, observation);
@@ -524,6 +532,22 @@ export class SessionCatalog {
   /** Removes the search index's file (every root's). */
   clearSearchIndex(signal?: AbortSignal): ReturnType<CatalogEngine['clearSearchIndex']> {
     return this.#engine.clearSearchIndex(signal);
+  }
+
+  /**
+   * The shared corpus index's corpora, hosts, lag and size (issue 29).
+   * @throws FleetError `FLEET_NOT_CONFIGURED` when the index is not shared; the database's `FLEET_*` codes
+   */
+  fleetStatus(signal?: AbortSignal): ReturnType<CatalogEngine['fleetStatus']> {
+    return this.#engine.fleetStatus(signal);
+  }
+
+  /**
+   * Publishes what changed in the root into the shared corpus index now; resolves when it is committed.
+   * @throws FleetError `FLEET_NOT_CONFIGURED` when the index is not shared; the database's `FLEET_*` codes
+   */
+  publishToFleet(): ReturnType<CatalogEngine['publishToFleet']> {
+    return this.#engine.publishToFleet();
   }
 
   /** The revision of a session's artifact as text (size and mtime), or `undefined` without one (a live session). */

@@ -28,6 +28,10 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
     buildSearchIndex: () => Promise.reject(new Error('not used')),
     searchIndexStatus: () => Promise.reject(new Error('not used')),
     clearSearchIndex: () => Promise.reject(new Error('not used')),
+    fleetStatus: () => Promise.reject(new Error('not used')),
+    publishToFleet: () => Promise.reject(new Error('not used')),
+    // Not shared: no session is published anywhere else.
+    publishedSession: () => Promise.resolve(undefined),
     readSurface: () => Promise.reject(new Error('not used')),
     readTitleSnapshots: (ids) =>
       Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),

@@ -6,9 +6,13 @@
  * builder (`engine-discovery`, `engine-source-cache`, `engine-search`); this file composes them.
  */
 import type { Compression } from '../../../protocol/storage-paths.js';
+import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import { FleetError } from '../fleet/fleet-error.js';
+import type { Candidate, MentionCandidate, ReferenceTarget } from '../reference/reference-types.js';
 import { resolveCorpusViewConfig } from '../corpus/corpus-view-config.js';
 import { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
+import { observedTitles } from '../corpus/discovery-label.js';
 import { recordDiscovery } from '../corpus/warm-discovery.js';
 import { LiveLogTracker } from '../live/live-log-tracker.js';
 import { DeferredTaskRunner } from '../pool/deferred-task-runner.js';
@@ -23,6 +27,14 @@ import { buildEngineSearch } from './engine-search.js';
 import { buildEngineSourceCache } from './engine-source-cache.js';
 import type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engine-types.js';
 import { observeAllTitles } from './title-scan.js';
+
+/** Candidates with their mentions, as the reference service's `candidates` gives them. */
+function withMentions(found: readonly Candidate[]): MentionCandidate[] {
+  return found.map((candidate) => ({
+    ...candidate,
+    mention: formatSessionReferenceMention({ sessionId: candidate.sessionId, label: candidate.label }),
+  }));
+}
 
 export type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engine-types.js';
 
@@ -54,30 +66,70 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const discovery = buildEngineDiscovery({ options, corpus, runner, registry, store });
   const { query, view } = discovery;
   const sourceCache = buildEngineSourceCache(options, store);
+  // The fleet (issue 29): only for the postgres backend over a root, so `pg` loads only then.
+  const corpusIndex = options.corpusIndex;
+  const fleet =
+    corpusIndex?.backend === 'postgres' && store !== undefined
+      ? (await import('./engine-fleet.js')).buildEngineFleet({
+          config: corpusIndex,
+          layout: store.config,
+          source: {
+            listSessions: (signal) => discovery.listSessions(signal),
+            readTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+          },
+          publishes: options.fleetPublish ?? true,
+          runner,
+          live: async (signal) => {
+            const sessions = [...registry.list()];
+            if (sessions.length === 0) return [];
+            const ids = sessions.map((session) => session.header.id);
+            const titles = observedTitles(await discovery.warmQuery.readTitleSnapshots(ids, signal));
+            return sessions.map((session) => ({
+              record: { header: session.header, live: true, persisted: false },
+              title: titles.get(session.header.id),
+            }));
+          },
+          onCorpusChange: (listener) => view?.onChange(listener),
+          ...(options.onFleetEvent === undefined ? {} : { onEvent: options.onFleetEvent }),
+          ...(options.fleetRetry === undefined ? {} : { retry: options.fleetRetry }),
+        })
+      : undefined;
   let loadingService: Promise<SessionReferenceService> | undefined;
   const referenceService = (): Promise<SessionReferenceService> => {
     loadingService ??= Promise.all([import('../pool/pool-source-renderer.js'), import('../reference/session-reference-service.js')]).then(
-      ([{ PoolSourceRenderer }, { SessionReferenceService }]) =>
-        new SessionReferenceService({
+      ([{ PoolSourceRenderer }, { SessionReferenceService }]) => {
+        const poolRenderer = new PoolSourceRenderer({
+          runner,
+          registry,
+          liveLogs,
+          damagedLogErrors: query.config.damagedLogErrors,
+          ...(store === undefined ? {} : { storage: store }),
+          ...(sourceCache === undefined ? {} : { sourceCache }),
+          ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
+        });
+        return new SessionReferenceService({
           sessionQuery: discovery.discoveryQuery,
-          renderer: new PoolSourceRenderer({
-            runner,
-            registry,
-            liveLogs,
-            damagedLogErrors: query.config.damagedLogErrors,
-            ...(store === undefined ? {} : { storage: store }),
-            ...(sourceCache === undefined ? {} : { sourceCache }),
-            ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),
-          }),
+          // A session this engine does not have may be cited from the source another host published.
+          renderer: fleet === undefined ? poolRenderer : fleet.withRemoteSources(poolRenderer),
           config: referenceConfig,
-        }),
+        });
+      },
     );
     return loadingService;
   };
   // Search: validated now, its worker started by the first search only.
   const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
   const discovered = options.onDiscovery;
+  const notShared = (): Promise<never> =>
+    Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'the corpus index is not shared (set corpusIndex.backend to "postgres")'));
+  // Discovery answers over every published corpus when the index is shared; the local service's limit rules first.
+  const listCandidates = (agent: ReferenceTarget, text = '', limit?: number, signal?: AbortSignal): Promise<Candidate[]> =>
+    fleet === undefined
+      ? referenceService().then((service) => service.listCandidates(agent, text, limit, signal))
+      : fleet.listCandidates(agent, text, limit ?? referenceConfig.candidateLimit, signal);
 
+  // Everything that validates is built: publishing may start.
+  fleet?.start();
   return {
     runner,
     store,
@@ -87,9 +139,16 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) =>
-      recordDiscovery('listCandidates', async () => (await referenceService()).listCandidates(agent, text, limit, signal), discovered),
+      recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered),
     candidates: (agent, text, limit, signal) =>
-      recordDiscovery('candidates', async () => (await referenceService()).candidates(agent, text, signal, limit), discovered),
+      recordDiscovery(
+        'candidates',
+        async () =>
+          fleet === undefined
+            ? (await referenceService()).candidates(agent, text, signal, limit)
+            : withMentions(await listCandidates(agent, text, limit, signal)),
+        discovered,
+      ),
     prepare: async (agent, content, references, signal) => (await referenceService()).prepare(agent, content, references, signal),
     prepareSized: async (agent, content, references, signal) => (await referenceService()).prepareSized(agent, content, references, signal),
     searchSessions: async (searched, signal) => (await search.parts()).service.search(searched, signal),
@@ -110,10 +169,16 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       if (session !== undefined) liveLogs.untrack(session);
       return registry.detach(sessionId);
     },
+    fleetCorpusId: fleet?.corpusId,
+    publishToFleet: () => fleet?.publishNow() ?? notShared(),
+    fleetStatus: (signal) => fleet?.status(signal) ?? notShared(),
+    publishedSession: async (sessionId, signal) => fleet?.publishedSession(sessionId, signal),
     sourceCache,
     corpusViewStats: () => view?.stats,
     onCorpusChange: (listener) => view?.onChange(listener),
     async close() {
+      // The publisher first, while the listing it reads still works: its open batch commits or rolls back whole.
+      await fleet?.close();
       // Watches and the sweep timer first: nothing of the view outlives the engine.
       await view?.close();
       // A one-shot process leaves its cache entries behind for the next one.

@@ -10,6 +10,11 @@ import type { SourceCache } from '../cache/source-cache.js';
 import type { CorpusViewStats } from '../corpus/corpus-view.js';
 import type { LiveSession } from '../corpus/live-registry.js';
 import type { DiscoveryReport } from '../corpus/warm-discovery.js';
+import type { FleetPublishEvent, PublishRetry } from '../fleet/background-publisher.js';
+import type { CorpusIndexConfig } from '../fleet/corpus-index-config.js';
+import type { PublishSummary } from '../fleet/corpus-publisher.js';
+import type { FleetStatus } from '../fleet/fleet-status.js';
+import type { PublishedSession } from '../fleet/shared-corpus-index.js';
 import type { SourceServedReport } from '../pool/pool-source-renderer.js';
 import type { TaskRunner } from '../pool/task-runner.js';
 import type { SearchBuildOptions, SearchIndexClearResult, SearchIndexStatus } from '../search/search-service.js';
@@ -57,6 +62,25 @@ export interface LocalSessionEngine extends SessionEngine {
    * @throws SearchError `SEARCH_INDEX_BUSY`, `SEARCH_FOREIGN_DATABASE` (left alone), `SEARCH_INDEX_FAILED`.
    */
   clearSearchIndex(signal?: AbortSignal): Promise<SearchIndexClearResult>;
+  /** The corpus id this engine publishes its root under (host + root), or `undefined` when its index is not shared. */
+  readonly fleetCorpusId: string | undefined;
+  /**
+   * Publishes what changed in the root into the shared corpus index now (the background publisher does it by itself
+   * at start and after each change) and resolves when it is committed.
+   * @throws FleetError `FLEET_NOT_CONFIGURED` for an engine whose index is not shared; the database's `FLEET_*` codes
+   */
+  publishToFleet(): Promise<PublishSummary>;
+  /**
+   * A session only another host has, as it published it (header and latest title): how a face names a remote session
+   * by its id. `undefined` when no other host published it, or the index is not shared.
+   * @throws FleetError the database's `FLEET_*` codes
+   */
+  publishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
+  /**
+   * The shared corpus index's corpora, hosts, lag and size (`sessionctx fleet status`).
+   * @throws FleetError `FLEET_NOT_CONFIGURED` for an engine whose index is not shared; the database's `FLEET_*` codes
+   */
+  fleetStatus(signal?: AbortSignal): Promise<FleetStatus>;
 }
 
 /** Options of an in-process engine: the plain-data options plus what cannot cross a thread. */
@@ -94,4 +118,16 @@ export interface LocalSessionEngineOptions extends SessionEngineOptions {
    * the Web UI). Starting a thread costs this thread about 10 ms once; this way it is not part of a search.
    */
   readonly startSearchWorker?: boolean;
+  /**
+   * The corpus index (issue 29), as resolved by `resolveCorpusIndexConfig` (the composition's `corpusIndex`): with
+   * `postgres`, the engine publishes its root in the background and discovery (`listCandidates`, `candidates`)
+   * answers over every published corpus; default `sqlite` (nothing shared).
+   */
+  readonly corpusIndex?: CorpusIndexConfig;
+  /** Whether a `postgres` engine publishes its root (default true; `fleet status` only asks). */
+  readonly fleetPublish?: boolean;
+  /** The background publisher's backoff after a failure (default 1 s doubling to 60 s). */
+  readonly fleetRetry?: PublishRetry;
+  /** Progress, publishes and failures (with the retry's wait) of the background publisher. */
+  readonly onFleetEvent?: (event: FleetPublishEvent) => void;
 }

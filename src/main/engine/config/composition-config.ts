@@ -27,6 +27,8 @@ import {
   MAX_REFERENCES_CEILING_REASON,
   referenceKeyRules,
 } from '../reference/reference-config.js';
+import { DatabaseUrl } from '../fleet/database-url.js';
+import { resolveCorpusIndexConfig, type CorpusIndexConfig } from '../fleet/corpus-index-config.js';
 import { defaultSessionRoot } from '../store/store-config.js';
 import { searchConfigSchema } from '../search/search-config.js';
 import { readConfigFile } from './config-file.js';
@@ -73,8 +75,21 @@ function count<S extends z.ZodType>(rule: S): z.ZodPreprocess<S> {
 const NON_EMPTY_PATH = 'must be a non-empty path';
 const MCP_NAMESPACE_REASON = 'must be an object whose only key is "tools"';
 const MCP_TOOLS_REASON = 'must be an object whose "tools" is a boolean';
+const CORPUS_INDEX_NAMESPACE_REASON = 'must be an object';
 const SERVE_NAMESPACE_REASON = 'must be an object whose only key is "port"';
 const SERVE_PORT_REASON = 'must be an object whose "port" is a whole number from 0 to 65535';
+
+/**
+ * The `corpusIndex` namespace as the composition keeps it: the object as given, its `databaseUrl` held as a
+ * {@link DatabaseUrl} so that `sessionctx config` (text or `--json`) and every log print it without its password. Its
+ * rules are the fleet's own (`fleet/corpus-index-config.ts`), applied once in {@link ResolvedCompositionConfig.corpusIndex}.
+ */
+const corpusIndexNamespace = z
+  .custom<Readonly<Record<string, unknown>>>(isRecord, { error: CORPUS_INDEX_NAMESPACE_REASON })
+  .transform(
+    (value): Readonly<Record<string, unknown>> =>
+      typeof value['databaseUrl'] === 'string' ? { ...value, databaseUrl: new DatabaseUrl(value['databaseUrl']) } : value,
+  );
 
 /** The schema of the composition, keys in the order `sessionctx config` prints them. */
 const compositionKeys = {
@@ -136,6 +151,16 @@ const compositionKeys = {
     default: () => searchConfigSchema.parse({}),
     quotesValue: false,
   }),
+  /**
+   * The corpus index (issue 29, README "Beyond one machine"): `backend` `sqlite` (default, nothing shared) or
+   * `postgres` (this root published into a shared database, discovery over every published corpus), `databaseUrl`
+   * (or `SESSIONCTX_DATABASE_URL`, which wins), `host` (the name this machine publishes under).
+   */
+  corpusIndex: compositionKey({
+    schema: corpusIndexNamespace,
+    default: () => ({}),
+    quotesValue: false,
+  }),
   /** The Web server's settings (`sessionctx serve`, docs/WEB.md); `port: 0` binds any free port, `--port` overrides it. */
   serve: compositionKey({
     schema: z.strictObject({ port: safeIntegerBetween(0, 65535, SERVE_PORT_REASON).default(0) }, { error: SERVE_NAMESPACE_REASON }),
@@ -149,7 +174,7 @@ type CompositionKeys = typeof compositionKeys;
 export type CompositionConfigKey = keyof CompositionKeys;
 type Key = CompositionConfigKey;
 /** The keys a command-line flag (or a caller standing in for one) may set. */
-type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search' | 'serve'>;
+type FlagKey = Exclude<Key, 'dcp' | 'mcp' | 'search' | 'serve' | 'corpusIndex'>;
 
 /** The resolved configuration. */
 export type CompositionConfig = { readonly [K in Key]: z.output<CompositionKeys[K]['schema']> };
@@ -165,6 +190,11 @@ export interface ResolvedCompositionConfig {
    * (`dcp` commands, the Web's and MCP's summaries) reads it, and an invalid one fails start-up (`DCP_CONFIG_INVALID`).
    */
   readonly dcp: ResolvedDcpConfig;
+  /**
+   * The `corpusIndex` namespace resolved by the fleet's rules, once, with the rest (the URL from
+   * `SESSIONCTX_DATABASE_URL` or the file, held redacted): an invalid one fails start-up (`FLEET_INVALID_CONFIG`).
+   */
+  readonly corpusIndex: CorpusIndexConfig;
 }
 
 const KEYS = Object.keys(compositionKeys) as Key[];
@@ -228,7 +258,7 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
         const relativeTo = source === 'file' && file !== undefined ? join(file.path, '..') : inputs.cwd;
         const expanded = expandHome(checked as string, inputs.env);
         config.root = isAbsolute(expanded) ? expanded : resolve(relativeTo, expanded);
-      } else if (key === 'dcp' || key === 'mcp' || key === 'search' || key === 'serve') {
+      } else if (key === 'dcp' || key === 'mcp' || key === 'search' || key === 'serve' || key === 'corpusIndex') {
         config[key] = Object.freeze({ ...(checked as Record<string, unknown>) });
       } else {
         config[key] = checked;
@@ -242,8 +272,15 @@ export async function resolveCompositionConfig(inputs: ConfigInputs): Promise<Re
     config: frozen,
     sources: Object.freeze(sources),
     dcp: resolveDcpConfig(frozen.dcp),
+    corpusIndex: resolveCorpusIndexConfig(revealed(frozen.corpusIndex), inputs.env),
     ...(file !== undefined ? { file: file.path } : {}),
   };
+}
+
+/** The namespace as the fleet's rules read it: the URL's text back in place of its redacted holder. */
+function revealed(namespace: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+  const url = namespace['databaseUrl'];
+  return url instanceof DatabaseUrl ? { ...namespace, databaseUrl: url.reveal() } : namespace;
 }
 
 /**
@@ -258,6 +295,7 @@ export function defaultCompositionConfig(inputs: Pick<ConfigInputs, 'cwd' | 'env
     config: Object.freeze(config) as CompositionConfig,
     sources: Object.freeze(sources) as Record<Key, ConfigSource>,
     dcp: resolveDcpConfig(undefined),
+    corpusIndex: { backend: 'sqlite' },
   };
 }
 
@@ -278,6 +316,8 @@ export function describeConfigSource(resolved: ResolvedCompositionConfig, key: K
 export function describeConfig(resolved: ResolvedCompositionConfig): string[] {
   return KEYS.map((key) => {
     const source = describeSource(resolved.sources[key], key, resolved.file);
-    return `${key} = ${JSON.stringify(resolved.config[key])}  (${source})`;
+    // The corpus index as resolved (the backend and URL variables applied, the URL redacted), not only the file's object.
+    const value = key === 'corpusIndex' ? resolved.corpusIndex : resolved.config[key];
+    return `${key} = ${JSON.stringify(value)}  (${source})`;
   });
 }

@@ -4,7 +4,8 @@
  * PostgreSQL database, where a fleet of hosts discovers (and later searches and cites) every published corpus.
  *
  * Keys: `backend` (`'sqlite' | 'postgres'`), `databaseUrl` (a `postgres://` or `postgresql://` URL; the variable
- * `SESSIONCTX_DATABASE_URL` wins over the file, so a secret can stay out of it), `host` (the name this machine
+ * `SESSIONCTX_DATABASE_URL` wins over the file, so a secret can stay out of it; `SESSIONCTX_CORPUS_INDEX` likewise
+ * names the backend), `host` (the name this machine
  * publishes under; default the operating system's host name). A rule's failure names the key and why, never the URL.
  */
 import { hostname } from 'node:os';
@@ -15,6 +16,9 @@ import { FleetError } from './fleet-error.js';
 
 /** The variable that carries the connection URL (it wins over the file's `databaseUrl`). */
 export const DATABASE_URL_VARIABLE = 'SESSIONCTX_DATABASE_URL';
+
+/** The variable that names the backend (it wins over the file's `backend`): a host enabled by its environment alone. */
+export const BACKEND_VARIABLE = 'SESSIONCTX_CORPUS_INDEX';
 
 const BACKEND = "must be 'sqlite' or 'postgres'";
 const URL_RULE = 'must be a postgres:// or postgresql:// URL';
@@ -32,7 +36,13 @@ export const corpusIndexConfigSchema = z.strictObject(
     ),
     host: nullAsAbsent(z.string({ error: HOST }).min(1, { error: HOST }).optional()),
   },
-  { error: 'must be an object' },
+  {
+    // An unknown key is named (a typo such as `databaseURL` would otherwise read as "must be an object").
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has unknown keys (${issue.keys.join(', ')}); known: backend, databaseUrl, host`
+        : 'must be an object',
+  },
 );
 
 /** What a caller may pass; values are validated, not trusted. */
@@ -70,7 +80,7 @@ function isPostgresUrl(value: string): boolean {
 /**
  * Resolves and validates the namespace.
  * @param input - the file's (or caller's) `corpusIndex` object.
- * @param env - the environment ({@link DATABASE_URL_VARIABLE}).
+ * @param env - the environment ({@link DATABASE_URL_VARIABLE}, {@link BACKEND_VARIABLE}).
  * @throws FleetError `FLEET_INVALID_CONFIG` naming the key and the rule (never the value).
  */
 export function resolveCorpusIndexConfig(
@@ -86,7 +96,10 @@ export function resolveCorpusIndexConfig(
     );
   }
   const config = parsed.data;
-  if (config.backend === 'sqlite') return { backend: 'sqlite' };
+  const backend = env[BACKEND_VARIABLE];
+  if (backend !== undefined && backend !== '' && backend !== 'sqlite' && backend !== 'postgres')
+    throw new FleetError('FLEET_INVALID_CONFIG', `invalid corpusIndex config: ${BACKEND_VARIABLE} ${BACKEND}`);
+  if ((backend === undefined || backend === '' ? config.backend : backend) === 'sqlite') return { backend: 'sqlite' };
   const fromEnv = env[DATABASE_URL_VARIABLE];
   if (fromEnv !== undefined && fromEnv !== '') {
     if (!isPostgresUrl(fromEnv))

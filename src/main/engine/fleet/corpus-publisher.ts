@@ -1,6 +1,7 @@
 /**
  * Publishing one engine's root into the shared corpus index (issue 29), incrementally: per artifact, the header
- * and the latest title, with the artifact's file revision. An artifact whose revision the database already holds is
+ * and the latest title, with the artifact's file revision — all of them first, so the corpus is discoverable soon —
+ * then the source-cache entry another host cites it from. An artifact whose revision the database already holds is
  * skipped; one that vanished from the root is removed.
  *
  * Each batch is one transaction. Inside it every artifact is written under a transaction-scoped advisory lock keyed
@@ -19,10 +20,28 @@ import { discoveryKeys } from './discovery-keys.js';
 import type { FleetDatabase, FleetTransaction } from './fleet-database.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
+/** One artifact whose source-cache entry is asked for: its id, where it is, and the revision it was seen at. */
+export interface SourceRecordRequest {
+  readonly sessionId: SessionId;
+  readonly path: string;
+  readonly revision: FileRevision;
+}
+
+/** A source-cache entry in the cache's file format, and the key it was built for. */
+export interface PublishedSourceRecord {
+  readonly key: string;
+  readonly bytes: Uint8Array;
+}
+
 /** What a publisher reads of an engine (a `SessionEngine` fits): its listing and title observations. */
 export interface PublishSource {
   listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
   readTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+  /**
+   * The source-cache entry of one artifact at `revision` (what another host needs to cite it), or `undefined` when
+   * that revision is not a valid session. Without it, no source is published (discovery only).
+   */
+  readSourceRecord?(request: SourceRecordRequest, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
 }
 
 /** Who publishes: this machine's name and the root it reads. */
@@ -47,9 +66,17 @@ export interface PublishSummary {
   readonly unchanged: number;
   /** Artifacts removed because the root no longer lists them. */
   readonly removed: number;
+  /** Source entries written (0 for a source without `readSourceRecord`). */
+  readonly sources: number;
   /** Transactions committed. */
   readonly batches: number;
 }
+
+/**
+ * Progress of one publish, after each committed batch: of the artifacts that changed, how many are written
+ * (`artifacts`: discoverable), then of those whose source entry is missing, how many are (`sources`: citable).
+ */
+export type PublishProgress = (done: number, total: number, stage: 'artifacts' | 'sources') => void;
 
 /** Construction options. */
 export interface CorpusPublisherOptions {
@@ -61,11 +88,15 @@ export interface CorpusPublisherOptions {
   readonly batchSize?: number;
 }
 
-/** One artifact to write: its record, the revision read before its title, and the title. */
+/** One artifact to write: its record, the revision read before its title, the title and its source entry. */
 interface PendingArtifact {
   readonly record: SessionRecord;
+  readonly path: string;
+  readonly fileRevision: FileRevision;
   readonly revision: string;
   title?: string;
+  /** `null`: not a valid session at this revision; absent: not read (yet). */
+  source?: PublishedSourceRecord | null;
 }
 
 /** The stored form of a revision: its five numbers, colon-separated. */
@@ -94,37 +125,52 @@ export class CorpusPublisher {
    * Brings the database's copy of this corpus up to date with `source`.
    * @throws FleetError from the database; the source's own errors (a listing that fails publishes nothing)
    */
-  async publish(source: PublishSource, signal?: AbortSignal): Promise<PublishSummary> {
+  async publish(
+    source: PublishSource,
+    signal?: AbortSignal,
+    onProgress?: PublishProgress,
+    onDiscoverable?: () => void,
+  ): Promise<PublishSummary> {
     signal?.throwIfAborted();
     await this.#database.query(
-      `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3)
-       ON CONFLICT (corpus_id) DO UPDATE SET published_at = clock_timestamp()`,
+      `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3) ON CONFLICT (corpus_id) DO NOTHING`,
       [this.corpusId, this.#identity.host, this.#identity.root],
     );
-    const storedRows = await this.#database.query<{ session_id: string; revision: string }>(
-      `SELECT session_id, revision FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1`,
+    const storedRows = await this.#database.query<{ session_id: string; revision: string; source_revision: string | null }>(
+      `SELECT a.session_id, a.revision, s.revision AS source_revision FROM ${FLEET_SCHEMA}.artifacts a
+       LEFT JOIN ${FLEET_SCHEMA}.sources s ON s.corpus_id = a.corpus_id AND s.session_id = a.session_id
+       WHERE a.corpus_id = $1`,
       [this.corpusId],
     );
     const stored = new Map(storedRows.map((row) => [row.session_id, row.revision]));
+    const storedSources = new Map(storedRows.map((row) => [row.session_id, row.source_revision]));
+    const publishesSources = source.readSourceRecord !== undefined;
     const records = (await source.listSessions(signal)).filter((record) => record.persisted);
     signal?.throwIfAborted();
-    const pending: PendingArtifact[] = [];
+    // Discoverable first (headers and titles: cheap), then citable (source entries: a read of each log).
+    const changed: PendingArtifact[] = [];
+    const uncited: PendingArtifact[] = [];
     const listed = new Set<string>();
     for (const record of records) {
       listed.add(record.header.id);
-      let revision: string;
+      const path = artifactPathFor(this.#layout, record.header.id, record.header.cwd);
+      let fileRevision: FileRevision;
       try {
-        revision = revisionText(await statRevision(artifactPathFor(this.#layout, record.header.id, record.header.cwd)));
+        fileRevision = await statRevision(path);
       } catch {
         // Not where its header names it (or gone since the listing): left as it is; the next publish looks again.
         continue;
       }
-      if (stored.get(record.header.id) !== revision) pending.push({ record, revision });
+      const revision = revisionText(fileRevision);
+      const artifact: PendingArtifact = { record, path, fileRevision, revision };
+      if (stored.get(record.header.id) !== revision) changed.push(artifact);
+      // A source missing at this revision (new, changed, or a database migrated from version 1) is published too.
+      if (publishesSources && storedSources.get(record.header.id) !== revision) uncited.push(artifact);
     }
     const removed = [...stored.keys()].filter((id) => !listed.has(id));
     let batches = 0;
-    for (let start = 0; start < pending.length; start += this.#batchSize) {
-      const batch = pending.slice(start, start + this.#batchSize);
+    for (let start = 0; start < changed.length; start += this.#batchSize) {
+      const batch = changed.slice(start, start + this.#batchSize);
       // Titles are read before the transaction opens, so no lock is held across file reads.
       const observations = await source.readTitleSnapshots(
         batch.map((artifact) => artifact.record.header.id),
@@ -138,18 +184,72 @@ export class CorpusPublisher {
       signal?.throwIfAborted();
       await this.#database.transaction((tx) => this.#writeBatch(tx, batch, []));
       batches += 1;
+      onProgress?.(Math.min(start + this.#batchSize, changed.length), changed.length, 'artifacts');
     }
     if (removed.length > 0) {
       await this.#database.transaction((tx) => this.#writeBatch(tx, [], removed));
       batches += 1;
     }
+    // The corpus's time is that of its last complete publish: what `fleet status` reports as its lag.
+    await this.#markPublished();
+    onDiscoverable?.();
+    const readSourceRecord = source.readSourceRecord?.bind(source);
+    if (readSourceRecord !== undefined && uncited.length > 0) {
+      for (let start = 0; start < uncited.length; start += this.#batchSize) {
+        const batch = uncited.slice(start, start + this.#batchSize);
+        // Read before the transaction (on the engine's pool, a few at a time), so no lock is held across reads.
+        await eachAtMost(SOURCE_READS_IN_FLIGHT, batch, async (artifact) => {
+          const request = { sessionId: artifact.record.header.id, path: artifact.path, revision: artifact.fileRevision };
+          artifact.source = (await readSourceRecord(request, signal)) ?? null;
+        });
+        signal?.throwIfAborted();
+        await this.#database.transaction((tx) => this.#writeSources(tx, batch));
+        batches += 1;
+        onProgress?.(Math.min(start + this.#batchSize, uncited.length), uncited.length, 'sources');
+      }
+      await this.#markPublished();
+    }
     return {
       corpusId: this.corpusId,
-      published: pending.length,
-      unchanged: records.length - pending.length,
+      published: changed.length,
+      unchanged: records.length - changed.length,
       removed: removed.length,
+      sources: readSourceRecord === undefined ? 0 : uncited.length,
       batches,
     };
+  }
+
+  async #markPublished(): Promise<void> {
+    await this.#database.query(`UPDATE ${FLEET_SCHEMA}.corpora SET published_at = clock_timestamp() WHERE corpus_id = $1`, [this.corpusId]);
+  }
+
+  /**
+   * One batch of source entries, each under its artifact's lock and only while the artifact is still at the revision
+   * the entry was read at (another writer may have published a newer one meanwhile: its entry follows it).
+   */
+  async #writeSources(tx: FleetTransaction, artifacts: readonly PendingArtifact[]): Promise<void> {
+    const ordered = [...artifacts].sort((a, b) => compareText(a.record.header.id, b.record.header.id));
+    for (const artifact of ordered) {
+      const { source } = artifact;
+      if (source === undefined) continue;
+      await this.#lock(tx, artifact.record.header.id);
+      await tx.query(
+        `INSERT INTO ${FLEET_SCHEMA}.sources (corpus_id, session_id, revision, record_key, record)
+         SELECT $1, $2, $3, $4, $5 WHERE EXISTS (
+           SELECT 1 FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1 AND session_id = $2 AND revision = $3)
+         ON CONFLICT (corpus_id, session_id) DO UPDATE SET
+           revision = EXCLUDED.revision, record_key = EXCLUDED.record_key, record = EXCLUDED.record
+         WHERE ${FLEET_SCHEMA}.sources.revision IS DISTINCT FROM EXCLUDED.revision`,
+        [
+          this.corpusId,
+          artifact.record.header.id,
+          artifact.revision,
+          // JSON text: the cache's key holds NUL separators, which PostgreSQL text cannot.
+          source === null ? null : JSON.stringify(source.key),
+          source === null ? null : Buffer.from(source.bytes.buffer, source.bytes.byteOffset, source.bytes.byteLength),
+        ],
+      );
+    }
   }
 
   /** One batch: each artifact under its advisory lock, in session-id order; removals likewise. */
@@ -192,6 +292,27 @@ export class CorpusPublisher {
   async #lock(tx: FleetTransaction, sessionId: string): Promise<void> {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [this.corpusId, sessionId]);
   }
+}
+
+/**
+ * Source entries read at once: enough to keep a default pool busy, few enough that the scans (and their listeners on
+ * the publish's abort signal) stay bounded whatever the batch size.
+ */
+const SOURCE_READS_IN_FLIGHT = 4;
+
+/** Runs `work` on every item, at most `limit` at a time; rejects with the first failure once the rest settled. */
+async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  });
+  const settled = await Promise.allSettled(lanes);
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Code-unit order: the same in every process and locale, as a lock order must be. */

@@ -58,12 +58,49 @@ export class FleetDatabase {
     return database;
   }
 
-  /** Runs one statement outside a transaction. */
-  async query<Row extends Record<string, unknown>>(text: string, values: SqlValues = []): Promise<Row[]> {
+  /**
+   * Runs one statement outside a transaction. With `signal`, an abort cancels the statement on the server
+   * (`pg_cancel_backend` of its connection's backend, from another connection of the pool) and rejects at once with
+   * `signal.reason`; the connection goes back to the pool when the server has ended the statement.
+   */
+  async query<Row extends Record<string, unknown>>(text: string, values: SqlValues = [], signal?: AbortSignal): Promise<Row[]> {
+    if (signal === undefined) {
+      try {
+        return (await this.#pool.query(text, [...values])).rows as Row[];
+      } catch (error) {
+        throw fleetFailure(error, 'querying the corpus index');
+      }
+    }
+    signal.throwIfAborted();
+    let client: pg.PoolClient;
     try {
-      return (await this.#pool.query(text, [...values])).rows as Row[];
+      client = await this.#pool.connect();
     } catch (error) {
+      throw fleetFailure(error, 'connecting to the corpus index');
+    }
+    const running = client.query(text, [...values]);
+    // The connection goes back once the server ended the statement (answered, failed or cancelled).
+    running.then(
+      () => client.release(),
+      () => client.release(),
+    );
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      onAbort = () => {
+        const backend = (client as unknown as { processID?: unknown }).processID;
+        // The cancel's own failure changes nothing: the statement then ends by itself.
+        if (typeof backend === 'number') this.#pool.query('SELECT pg_cancel_backend($1)', [backend]).catch(() => undefined);
+        reject(signal.reason);
+      };
+    });
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return (await Promise.race([running, aborted])).rows as Row[];
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
       throw fleetFailure(error, 'querying the corpus index');
+    } finally {
+      signal.removeEventListener('abort', onAbort);
     }
   }
 

@@ -7,7 +7,9 @@
  * The database filters on the published lower-cased keys (`pg_trgm` GIN indexes serve the substring `LIKE`s) and cuts
  * at the limit by rank and time, keeping every row tied with the last one; the final order and cut are the reference
  * service's own definitions (`rank`, `compareRecords`, `toCandidate`), so the two cannot drift apart. A session
- * published by several corpora (hosts reading one shared root) is listed once, from its latest publication.
+ * published by several corpora (hosts reading one shared root) is listed once, from its latest publication. The
+ * asking engine's live sessions, which no database holds, are matched here and merged in (a live session wins over a
+ * published copy, as it does locally).
  */
 import { candidateLimitError } from '../../../protocol/reference-errors.js';
 import type { SessionHeader } from '../../../protocol/events.js';
@@ -15,6 +17,7 @@ import { compareRecords, type SessionRecord } from '../corpus/session-query.js';
 import { resolveReferenceConfig } from '../reference/reference-config.js';
 import { rank, toCandidate } from '../reference/session-reference-service.js';
 import type { Candidate, ReferenceTarget } from '../reference/reference-types.js';
+import { discoveryKeys } from './discovery-keys.js';
 import type { FleetDatabase } from './fleet-database.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
@@ -51,23 +54,46 @@ export async function fleetCandidates(
   query = '',
   limit: number = DEFAULT_LIMIT,
   signal?: AbortSignal,
+  live: readonly LabelledRecord[] = [],
 ): Promise<Candidate[]> {
   if (!Number.isSafeInteger(limit) || limit <= 0) throw candidateLimitError();
   signal?.throwIfAborted();
   const needle = query.toLocaleLowerCase();
   const targetCwd = target.session.header.cwd;
-  const rows = await database.query<{ header_json: string; title_json: string | null }>(CANDIDATES_SQL, [
-    target.id,
-    targetCwd ?? null,
-    needle === '' ? null : containsPattern(needle),
-    // The cut needs no more rows than a 32-bit OFFSET can skip; a larger limit keeps every match anyway.
-    Math.min(limit, 2_147_483_647),
-  ]);
+  const rows = await database.query<{ header_json: string; title_json: string | null }>(
+    CANDIDATES_SQL,
+    [
+      target.id,
+      targetCwd ?? null,
+      needle === '' ? null : containsPattern(needle),
+      // The cut needs no more rows than a 32-bit OFFSET can skip; a larger limit keeps every match anyway.
+      Math.min(limit, 2_147_483_647),
+    ],
+    signal,
+  );
   signal?.throwIfAborted();
   const found = rows.map((row) => ({
     record: { header: JSON.parse(row.header_json) as SessionHeader, live: false, persisted: true } satisfies SessionRecord,
     title: row.title_json === null ? undefined : (JSON.parse(row.title_json) as string),
   }));
-  found.sort((a, b) => rank(a.record.header.cwd, targetCwd) - rank(b.record.header.cwd, targetCwd) || compareRecords(a.record, b.record));
-  return found.slice(0, limit).map(({ record, title }) => toCandidate(record, title ?? record.header.id));
+  // This engine's live sessions are in no database: matched here by the same keys, and they win over a published copy.
+  const liveIds = new Set<string>();
+  for (const entry of live) {
+    const keys = discoveryKeys(entry.record.header, entry.title);
+    if (entry.record.header.id === target.id) continue;
+    if (needle !== '' && !keys.id.includes(needle) && !(keys.cwd?.includes(needle) ?? false) && !keys.label.includes(needle)) continue;
+    liveIds.add(entry.record.header.id);
+  }
+  const merged = [
+    ...found.filter((entry) => !liveIds.has(entry.record.header.id)),
+    ...live.filter((entry) => liveIds.has(entry.record.header.id)),
+  ];
+  merged.sort((a, b) => rank(a.record.header.cwd, targetCwd) - rank(b.record.header.cwd, targetCwd) || compareRecords(a.record, b.record));
+  return merged.slice(0, limit).map(({ record, title }) => toCandidate(record, title ?? record.header.id));
+}
+
+/** A session record with its latest title (`undefined`: none, labelled by its id). */
+export interface LabelledRecord {
+  readonly record: SessionRecord;
+  readonly title: string | undefined;
 }

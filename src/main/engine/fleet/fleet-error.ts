@@ -16,7 +16,11 @@ export type FleetErrorCode =
   /** The database's `sessionctx` schema holds tables that are not ours: never modified. */
   | 'FLEET_SCHEMA_FOREIGN_TABLES'
   /** A statement failed on a reachable server (its SQLSTATE is in the message). */
-  | 'FLEET_QUERY_FAILED';
+  | 'FLEET_QUERY_FAILED'
+  /** A fleet operation was asked of an engine whose corpus index is not shared (the `sqlite` backend, or no root). */
+  | 'FLEET_NOT_CONFIGURED'
+  /** The engine that held the connection was closed: nothing more is published or asked. */
+  | 'FLEET_CLOSED';
 
 /** An error of the shared corpus index. Name exactly `FleetError`. */
 export class FleetError extends Error {

@@ -14,7 +14,7 @@ import { FleetError } from './fleet-error.js';
 export const FLEET_SCHEMA = 'sessionctx';
 
 /** The version this program writes and reads. */
-export const FLEET_SCHEMA_VERSION = 1;
+export const FLEET_SCHEMA_VERSION = 2;
 
 /** The advisory lock key (one 64-bit key) that serialises migrations across processes: "sctxmig" in ASCII. */
 const MIGRATION_LOCK = '32496624787810663';
@@ -67,6 +67,28 @@ const MIGRATIONS: readonly Migration[] = [
       `CREATE INDEX artifacts_id_key_trgm ON ${FLEET_SCHEMA}.artifacts USING gin (id_key gin_trgm_ops)`,
       `CREATE INDEX artifacts_cwd_key_trgm ON ${FLEET_SCHEMA}.artifacts USING gin (cwd_key gin_trgm_ops)`,
       `CREATE INDEX artifacts_label_key_trgm ON ${FLEET_SCHEMA}.artifacts USING gin (label_key gin_trgm_ops)`,
+    ],
+  },
+  /**
+   * Version 2: per published artifact revision, what preparation needs to cite it from another host — its
+   * source-cache entry in the cache's own file format (versioned, checksummed; `cache/source-cache-file.ts` reads it)
+   * with the key it was built for (as JSON text: the key holds NUL separators), or NULLs when that revision is not a valid session (nothing to cite; not scanned
+   * again until it changes). A table of its own, so discovery's rows stay narrow; it goes with its artifact.
+   */
+  {
+    version: 2,
+    tables: ['schema_version', 'corpora', 'artifacts', 'sources'],
+    statements: [
+      `CREATE TABLE ${FLEET_SCHEMA}.sources (
+        corpus_id text NOT NULL,
+        session_id text NOT NULL,
+        revision text NOT NULL,
+        record_key text,
+        record bytea,
+        PRIMARY KEY (corpus_id, session_id),
+        FOREIGN KEY (corpus_id, session_id) REFERENCES ${FLEET_SCHEMA}.artifacts (corpus_id, session_id) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX sources_session ON ${FLEET_SCHEMA}.sources (session_id)`,
     ],
   },
 ];

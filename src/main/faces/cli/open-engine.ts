@@ -12,6 +12,7 @@ import { SessionCatalog } from '../../catalog/session-catalog.js';
 import { CliError } from './cli-error.js';
 import type { CommandContext } from './command-context.js';
 import { ListingWarnings } from './listing-warnings.js';
+import { fleetWarnings } from './fleet-warnings.js';
 import { writeTitleFailure } from './title-failure-warning.js';
 
 /**
@@ -42,7 +43,8 @@ export async function assertRootExists(root: string): Promise<void> {
  * @param options - `createsRoot`: the command writes sessions and may start from a missing root; `longLived`: the
  *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
  *   `onSearchProgress`: progress of the search index's update (`search`); `onListingProgress`: progress of a cold
- *   listing's header reads (`sessions`).
+ *   listing's header reads (`sessions`); `publishes`: with a shared corpus index, whether the command publishes the
+ *   root.
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
@@ -53,11 +55,14 @@ export async function withEngine<T>(
     longLived = false,
     onSearchProgress,
     onListingProgress,
+    publishes = true,
   }: {
     readonly createsRoot?: boolean;
     readonly longLived?: boolean;
     readonly onSearchProgress?: (done: number, total: number) => void;
     readonly onListingProgress?: (checked: number, total: number) => void;
+    /** With a shared corpus index: whether this command publishes the root (`fleet status` only asks). */
+    readonly publishes?: boolean;
   } = {},
 ): Promise<T> {
   const { config } = context.resolved;
@@ -85,6 +90,10 @@ export async function withEngine<T>(
     onListingProblem: (problem) => warnings.add(problem),
     // One line each, the id quoted bounded (a log's id may be long).
     onTitleFailure: (sessionId, reason) => writeTitleFailure(io, sessionId, reason),
+    // A shared corpus index (issue 29): the root is published in the background, discovery asks the whole fleet.
+    corpusIndex: context.resolved.corpusIndex,
+    fleetPublish: publishes,
+    onFleetEvent: fleetWarnings(io),
   });
   try {
     return await work(engine);

@@ -78,6 +78,7 @@ describe('one rule per key across the composition and the reference service', ()
         snippetLength: 160,
         busyTimeoutMs: 5000,
       },
+      corpusIndex: {},
       serve: { port: 0 },
     });
     expect(resolved.sources).toEqual({
@@ -89,11 +90,12 @@ describe('one rule per key across the composition and the reference service', ()
       dcp: 'default',
       mcp: 'default',
       search: 'default',
+      corpusIndex: 'default',
       serve: 'default',
     });
     writeFileSync(join(dir, 'sessionctx.config.json'), JSON.stringify({ limit: 1 }));
     await expect(resolveCompositionConfig({ cwd: dir, env: {} })).rejects.toThrow(
-      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, search, serve',
+      'known: root, maxReferences, maxReferenceBytes, candidateLimit, poolSize, dcp, mcp, search, corpusIndex, serve',
     );
   });
 });

@@ -48,13 +48,13 @@ async function openError(url: string): Promise<FleetError> {
 }
 
 describe('schema', () => {
-  it('is created on first open with version 1 and the trigram indexes, and opening again changes nothing', async () => {
+  it('is created on first open with version 2, the trigram indexes and the sources table, and opening again changes nothing', async () => {
     const name = await cluster.createDatabase();
     const database = await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) });
     await database.close();
-    expect(await cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 1 }]);
+    expect(await cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
     const tables = await cluster.sql(name, `SELECT tablename FROM pg_tables WHERE schemaname = 'sessionctx' ORDER BY 1`);
-    expect(tables.map((row) => row['tablename'])).toEqual(['artifacts', 'corpora', 'schema_version']);
+    expect(tables.map((row) => row['tablename'])).toEqual(['artifacts', 'corpora', 'schema_version', 'sources']);
     const indexes = await cluster.sql(
       name,
       `SELECT indexdef FROM pg_indexes WHERE schemaname = 'sessionctx' AND indexdef LIKE '%gin_trgm_ops%'`,
@@ -69,14 +69,27 @@ describe('schema', () => {
   it('refuses a schema of an unknown version with FLEET_SCHEMA_UNKNOWN_VERSION and leaves it as it was', async () => {
     const name = await cluster.createDatabase();
     await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
-    await cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 2');
+    await cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 3');
     await cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
     const before = await schemaSnapshot(name);
     const corpora = await cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
     const error = await openError(cluster.url(name));
     expect(error.code).toBe('FLEET_SCHEMA_UNKNOWN_VERSION');
-    expect(error.message).toContain('version 2');
+    expect(error.message).toContain('version 3; this sessionctx knows versions 1 to 2');
     expect(await schemaSnapshot(name)).toEqual(before);
+    expect(await cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
+  });
+
+  it('migrates a version 1 database to version 2, keeping its rows', async () => {
+    const name = await cluster.createDatabase();
+    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
+    // Version 1 is version 2 without the sources table (the migration only adds it).
+    await cluster.sql(name, 'DROP TABLE sessionctx.sources; UPDATE sessionctx.schema_version SET version = 1');
+    await cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
+    const corpora = await cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
+    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
+    expect(await cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
+    expect(await cluster.sql(name, "SELECT to_regclass('sessionctx.sources') IS NOT NULL AS present")).toEqual([{ present: true }]);
     expect(await cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
   });
 

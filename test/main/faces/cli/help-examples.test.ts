@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCommandModules } from '../../../../src/main/faces/cli/commands/all-commands.js';
 import { RAW_ROOT, REPO_ROOT } from '../../../support/fixtures.js';
 import { CLI_BIN } from '../../../support/cli-process.js';
+import { PostgresCluster } from '../../../support/postgres-cluster.js';
 
 /** What an example printed and how it ended. */
 interface ExampleOutcome {
@@ -66,7 +67,23 @@ beforeAll(() => {
   delete env.SESSIONCTX_ROOT;
   delete env.DSH_HOME;
 });
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(async () => {
+  await fleetCluster?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** The real PostgreSQL the `fleet` examples run against, started by the first of them. */
+let fleetCluster: PostgresCluster | undefined;
+let fleetEnvironment: NodeJS.ProcessEnv | undefined;
+
+/** The examples' environment with the shared corpus index configured (issue 29), as an operator's host has it. */
+async function fleetEnv(): Promise<NodeJS.ProcessEnv> {
+  if (fleetEnvironment !== undefined) return fleetEnvironment;
+  fleetCluster = await PostgresCluster.start();
+  const database = await fleetCluster.createDatabase();
+  fleetEnvironment = { ...env, SESSIONCTX_CORPUS_INDEX: 'postgres', SESSIONCTX_DATABASE_URL: fleetCluster.url(database) };
+  return fleetEnvironment;
+}
 
 /** Whether an example starts a server that runs until it is stopped. */
 function isServer(example: string): boolean {
@@ -74,9 +91,9 @@ function isServer(example: string): boolean {
 }
 
 /** Runs one example in `sh`; a server is stopped (its process group, SIGTERM) once it printed its URL. */
-function runExample(example: string): Promise<ExampleOutcome> {
+function runExample(example: string, exampleEnv: NodeJS.ProcessEnv): Promise<ExampleOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', example], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', example], { cwd: REPO_ROOT, env: exampleEnv, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const timer = setTimeout(() => {
@@ -112,7 +129,7 @@ describe('every --help example runs', () => {
 
   for (const { command, example } of examples) {
     it(`${command}: ${example}`, { timeout: EXAMPLE_TIMEOUT_MS + 5_000 }, async () => {
-      const outcome = await runExample(example);
+      const outcome = await runExample(example, command.startsWith('fleet ') ? await fleetEnv() : env);
       const shown = `\`${example}\` exited ${String(outcome.code)}:\n${outcome.stdout}\n${outcome.stderr}`;
       if (isServer(example)) expect(outcome.stdout, shown).toMatch(/http:\/\/\S+/);
       else expect(outcome.code, shown).toBe(0);

@@ -26,6 +26,10 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     buildSearchIndex: () => Promise.reject(new Error('not used')),
     searchIndexStatus: () => Promise.reject(new Error('not used')),
     clearSearchIndex: () => Promise.reject(new Error('not used')),
+    fleetStatus: () => Promise.reject(new Error('not used')),
+    publishToFleet: () => Promise.reject(new Error('not used')),
+    // Not shared: no session is published anywhere else.
+    publishedSession: () => Promise.resolve(undefined),
     listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
     // What the MCP face never asks of the catalog.
     listSessionsReport: () => Promise.reject(new Error('not used')),

@@ -36,6 +36,13 @@ export const COMMAND_MODULES: ReadonlyArray<readonly [word: string, load: () => 
       return { definitions: [module.scriptRunCommand], groupDescription: module.SCRIPT_GROUP_DESCRIPTION };
     },
   ],
+  [
+    'fleet',
+    async () => {
+      const module = await import('./fleet-command.js');
+      return { definitions: module.fleetCommands, groupDescription: module.FLEET_GROUP_DESCRIPTION };
+    },
+  ],
   ['dcp', async () => ({ definitions: [(await import('./dcp-command.js')).dcpCommand] })],
   ['mcp', async () => ({ definitions: [(await import('./mcp-command.js')).mcpCommand] })],
   ['serve', async () => ({ definitions: [(await import('./serve-command.js')).serveCommand] })],
