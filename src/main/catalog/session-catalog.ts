@@ -124,6 +124,12 @@ export type CatalogEngine = Pick<
  */
 export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchIndex' | 'searchIndexStatus' | 'clearSearchIndex'>;
 
+/**
+ * The change signal of the engine's warm corpus view (`engine.onCorpusChange`), which a catalog over a stand-in engine
+ * may lack (the catalog then reports no changes).
+ */
+export type CatalogChangeEngine = Pick<LocalSessionEngine, 'onCorpusChange'>;
+
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
   /** Sessions per discovery page (the configured `candidateLimit`). */
@@ -146,7 +152,7 @@ async function fileSize(path: string): Promise<number | undefined> {
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
-  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine>;
+  readonly #engine: CatalogEngine & Partial<CatalogSearchIndexEngine> & Partial<CatalogChangeEngine>;
   readonly #pageSize: number;
   readonly #dcp: DcpConfig;
   /** The Context views computed, while their logs keep their revision. */
@@ -157,7 +163,7 @@ export class SessionCatalog {
    * @param engine - the engine the face runs on
    * @param options - the page size and the DCP configuration
    */
-  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine>, options: SessionCatalogOptions) {
+  constructor(engine: CatalogEngine & Partial<CatalogSearchIndexEngine> & Partial<CatalogChangeEngine>, options: SessionCatalogOptions) {
     this.#engine = engine;
     this.#pageSize = options.pageSize;
     this.#dcp = resolveDcpConfig(options.dcpConfig ?? {}).config;
@@ -367,6 +373,17 @@ export class SessionCatalog {
     // and MCP never need it, and it is a fifth of what `sessions` would load (start-up, issue 26 item 6).
     const { dcpSummary } = await import('./dcp-summary.js');
     return dcpSummary({ engine: this.#engine, sessionId, dcp: this.#dcp, signal, cache: this.#summaries });
+  }
+
+  /**
+   * Calls `listener` after each burst of changes below the root that the engine's warm corpus view was told of (a
+   * session written, added or removed): the signal MCP's subscriptions and the Web page's event stream follow. It says
+   * that something changed, not what; a listener asks the catalog again.
+   * @param listener - called with no arguments; it must not throw
+   * @returns the function that removes the listener, or `undefined` when the engine reports no changes (no warm view)
+   */
+  onCorpusChange(listener: () => void): (() => void) | undefined {
+    return this.#engine.onCorpusChange?.(listener);
   }
 
   /**
