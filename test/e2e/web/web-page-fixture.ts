@@ -44,7 +44,7 @@ export interface WebPageFixtureOptions {
   /** The server's full-text search (none: `search/sessions` replies `SEARCH_UNAVAILABLE`). */
   readonly search?: WebSearch;
   /** Writes more sessions into the temporary root before the engine starts. */
-  readonly prepareRoot?: (root: string) => void;
+  readonly prepareRoot?: (root: string) => void | Promise<void>;
 }
 
 /**
@@ -55,7 +55,7 @@ export interface WebPageFixtureOptions {
 export async function startWebPageFixture(options: WebPageFixtureOptions = {}): Promise<WebPageFixture> {
   const root = mkdtempSync(join(tmpdir(), 'sessionctx-web-root-'));
   cpSync(RAW_ROOT, root, { recursive: true });
-  options.prepareRoot?.(root);
+  await options.prepareRoot?.(root);
   if (options.dcpSessions === true) {
     for (const name of DCP_SCENARIOS) {
       const outcome = await runBuiltCli(['script', 'run', join(DCP_DSH, `${name}.scenario.json`), '--root', root, '--json'], {

@@ -9,6 +9,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WebSurface, WebTranscriptItem } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort } from '../api/client.js';
 import { formatTime, isoTime } from '../format.js';
+import { scrolledToEnd, useSessionChanges } from '../live/use-session-changes.js';
 import { MarkdownText, markdownReady } from '../markdown/markdown-text.js';
 import { type ConversationRow, conversationRows, joinedLabels, LABEL_JOINER, type RecallItem, type UserItem } from '../replay/associate.js';
 import { hrefOf } from '../router.js';
@@ -36,12 +37,43 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
     return () => controller.abort();
   }, [sessionId]);
 
+  // Live (issue 28 item 2): a changed session is read again in place; a reader at the end follows new messages.
+  const [removed, setRemoved] = useState(false);
+  const rereading = useRef<AbortController | undefined>(undefined);
+  useEffect(() => () => rereading.current?.abort(), []);
+  useEffect(() => setRemoved(false), [sessionId]);
+  useSessionChanges(sessionId, {
+    changed() {
+      rereading.current?.abort();
+      const controller = new AbortController();
+      rereading.current = controller;
+      call('sessions/surface', { sessionId }, controller.signal).then(
+        (next) => {
+          const follow = scrolledToEnd();
+          setSurface(next);
+          setRemoved(false);
+          if (follow) requestAnimationFrame(() => scrollTo({ top: document.documentElement.scrollHeight }));
+        },
+        // The surface shown stays; the next change tries again.
+        () => undefined,
+      );
+    },
+    removed: () => setRemoved(true),
+  });
+
   const list = useRef<HTMLOListElement>(null);
+  // The anchor scrolled to: a live re-read marks it again without scrolling the reader away.
+  const scrolledTo = useRef<string | undefined>(undefined);
   useEffect(() => {
+    // A new load (another session) scrolls to its anchor again.
+    if (surface === undefined) scrolledTo.current = undefined;
     if (surface === undefined || seq === undefined || list.current === null) return;
     const row = anchorRow(list.current, seq);
     if (row === undefined) return;
     row.dataset['anchored'] = 'true';
+    const key = `${sessionId}:${seq}`;
+    if (scrolledTo.current === key) return () => delete row.dataset['anchored'];
+    scrolledTo.current = key;
     let current = true;
     // Scrolled once the Markdown above it has its final height.
     markdownReady().then(() =>
@@ -53,7 +85,7 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
       current = false;
       delete row.dataset['anchored'];
     };
-  }, [surface, seq]);
+  }, [surface, seq, sessionId]);
 
   if (failure !== undefined)
     return (
@@ -80,6 +112,11 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
         <a href={hrefOf({ view: 'context', sessionId })}>Context</a> ·{' '}
         <a href={hrefOf({ view: 'compose', target: sessionId })}>Compose in this session</a>
       </p>
+      {removed ? (
+        <p class="notice session-removed" role="status">
+          This session was removed from the root; what it said is shown as it was last read.
+        </p>
+      ) : null}
       <ol class="conversation" aria-label="Conversation" ref={list}>
         {conversationRows(surface.items).map((row) => (
           <li key={`${row.kind}-${row.item.seq}`} class="conversation-row" data-seq={row.item.seq} data-kind={row.item.kind}>

@@ -22,15 +22,15 @@ import type { WebCorpusChange, WebCorpusReset, WebSessionRow } from '../../../pr
 import { WebServerError } from './web-server-error.js';
 
 /** Default bound of open event streams per server (a person's tabs, with room to spare). */
-export const DEFAULT_MAX_EVENT_STREAMS = 32;
+const DEFAULT_MAX_EVENT_STREAMS = 32;
 /** Default interval of the heartbeat comment. */
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+const DEFAULT_HEARTBEAT_MS = 15_000;
 /** How many changes are kept for clients that reconnect. */
-export const KEPT_CHANGES = 256;
+const KEPT_CHANGES = 256;
 /** The reconnection delay the stream asks the browser for (`retry:`). */
-export const RETRY_MS = 1000;
+const RETRY_MS = 1000;
 /** Unsent bytes after which a stream is cut instead of buffering more for a client that does not read. */
-export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /** The longest last-event id that is parsed (anything longer is not one of ours: a reset). */
 const MAX_EVENT_ID_LENGTH = 64;
 
@@ -105,24 +105,6 @@ export class CorpusEvents {
     this.#stopWatching = options.onCorpusChange(() => this.#changed()) ?? (() => undefined);
     // The first listing is the revision every later one is compared with.
     this.#changed();
-  }
-
-  /** How many streams are open. */
-  get openStreams(): number {
-    return this.#streams.size;
-  }
-
-  /** The current revision's event id, `<epoch>-<revision>`. */
-  get lastEventId(): string {
-    return `${this.#epoch}-${this.#revision}`;
-  }
-
-  /**
-   * Waits until the changes signalled so far are listed and sent (tests; a closing server).
-   * @returns when no listing is under way
-   */
-  async settled(): Promise<void> {
-    while (this.#running !== undefined) await this.#running;
   }
 
   /**
