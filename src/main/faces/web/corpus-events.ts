@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { WebCorpusChange, WebCorpusReset, WebSessionRow } from '../../../protocol/web/web-api.js';
+import type { WebApi, WebCorpusChange, WebCorpusReset, WebSessionRow } from '../../../protocol/web/web-api.js';
 import { WebServerError } from './web-server-error.js';
 
 /** Default bound of open event streams per server (a person's tabs, with room to spare). */
@@ -31,13 +31,18 @@ const KEPT_CHANGES = 256;
 const RETRY_MS = 1000;
 /** Unsent bytes after which a stream is cut instead of buffering more for a client that does not read. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/**
+ * The shortest pause between the end of one listing and the start of the next (at least as long as the last listing
+ * took): a root that changes all the time (a conversation being written) costs at most half a thread, not all of it.
+ */
+const MIN_RELIST_GAP_MS = 100;
 /** The longest last-event id that is parsed (anything longer is not one of ours: a reset). */
 const MAX_EVENT_ID_LENGTH = 64;
 
 /** What the event streams are built from. */
 export interface CorpusEventsOptions {
-  /** The corpus's rows now, newest first (what `sessions/list` answers). */
-  readonly list: (signal: AbortSignal) => Promise<readonly WebSessionRow[]>;
+  /** The listing now (the `sessions/list` handler: rows newest first, and the damaged artifacts skipped). */
+  readonly list: (signal: AbortSignal) => Promise<WebListing>;
   /** The change signal (the catalog's `onCorpusChange`); `undefined` from it: no changes are ever sent. */
   readonly onCorpusChange: (listener: () => void) => (() => void) | undefined;
   /** Default {@link DEFAULT_MAX_EVENT_STREAMS}. */
@@ -47,6 +52,9 @@ export interface CorpusEventsOptions {
   /** Told when a listing after a change fails (the stream goes on; the next change lists again). */
   readonly onError?: (error: unknown) => void;
 }
+
+/** What `sessions/list` answers. */
+type WebListing = WebApi['sessions/list']['value'];
 
 /** One open stream. */
 interface OpenStream {
@@ -90,12 +98,18 @@ export class CorpusEvents {
   readonly #aborts = new AbortController();
   readonly #stopWatching: () => void;
   #revision = 0;
-  /** The rows of the current revision (`undefined` until the first listing came back). */
+  /** The rows of the current revision, in listing order (`undefined` until the first listing came back). */
   #rows: Map<string, WebSessionRow> | undefined;
+  /** The damaged artifacts the current revision's listing skipped. */
+  #skipped = 0;
   /** The listing under way; a change meanwhile asks for one more after it. */
   #running: Promise<void> | undefined;
   #again = false;
   #closed = false;
+  /** How long the last listing took (the pause before the next one is at least as long). */
+  #lastListingMs = 0;
+  /** The listing under way, shared by every caller that asks meanwhile. */
+  #listing: Promise<WebListing> | undefined;
 
   /** @param options - the listing, the change signal and the bounds. */
   constructor(options: CorpusEventsOptions) {
@@ -105,6 +119,44 @@ export class CorpusEvents {
     this.#stopWatching = options.onCorpusChange(() => this.#changed()) ?? (() => undefined);
     // The first listing is the revision every later one is compared with.
     this.#changed();
+  }
+
+  /**
+   * The listing, as `sessions/list` answers it. On 10,000 sessions a listing is a second of work, so a page is not
+   * kept waiting for one: once the stream has a revision, its rows are the answer at once, and a fresh listing starts
+   * behind it, whose differences (a change only the engine's `stat` sweep found) go out on the stream as a revision.
+   * Before that, the listing under way is shared (a page's first load would otherwise run one beside the stream's).
+   * @param signal - aborts this caller's wait (a shared listing goes on for the others)
+   * @returns the listing
+   */
+  listing(signal: AbortSignal): Promise<WebListing> {
+    if (this.#rows !== undefined) {
+      const answer: WebListing = { sessions: [...this.#rows.values()], skipped: this.#skipped };
+      this.#changed();
+      return Promise.resolve(answer);
+    }
+    const shared = this.#sharedListing();
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  /**
+   * The listing under way, or a new one. After a change the stream needs a `fresh` one: a listing that began before
+   * the change may not show it.
+   */
+  #sharedListing(fresh = false): Promise<WebListing> {
+    if (this.#listing !== undefined && !fresh) return this.#listing;
+    const listing = this.#options.list(this.#aborts.signal);
+    this.#listing = listing;
+    const clear = (): void => {
+      if (this.#listing === listing) this.#listing = undefined;
+    };
+    listing.then(clear, clear);
+    return listing;
   }
 
   /**
@@ -188,22 +240,38 @@ export class CorpusEvents {
       this.#again = true;
       return;
     }
+    // This listing takes in every change signalled so far (those during a pause included).
+    this.#again = false;
     this.#running = this.#relist().finally(() => {
-      this.#running = undefined;
-      if (this.#again && !this.#closed) {
-        this.#again = false;
-        this.#changed();
+      if (!this.#again || this.#closed) {
+        this.#running = undefined;
+        return;
       }
+      // Changes came in meanwhile: one more listing, after a pause, takes them all in.
+      this.#again = false;
+      const pause = setTimeout(
+        () => {
+          this.#running = undefined;
+          this.#changed();
+        },
+        Math.max(MIN_RELIST_GAP_MS, this.#lastListingMs),
+      );
+      pause.unref();
     });
   }
 
   async #relist(): Promise<void> {
     let rows: readonly WebSessionRow[];
+    const started = performance.now();
     try {
-      rows = await this.#options.list(this.#aborts.signal);
+      const listing = await this.#sharedListing(true);
+      rows = listing.sessions;
+      this.#skipped = listing.skipped;
     } catch (error) {
       if (!this.#closed) this.#options.onError?.(error);
       return;
+    } finally {
+      this.#lastListingMs = performance.now() - started;
     }
     if (this.#closed) return;
     const before = this.#rows;

@@ -310,17 +310,19 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     pageSize: resolveReferenceConfig().candidateLimit,
     dcpConfig: options.dcpConfig ?? {},
   });
-  const handlers = createWebHandlers({
+  const catalogHandlers = createWebHandlers({
     catalog,
     budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },
     search: options.search,
   });
   const events = new CorpusEvents({
-    list: async (signal) => (await handlers['sessions/list']({}, { signal })).sessions,
+    list: (signal) => catalogHandlers['sessions/list']({}, { signal }),
     onCorpusChange: (listener) => catalog.onCorpusChange(listener),
     ...(options.maxEventStreams === undefined ? {} : { maxStreams: options.maxEventStreams }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
+  // `sessions/list` shares the listing under way (the event stream's, another page's) instead of running a second one.
+  const handlers: WebHandlers = { ...catalogHandlers, 'sessions/list': (_args, { signal }) => events.listing(signal) };
   const handler = new WebRequestHandler(auth, handlers, options.assetsDir ?? defaultAssetsDir(), events);
   const server: Server = createServer((req, res) => {
     void handler.handle(req, res);
