@@ -22,7 +22,7 @@ import { WebAuth } from './web-auth.js';
 import { parseArguments } from './web-arguments.js';
 import { createWebHandlers } from './web-handlers.js';
 import type { WebHandlers, WebSearch } from './web-handlers.js';
-import type { CatalogChangeEngine, CatalogEngine } from '../../catalog/session-catalog.js';
+import type { CatalogChangeEngine, CatalogEngine, ListingMemo } from '../../catalog/session-catalog.js';
 import { SessionCatalog } from '../../catalog/session-catalog.js';
 import type { PreviewBudget } from './preview-view.js';
 import { httpStatusOf, webErrorOf } from './web-reply.js';
@@ -315,8 +315,14 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },
     search: options.search,
   });
+  // Each listing of the stream reads again only the titles of sessions whose artifact changed since the last one.
+  let memo: ListingMemo | undefined;
   const events = new CorpusEvents({
-    list: (signal) => catalogHandlers['sessions/list']({}, { signal }),
+    list: async (signal) => {
+      const again = await catalog.listAgain(memo, signal);
+      memo = again.memo;
+      return { sessions: [...again.listing.rows], skipped: again.listing.skipped };
+    },
     onCorpusChange: (listener) => catalog.onCorpusChange(listener),
     ...(options.maxEventStreams === undefined ? {} : { maxStreams: options.maxEventStreams }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
