@@ -128,7 +128,7 @@ export type CatalogSearchIndexEngine = Pick<LocalSessionEngine, 'buildSearchInde
  * The change signal of the engine's warm corpus view (`engine.onCorpusChange`), which a catalog over a stand-in engine
  * may lack (the catalog then reports no changes).
  */
-export type CatalogChangeEngine = Pick<LocalSessionEngine, 'onCorpusChange'>;
+export type CatalogChangeEngine = Pick<LocalSessionEngine, 'onCorpusChange' | 'readListedTitleSnapshots'>;
 
 /** How a catalog is built. */
 export interface SessionCatalogOptions {
@@ -374,10 +374,12 @@ export class SessionCatalog {
       const known = memo?.rows.get(record.header.id);
       if (record.live || known === undefined || known.stamp === '' || known.stamp !== stamps[index]?.stamp) reread.push(index);
     });
-    const titles = await this.#engine.readTitleSnapshots(
-      reread.map((index) => report.records[index]!.header.id),
-      signal,
-    );
+    const rereadIds = reread.map((index) => report.records[index]!.header.id);
+    // The warm view's titles when the engine has them (no listing of the root per call); a stand-in's exact ones else.
+    const titles =
+      rereadIds.length === 0
+        ? []
+        : await (this.#engine.readListedTitleSnapshots ?? this.#engine.readTitleSnapshots).call(this.#engine, rereadIds, signal);
     const readLabels = new Map(reread.map((index, at) => [index, discoveryLabel(report.records[index]!.header.id, titles[at])]));
     const next = new Map<string, { row: CatalogRow; stamp: string }>();
     const rows: CatalogRow[] = report.records.map((record, index) => {
