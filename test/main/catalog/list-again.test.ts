@@ -30,6 +30,14 @@ function withLabel(memo: ListingMemo, sessionId: string, label: string): Listing
   return { rows };
 }
 
+describe('LocalSessionEngine.readListedTitleSnapshots', () => {
+  it('observes what the exact readTitleSnapshots observes, for every listed session', async () => {
+    const ids = (await engine.listSessionsReport()).records.map((record) => record.header.id);
+    expect(ids.length).toBeGreaterThan(5);
+    expect(await engine.readListedTitleSnapshots(ids)).toEqual(await engine.readTitleSnapshots(ids));
+  });
+});
+
 describe('SessionCatalog.listAgain', () => {
   it('lists as list() does, reuses the titles of unchanged sessions and reads those of changed ones', async () => {
     const session = new CorpusSession('session-list-again-1', '/home/dev/projects/again', 1_800_000_000_000);
