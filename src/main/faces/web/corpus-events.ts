@@ -32,8 +32,9 @@ const RETRY_MS = 1000;
 /** Unsent bytes after which a stream is cut instead of buffering more for a client that does not read. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 /**
- * The shortest pause between the end of one listing and the start of the next (at least as long as the last listing
- * took): a root that changes all the time (a conversation being written) costs at most half a thread, not all of it.
+ * The shortest pause between listings while changes keep coming (from the third listing in a row on; at least as long
+ * as the last listing took): a root that changes all the time (a conversation being written) costs at most about half
+ * a thread, not all of it.
  */
 const MIN_RELIST_GAP_MS = 100;
 /** The longest last-event id that is parsed (anything longer is not one of ours: a reset). */
@@ -104,6 +105,10 @@ export class CorpusEvents {
   #skipped = 0;
   /** The listing under way; a change meanwhile asks for one more after it. */
   #running: Promise<void> | undefined;
+  /** Why the listing under way runs: a check behind a `sessions/list` answer is no change, so no pause follows it. */
+  #runningFor: 'change' | 'revalidate' = 'change';
+  /** Listings run back to back for changes that kept coming; from the second on, each waits a pause. */
+  #streak = 0;
   #again = false;
   #closed = false;
   /** How long the last listing took (the pause before the next one is at least as long). */
@@ -132,7 +137,7 @@ export class CorpusEvents {
   listing(signal: AbortSignal): Promise<WebListing> {
     if (this.#rows !== undefined) {
       const answer: WebListing = { sessions: [...this.#rows.values()], skipped: this.#skipped };
-      this.#changed();
+      this.#changed('revalidate');
       return Promise.resolve(answer);
     }
     const shared = this.#sharedListing();
@@ -234,7 +239,7 @@ export class CorpusEvents {
   }
 
   /** A change was signalled: list again now, or once more after the listing under way. */
-  #changed(): void {
+  #changed(reason: 'change' | 'revalidate' = 'change'): void {
     if (this.#closed) return;
     if (this.#running !== undefined) {
       this.#again = true;
@@ -242,20 +247,24 @@ export class CorpusEvents {
     }
     // This listing takes in every change signalled so far (those during a pause included).
     this.#again = false;
+    this.#runningFor = reason;
     this.#running = this.#relist().finally(() => {
       if (!this.#again || this.#closed) {
         this.#running = undefined;
+        this.#streak = 0;
         return;
       }
-      // Changes came in meanwhile: one more listing, after a pause, takes them all in.
+      // Changes came in meanwhile: one more listing takes them all in — at once the first time (a new session is a
+      // short burst: its project, its directory, its file), after a pause while they keep coming (a root that changes
+      // all the time); a change that came during a check behind a `sessions/list` answer never waits.
       this.#again = false;
-      const pause = setTimeout(
-        () => {
-          this.#running = undefined;
-          this.#changed();
-        },
-        Math.max(MIN_RELIST_GAP_MS, this.#lastListingMs),
-      );
+      const sustained = this.#runningFor === 'change' && this.#streak > 0;
+      this.#streak += 1;
+      const pauseMs = sustained ? Math.max(MIN_RELIST_GAP_MS, this.#lastListingMs) : 0;
+      const pause = setTimeout(() => {
+        this.#running = undefined;
+        this.#changed();
+      }, pauseMs);
       pause.unref();
     });
   }
