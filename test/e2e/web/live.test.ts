@@ -73,7 +73,7 @@ describe('live updates', () => {
     expect(await stillSameDocument(page)).toBe(true);
   });
 
-  it('appends the messages written to the open conversation, and says when it was removed', async () => {
+  it('appends the messages written to the open conversation, shows its new title, and says when it was removed', async () => {
     const session = new CorpusSession('session-live-page-0002', CWD, CREATED + 1);
     session.turn('First question of an open conversation', 'First answer.');
     const path = await writeSession(web.fixture.root, session, 'none');
@@ -94,11 +94,35 @@ describe('live updates', () => {
       'A second answer.',
     ]);
 
+    // A new title is the conversation's heading.
+    await appendEvents(web.fixture.root, session, [titleEvent(session, 'An open conversation, retitled')], 'none');
+    await page.getByRole('heading', { level: 1, name: 'An open conversation, retitled' }).waitFor();
+
     await rm(dirname(path), { recursive: true, force: true });
     await page.locator('.session-removed').waitFor();
     // What was read stays on the page.
     expect(await page.locator('.conversation-row .bubble-text').count()).toBe(4);
     expect(await stillSameDocument(page)).toBe(true);
+  });
+
+  it('offers a session written meanwhile in the Written-in chooser', async () => {
+    const { page } = await web.open('#/compose');
+    const chooser = page.getByRole('combobox', { name: 'Written in' });
+    await expect.poll(() => page.locator('.live-status').getAttribute('data-live')).toBe('live');
+    // The chooser has its list (more than "a new conversation") before the session is written.
+    const options = page.getByRole('listbox', { name: 'Sessions to write in' }).getByRole('option');
+    await chooser.focus();
+    await expect.poll(() => options.count()).toBeGreaterThan(5);
+    await chooser.press('Escape');
+    const session = new CorpusSession('session-live-page-0004', CWD, CREATED + 3);
+    session.turn('Chosen to write in', 'Offered without a reload.');
+    session.events.push(titleEvent(session, 'Offered in the chooser'));
+    await writeSession(web.fixture.root, session, 'none');
+    await chooser.focus();
+    await chooser.fill('offered chooser');
+    await expect.poll(() => options.allTextContents()).toEqual(['Offered in the chooser' + CWD]);
+    await chooser.press('Enter');
+    await expect.poll(() => page.url()).toContain('#/compose/session-live-page-0004');
   });
 
   // Last in the file: it replaces the fixture's server with a new run on the same port.

@@ -10,6 +10,8 @@ import { canonicalText, type Draft, EMPTY_DRAFT } from '../compose/chip-model.js
 import { errorWords } from '../compose/error-words.js';
 import { MessageBox } from '../compose/message-box.js';
 import { SessionChooser } from '../compose/session-chooser.js';
+import { applyCorpusChange } from '../live/apply-change.js';
+import { useCorpusFeed } from '../live/use-corpus-feed.js';
 import { clipboardText, PreviewPanel } from '../compose/preview-panel.js';
 import { hrefOf } from '../router.js';
 
@@ -40,6 +42,10 @@ export function ComposeView({ target }: { target?: string }): JSX.Element {
     return () => controller.abort();
   }, []);
   useEffect(() => () => running.current?.abort(), []);
+  // The chooser follows the corpus: sessions written, retitled or removed meanwhile (a reset keeps the list it has).
+  useCorpusFeed((event) => {
+    if (event.kind === 'change') setSessions((shown) => applyCorpusChange(shown, event.change));
+  });
 
   async function runPreview(): Promise<WebPreview | undefined> {
     running.current?.abort();
