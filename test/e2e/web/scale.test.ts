@@ -6,10 +6,13 @@
  * and last row come from the generator's own headers and the fixture's listing, not from the page. First paint is
  * measured and logged (never asserted).
  */
+import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { dshCorpusSession, writeDshCorpus } from '../../../bench/support/dsh-corpus.js';
 import { readExpected } from '../../support/fixtures.js';
+import { CorpusSession, writeSession } from '../../main/engine/search/search-corpus.js';
 import { useWebPageFixture } from './web-page-fixture.js';
 
 const SESSIONS = 10_000;
@@ -105,6 +108,25 @@ describe('the page on 10,000 sessions', () => {
     const again = await web.open('#/');
     await again.page.locator('.session-row').first().waitFor();
     console.log(`scale: ${SESSIONS} sessions, warm server: ${await paintTimes(again.page)}`);
+  });
+
+  it('shows a session written into the 10,000-session root without a reload', async () => {
+    const { page } = await web.open('#/');
+    await page.locator('.session-row').first().waitFor();
+    await expect.poll(() => page.locator('.live-status').getAttribute('data-live')).toBe('live');
+    await page.evaluate('globalThis.scaleTestMark = 1');
+    const session = new CorpusSession('session-scale-live-1', '/home/dev/projects/scale-live', 1_900_000_000_000);
+    session.turn('Written beside ten thousand others', 'Shown at the top.');
+    const written = Date.now();
+    const path = await writeSession(web.fixture.root, session, 'none');
+    // Newest of all: its project is the first group.
+    await page.locator('.session-row[data-session-id="session-scale-live-1"]').waitFor({ timeout: 10_000 });
+    console.log(`scale: a session written into the ${SESSIONS}-session root appeared ${Date.now() - written} ms later`);
+    expect(await page.locator('.project-line').first().getAttribute('data-cwd')).toBe('/home/dev/projects/scale-live');
+    expect(await page.evaluate('globalThis.scaleTestMark')).toBe(1);
+    expect(await domRows(page)).toBeLessThan(DOM_ROW_BOUND);
+    await rm(dirname(path), { recursive: true, force: true });
+    await page.locator('.session-row[data-session-id="session-scale-live-1"]').waitFor({ state: 'detached', timeout: 10_000 });
   });
 
   it('folds a project group away and back, with its count', async () => {
