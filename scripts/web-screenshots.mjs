@@ -46,8 +46,15 @@ try {
   const page = await browser.context.newPage();
   page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
   await page.goto(server.url);
-  await page.locator('section.project').first().waitFor();
+  await page.locator('.project-line').first().waitFor();
   await page.screenshot({ path: join(out, 'sessions.png') });
+  // The same list on a phone-sized window (issue 28 item 5): one line per title, ellipsized.
+  const narrow = await browser.context.newPage();
+  await narrow.setViewportSize({ width: 390, height: 760 });
+  await narrow.goto(`${server.origin}/#/`);
+  await narrow.locator('.session-row').first().waitFor();
+  await narrow.screenshot({ path: join(out, 'sessions-390.png') });
+  await narrow.close();
 
   await page.goto(`${server.origin}/#/session/${TARGET}`);
   const recall = page.locator('details.recall');

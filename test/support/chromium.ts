@@ -33,9 +33,12 @@ export interface LaunchedChromium {
  * Launches Chromium headless with a fresh user-data directory (Playwright takes it as `launchPersistentContext`'s
  * first argument; a `--user-data-dir` flag is refused).
  *
- * @param options `viewport` of its pages (default 1280×900)
+ * @param options `viewport` of its pages (default 1280×900); `proxy`, an HTTP proxy every request goes through, loopback
+ * addresses included (a test that cuts connections in the middle)
  */
-export async function launchChromium(options: { viewport?: { width: number; height: number } } = {}): Promise<LaunchedChromium> {
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; proxy?: string } = {},
+): Promise<LaunchedChromium> {
   // Said plainly instead of Playwright's launch error: the tests never download a browser.
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`the browser tests need Debian's Chromium at ${CHROMIUM_PATH}: apt-get install chromium`);
   const userDataDir = mkdtempSync(join(tmpdir(), 'sessionctx-chromium-'));
@@ -43,7 +46,9 @@ export async function launchChromium(options: { viewport?: { width: number; heig
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM_PATH,
       headless: true,
-      args: CHROMIUM_ARGS,
+      // Chromium never sends loopback requests through a proxy unless told to (`<-loopback>`).
+      args: options.proxy === undefined ? CHROMIUM_ARGS : [...CHROMIUM_ARGS, '--proxy-bypass-list=<-loopback>'],
+      ...(options.proxy === undefined ? {} : { proxy: { server: options.proxy, bypass: '<-loopback>' } }),
       viewport: options.viewport ?? { width: 1280, height: 900 },
       locale: 'en-US',
       timezoneId: 'UTC',

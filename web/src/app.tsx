@@ -1,6 +1,7 @@
 /** The page's frame: the navigation and the routed view. */
 import type { JSX } from 'preact';
 import { useEffect } from 'preact/hooks';
+import { LiveStatus } from './live/live-status.js';
 import { hrefOf, type Route, useRoute } from './router.js';
 import { ComposeView } from './views/compose-view.js';
 import { ContextView } from './views/context-view.js';
@@ -68,6 +69,7 @@ export function App(): JSX.Element {
             Compose
           </a>
         </nav>
+        <LiveStatus />
       </header>
       <div id="content" tabIndex={-1}>
         <View route={route} />

@@ -117,6 +117,8 @@ export type CatalogEngine = Pick<
   | 'fleetStatus'
   | 'publishToFleet'
   | 'publishedSession'
+  | 'onCorpusChange'
+  | 'readListedTitleSnapshots'
   | 'listSessions'
   | 'listSessionsReport'
   | 'readSurface'
@@ -140,10 +142,28 @@ export interface SessionCatalogOptions {
 /** How many DCP summaries a catalog keeps computed (each is a whole-log replay). */
 const DCP_SUMMARY_CACHE_ENTRIES = 8;
 
-/** The size of the regular file at `path`, or `undefined` when there is none. */
-async function fileSize(path: string): Promise<number | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  return info?.isFile() === true ? info.size : undefined;
+/** An artifact's size and a stamp of its revision (device, inode, size, mtime, ctime): equal stamps, same content. */
+interface ArtifactStamp {
+  readonly size: number;
+  readonly stamp: string;
+}
+
+/** No artifact (a live session without one, or a layout problem): size 0, and a stamp no file has. */
+const NO_ARTIFACT: ArtifactStamp = { size: 0, stamp: '' };
+
+/** The size and revision stamp of the regular file at `path`, or `undefined` when there is none. */
+async function fileStamp(path: string): Promise<ArtifactStamp | undefined> {
+  const info = await stat(path, { bigint: true }).catch(() => undefined);
+  if (info?.isFile() !== true) return undefined;
+  return { size: Number(info.size), stamp: `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}` };
+}
+
+/**
+ * What a listing leaves for the next one ({@link SessionCatalog.listAgain}): each row with the revision stamp of its
+ * artifact when it was read, so an unchanged session's title is not read again.
+ */
+export interface ListingMemo {
+  readonly rows: ReadonlyMap<string, { readonly row: CatalogRow; readonly stamp: string }>;
 }
 
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
@@ -363,21 +383,47 @@ export class SessionCatalog {
 
   /** The session listing, newest first (SESSION-LOG.md §10.3), each row labelled as discovery labels it, with its size. */
   async list(signal?: AbortSignal): Promise<CatalogListing> {
+    return (await this.listAgain(undefined, signal)).listing;
+  }
+
+  /**
+   * The listing again after a change (the Web page's event stream, issue 28 item 2): as {@link list}, but the title of
+   * a session whose artifact has the revision it had in `memo` is taken from `memo` instead of being read again (on
+   * 10,000 sessions, reading every title is most of a listing). A live session's title is always read (it has no
+   * artifact that would show the change).
+   * @param memo - what the previous listing left (`undefined`: read every title)
+   * @returns the listing and what it leaves for the next one
+   */
+  async listAgain(
+    memo: ListingMemo | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ readonly listing: CatalogListing; readonly memo: ListingMemo }> {
     const report = await this.#engine.listSessionsReport(signal);
-    const ids = report.records.map((record) => record.header.id);
-    const [titles, sizes] = await Promise.all([
-      this.#engine.readTitleSnapshots(ids, signal),
-      Promise.all(report.records.map((record) => this.#artifactBytes(record, signal))),
-    ]);
-    const rows: CatalogRow[] = report.records.map((record, index) => ({
-      sessionId: record.header.id,
-      label: discoveryLabel(record.header.id, titles[index]),
-      ...(record.header.cwd === undefined ? {} : { cwd: escapeDisplayText(record.header.cwd) }),
-      createdAt: record.header.createdAt,
-      sizeBytes: sizes[index] ?? 0,
-      live: record.live,
-    }));
-    return { rows, skipped: report.problems.length };
+    const stamps = await Promise.all(report.records.map((record) => this.#artifactStamp(record, signal)));
+    const reread: number[] = [];
+    report.records.forEach((record, index) => {
+      const known = memo?.rows.get(record.header.id);
+      if (record.live || known === undefined || known.stamp === '' || known.stamp !== stamps[index]?.stamp) reread.push(index);
+    });
+    const rereadIds = reread.map((index) => report.records[index]!.header.id);
+    // The warm view's titles (no listing of the root per call; exact ones where the engine has no warm view).
+    const titles = rereadIds.length === 0 ? [] : await this.#engine.readListedTitleSnapshots(rereadIds, signal);
+    const readLabels = new Map(reread.map((index, at) => [index, discoveryLabel(report.records[index]!.header.id, titles[at])]));
+    const next = new Map<string, { row: CatalogRow; stamp: string }>();
+    const rows: CatalogRow[] = report.records.map((record, index) => {
+      const stamp = stamps[index] ?? NO_ARTIFACT;
+      const row: CatalogRow = {
+        sessionId: record.header.id,
+        label: readLabels.get(index) ?? memo?.rows.get(record.header.id)?.row.label ?? record.header.id,
+        ...(record.header.cwd === undefined ? {} : { cwd: escapeDisplayText(record.header.cwd) }),
+        createdAt: record.header.createdAt,
+        sizeBytes: stamp.size,
+        live: record.live,
+      };
+      next.set(record.header.id, { row, stamp: stamp.stamp });
+      return row;
+    });
+    return { listing: { rows, skipped: report.problems.length }, memo: { rows: next } };
   }
 
   /** A session's surface as it stands and its discovery label (the engine's typed errors as they are). */
@@ -420,6 +466,17 @@ export class SessionCatalog {
     ]);
     this.#dcp ??= resolveDcpConfig(undefined).config;
     return dcpSummary({ engine: this.#engine, sessionId, label, dcp: this.#dcp, signal, cache: this.#summaries });
+  }
+
+  /**
+   * Calls `listener` after each burst of changes below the root that the engine's warm corpus view was told of (a
+   * session written, added or removed): the signal MCP's subscriptions and the Web page's event stream follow. It says
+   * that something changed, not what; a listener asks the catalog again.
+   * @param listener - called with no arguments; it must not throw
+   * @returns the function that removes the listener, or `undefined` when the engine reports no changes (no warm view)
+   */
+  onCorpusChange(listener: () => void): (() => void) | undefined {
+    return this.#engine.onCorpusChange(listener);
   }
 
   /**
@@ -562,18 +619,18 @@ export class SessionCatalog {
    * The bytes of a session's artifact, or 0 when it has none (a live session not yet written) or it vanished. The
    * path its header names is tried first (one `stat`); only an artifact found elsewhere costs the store's lookup.
    */
-  async #artifactBytes(record: SessionRecord, signal?: AbortSignal): Promise<number> {
+  async #artifactStamp(record: SessionRecord, signal?: AbortSignal): Promise<ArtifactStamp> {
     const store = this.#engine.store;
-    if (store === undefined || !record.persisted) return 0;
+    if (store === undefined || !record.persisted) return NO_ARTIFACT;
     const { id, cwd } = record.header;
     try {
-      const named = await fileSize(artifactPathFor(store.config, id, cwd));
+      const named = await fileStamp(artifactPathFor(store.config, id, cwd));
       if (named !== undefined) return named;
       const located = await store.locate(id, signal);
-      return located === undefined ? 0 : ((await fileSize(located)) ?? 0);
+      return located === undefined ? NO_ARTIFACT : ((await fileStamp(located)) ?? NO_ARTIFACT);
     } catch {
       // A size is a detail of the row: a layout problem of this one session (reported by its reads) must not fail the list.
-      return 0;
+      return NO_ARTIFACT;
     }
   }
 }

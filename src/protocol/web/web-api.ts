@@ -267,3 +267,27 @@ export const WEB_METHODS: readonly WebMethod[] = [
   'dcp/summary',
   'search/sessions',
 ];
+
+/**
+ * One change of the corpus as the event stream (`GET /api/events`, `text/event-stream`) sends it, as the `data` of an
+ * `event: corpus` message whose `id` is `<epoch>-<revision>`: the sessions that appeared, went away, or changed
+ * (a new title, an appended message: any field of its {@link WebSessionRow}) since the previous revision.
+ */
+export interface WebCorpusChange {
+  /** This change's revision: one more than the previous change's, within one server run (the id's epoch). */
+  readonly revision: number;
+  readonly added: readonly WebSessionRow[];
+  /** Ids of the sessions that left the listing. */
+  readonly removed: readonly string[];
+  /** The new rows of sessions whose row changed. */
+  readonly changed: readonly WebSessionRow[];
+}
+
+/**
+ * The data of an `event: reset` message: the stream cannot tell what changed since the client's last event id (a
+ * first connection, another server run, or an id older than the changes the server keeps), so the client reads what
+ * it shows again (`sessions/list`, the open session's surface).
+ */
+export interface WebCorpusReset {
+  readonly revision: number;
+}

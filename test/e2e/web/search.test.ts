@@ -51,7 +51,7 @@ const web = useWebPageFixture({
 
 async function search(words: string): Promise<Page> {
   const { page } = await web.open('#/');
-  await page.locator('section.project').first().waitFor();
+  await page.locator('.project-line').first().waitFor();
   await page.getByRole('searchbox', { name: 'Search sessions' }).fill(words);
   await page.getByRole('region', { name: 'In conversations' }).waitFor();
   return page;

@@ -37,19 +37,22 @@ const web = useWebPageFixture();
 let page: Page;
 let problems: string[];
 
+/** The groups as drawn: each project line starts a group, the session rows after it (in DOM order) are its own. */
 async function shownGroups(): Promise<{ cwd: string; ids: string[] }[]> {
-  return page.locator('section.project').evaluateAll((sections) =>
-    sections.map((section) => ({
-      cwd: section.querySelector('h2')?.textContent ?? '',
-      ids: [...section.querySelectorAll('.session-row')].map((row) => row.getAttribute('data-session-id') ?? ''),
-    })),
-  );
+  return page.locator('.session-groups').evaluate((list) => {
+    const groups: { cwd: string; ids: string[] }[] = [];
+    for (const line of list.children) {
+      if (line.classList.contains('project-line')) groups.push({ cwd: line.querySelector('.project-cwd')?.textContent ?? '', ids: [] });
+      else groups.at(-1)?.ids.push(line.getAttribute('data-session-id') ?? '');
+    }
+    return groups;
+  });
 }
 
 describe('the Sessions view', () => {
   it('groups the sessions by project, newest first, each with its title, created time and size', async () => {
     ({ page, problems } = await web.open('#/'));
-    await page.locator('section.project').first().waitFor();
+    await page.locator('.project-line').first().waitFor();
     expect(await shownGroups()).toEqual(expectedGroups());
     const titles = fixtureTitles();
     const rows = await page.locator('.session-row').evaluateAll((nodes) =>
@@ -70,7 +73,7 @@ describe('the Sessions view', () => {
 
   it('filters titles as you type and says in words that contents cannot be searched without full-text search', async () => {
     ({ page, problems } = await web.open('#/'));
-    await page.locator('section.project').first().waitFor();
+    await page.locator('.project-line').first().waitFor();
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('macos');
     const titles = fixtureTitles();
     const expected = [...titles].filter(([, title]) => title.toLocaleLowerCase().includes('macos')).map(([id]) => id);
@@ -91,7 +94,7 @@ describe('the Sessions view', () => {
 
   it('opens a session from its title with the keyboard', async () => {
     ({ page, problems } = await web.open('#/'));
-    await page.locator('section.project').first().waitFor();
+    await page.locator('.project-line').first().waitFor();
     const link = page.getByRole('link', { name: 'How does Raft leader election', exact: true });
     await link.focus();
     await page.keyboard.press('Enter');
@@ -126,7 +129,7 @@ describe('the Sessions view with full-text search', () => {
 
   it('asks search/sessions after a pause and lists the matching conversations with their highlighted snippets', async () => {
     ({ page, problems } = await searching.open('#/'));
-    await page.locator('section.project').first().waitFor();
+    await page.locator('.project-line').first().waitFor();
     await page.getByRole('searchbox', { name: 'Search sessions' }).fill('removeitem');
     const results = page.getByRole('region', { name: 'In conversations' });
     await results.waitFor();

@@ -43,8 +43,10 @@ export interface WebPageFixtureOptions {
   readonly viewport?: { width: number; height: number };
   /** The server's full-text search (none: `search/sessions` replies `SEARCH_UNAVAILABLE`). */
   readonly search?: WebSearch;
+  /** An HTTP proxy the browser sends every request through (`http://127.0.0.1:<port>`). */
+  readonly proxy?: () => string;
   /** Writes more sessions into the temporary root before the engine starts. */
-  readonly prepareRoot?: (root: string) => void;
+  readonly prepareRoot?: (root: string) => void | Promise<void>;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface WebPageFixtureOptions {
 export async function startWebPageFixture(options: WebPageFixtureOptions = {}): Promise<WebPageFixture> {
   const root = mkdtempSync(join(tmpdir(), 'sessionctx-web-root-'));
   cpSync(RAW_ROOT, root, { recursive: true });
-  options.prepareRoot?.(root);
+  await options.prepareRoot?.(root);
   if (options.dcpSessions === true) {
     for (const name of DCP_SCENARIOS) {
       const outcome = await runBuiltCli(['script', 'run', join(DCP_DSH, `${name}.scenario.json`), '--root', root, '--json'], {
@@ -66,7 +68,10 @@ export async function startWebPageFixture(options: WebPageFixtureOptions = {}): 
   }
   const engine = await createEngine({ root, workers: false, sourceCache: false });
   const server = await startWebServer(options.search === undefined ? { engine } : { engine, search: options.search });
-  const browser = await launchChromium(options.viewport === undefined ? {} : { viewport: options.viewport });
+  const browser = await launchChromium({
+    ...(options.viewport === undefined ? {} : { viewport: options.viewport }),
+    ...(options.proxy === undefined ? {} : { proxy: options.proxy() }),
+  });
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.origin });
   // The token is exchanged once for the session cookie; later pages of this context carry the cookie.
   const first = await browser.context.newPage();

@@ -32,8 +32,12 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
     publishToFleet: () => Promise.reject(new Error('not used')),
     // Not shared: no session is published anywhere else.
     publishedSession: () => Promise.resolve(undefined),
+    // No warm corpus view: no change is ever reported.
+    onCorpusChange: () => undefined,
     readSurface: () => Promise.reject(new Error('not used')),
     readTitleSnapshots: (ids) =>
+      Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
+    readListedTitleSnapshots: (ids) =>
       Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
     prepare: (_target, content) => {
       prepared.push([...content]);

@@ -9,6 +9,9 @@ import { call, isAbort, WebApiError } from '../api/client.js';
 import { canonicalText, type Draft, EMPTY_DRAFT } from '../compose/chip-model.js';
 import { errorWords } from '../compose/error-words.js';
 import { MessageBox } from '../compose/message-box.js';
+import { SessionChooser } from '../compose/session-chooser.js';
+import { applyCorpusChange } from '../live/apply-change.js';
+import { useCorpusFeed } from '../live/use-corpus-feed.js';
 import { clipboardText, PreviewPanel } from '../compose/preview-panel.js';
 import { hrefOf } from '../router.js';
 
@@ -39,6 +42,10 @@ export function ComposeView({ target }: { target?: string }): JSX.Element {
     return () => controller.abort();
   }, []);
   useEffect(() => () => running.current?.abort(), []);
+  // The chooser follows the corpus: sessions written, retitled or removed meanwhile (a reset keeps the list it has).
+  useCorpusFeed((event) => {
+    if (event.kind === 'change') setSessions((shown) => applyCorpusChange(shown, event.change));
+  });
 
   async function runPreview(): Promise<WebPreview | undefined> {
     running.current?.abort();
@@ -81,22 +88,14 @@ export function ComposeView({ target }: { target?: string }): JSX.Element {
       <h1 id="compose-heading">Compose</h1>
       <p class="target-line">
         <label for="target">Written in</label>{' '}
-        <select
+        <SessionChooser
           id="target"
-          value={target ?? ''}
-          onChange={(event) => {
-            const value = event.currentTarget.value;
-            location.hash = hrefOf(value === '' ? { view: 'compose' } : { view: 'compose', target: value });
+          sessions={sessions}
+          value={target}
+          onChoose={(sessionId) => {
+            location.hash = hrefOf(sessionId === undefined ? { view: 'compose' } : { view: 'compose', target: sessionId });
           }}
-        >
-          <option value="">a new conversation</option>
-          {target !== undefined && !sessions.some((row) => row.sessionId === target) ? <option value={target}>{target}</option> : null}
-          {sessions.map((row) => (
-            <option key={row.sessionId} value={row.sessionId}>
-              {row.label}
-            </option>
-          ))}
-        </select>
+        />
       </p>
       <MessageBox draft={draft} onDraft={setDraft} target={target} onSubmit={() => void runPreview()} />
       <div class="actions">

@@ -14,6 +14,7 @@ import { formatTime, isoTime } from '../format.js';
 import { MarkdownText, markdownReady } from '../markdown/markdown-text.js';
 import { type ConversationRow, conversationRows, joinedLabels, LABEL_JOINER, type RecallItem, type UserItem } from '../replay/associate.js';
 import { hrefOf } from '../router.js';
+import { scrolledToEnd, useSessionChanges } from '../live/use-session-changes.js';
 
 /**
  * The conversation row a message anchor lands on: the first row of that seq, else (the message was compacted away
@@ -57,12 +58,45 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
   }, [whole, log, sessionId]);
   const shown = whole ? log : surface;
 
+  // Live (issue 28 item 2): a changed session is read again in place; a reader at the end follows new messages.
+  const [removed, setRemoved] = useState(false);
+  const rereading = useRef<AbortController | undefined>(undefined);
+  useEffect(() => () => rereading.current?.abort(), []);
+  useEffect(() => setRemoved(false), [sessionId]);
+  useSessionChanges(sessionId, {
+    changed() {
+      rereading.current?.abort();
+      const controller = new AbortController();
+      rereading.current = controller;
+      call('sessions/surface', { sessionId }, controller.signal).then(
+        (next) => {
+          const follow = scrolledToEnd();
+          setSurface(next);
+          setRemoved(false);
+          // The whole log is read again the next time it is shown (now, if it is).
+          setLog(undefined);
+          if (follow) requestAnimationFrame(() => scrollTo({ top: document.documentElement.scrollHeight }));
+        },
+        // The surface shown stays; the next change tries again.
+        () => undefined,
+      );
+    },
+    removed: () => setRemoved(true),
+  });
+
   const list = useRef<HTMLOListElement>(null);
+  // The anchor scrolled to: a live re-read marks it again without scrolling the reader away.
+  const scrolledTo = useRef<string | undefined>(undefined);
   useEffect(() => {
+    // A new load (another session) scrolls to its anchor again.
+    if (surface === undefined) scrolledTo.current = undefined;
     if (shown === undefined || seq === undefined || list.current === null) return;
     const row = anchorRow(list.current, seq);
     if (row === undefined) return;
     row.dataset['anchored'] = 'true';
+    const key = `${sessionId}:${seq}`;
+    if (scrolledTo.current === key) return () => delete row.dataset['anchored'];
+    scrolledTo.current = key;
     let current = true;
     // Scrolled once the Markdown above it has its final height.
     markdownReady().then(() =>
@@ -74,7 +108,7 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
       current = false;
       delete row.dataset['anchored'];
     };
-  }, [shown, seq]);
+  }, [shown, surface, seq, sessionId]);
 
   if (failure !== undefined)
     return (
@@ -106,6 +140,11 @@ export function SessionView({ sessionId, seq }: { sessionId: string; seq?: numbe
         <a href={hrefOf({ view: 'context', sessionId })}>Context</a> ·{' '}
         <a href={hrefOf({ view: 'compose', target: sessionId })}>Compose in this session</a>
       </p>
+      {removed ? (
+        <p class="notice session-removed" role="status">
+          This session was removed from the root; what it said is shown as it was last read.
+        </p>
+      ) : null}
       <div class="log-switch">
         <button type="button" class="toggle" aria-pressed={whole} onClick={() => setWhole(!whole)}>
           Whole log

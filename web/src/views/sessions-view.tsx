@@ -2,15 +2,23 @@
  * Sessions (issue 18): the corpus grouped by project (cwd), groups and sessions newest first, each with its title,
  * created time and size. The search box filters titles at once and, when the server has full-text search, also asks
  * `search/sessions` for sessions whose contents match; without it the page says so and keeps filtering titles.
+ *
+ * Built for 10,000 sessions (issue 28 item 5): each project is a collapsible group with its count, and the whole list
+ * is windowed (`virtual-list.tsx`), so the DOM holds only the rows in view. Live (item 2): sessions written, retitled
+ * or removed while the page is open arrive from the event stream (`live/`) and are applied in place.
  */
 import type { JSX } from 'preact';
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SearchPage } from '../../../src/protocol/search-types.js';
 import type { WebSessionRow } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort, WebApiError } from '../api/client.js';
 import { formatBytes, formatTime, isoTime, plural } from '../format.js';
+import { applyCorpusChange } from '../live/apply-change.js';
+import { corpusFeed } from '../live/corpus-feed.js';
+import { useCorpusFeed } from '../live/use-corpus-feed.js';
 import { hrefOf } from '../router.js';
 import { Highlighted } from './highlighted.js';
+import { VirtualList } from './virtual-list.js';
 
 /** Sessions of one project, newest first. */
 interface ProjectGroup {
@@ -33,6 +41,23 @@ function groupByProject(rows: readonly WebSessionRow[]): ProjectGroup[] {
   const out = [...groups].map(([cwd, sessions]) => ({ cwd, sessions: sessions.sort((a, b) => b.createdAt - a.createdAt) }));
   return out.sort((a, b) => (b.sessions[0]?.createdAt ?? 0) - (a.sessions[0]?.createdAt ?? 0));
 }
+
+/** One line of the windowed list: a project's header or one of its sessions. */
+type ListLine =
+  | { readonly kind: 'project'; readonly group: ProjectGroup; readonly collapsed: boolean }
+  | { readonly kind: 'session'; readonly row: WebSessionRow; readonly position: number; readonly groupSize: number };
+
+/** The fixed heights of the list's lines (CSS pixels; `styles.css` lays each line out to fit). */
+const PROJECT_LINE_PX = 44;
+const SESSION_LINE_PX = 60;
+
+/** The key of a project group (the cwd; `undefined` is the sessions without one). */
+function groupKey(cwd: string | undefined): string {
+  return cwd === undefined ? '' : `/${cwd}`;
+}
+
+/** How long the view waits for the stream's first reset before it lists by itself (a stream that cannot open). */
+const FIRST_RESET_WAIT_MS = 1500;
 
 /** The content search's state. */
 type ContentSearch =
@@ -64,18 +89,47 @@ function readyState(results: SearchPage['results'], page: SearchPage): ContentSe
 export function SessionsView(): JSX.Element {
   const [rows, setRows] = useState<{ sessions: readonly WebSessionRow[]; skipped: number } | undefined>(undefined);
   const [failure, setFailure] = useState<string | undefined>(undefined);
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
   const [filter, setFilter] = useState('');
   const [content, setContent] = useState<ContentSearch>({ kind: 'idle' });
   // Once the server said it has no full-text search, later keystrokes do not ask again.
   const [searchUnavailable, setSearchUnavailable] = useState<string | undefined>(undefined);
 
-  useEffect(() => {
+  // The listing under way; a newer one (after a reset) aborts it.
+  const listing = useRef<AbortController | undefined>(undefined);
+  const list = useCallback((): void => {
+    listing.current?.abort();
     const controller = new AbortController();
-    call('sessions/list', {}, controller.signal).then(setRows, (error: unknown) => {
-      if (!isAbort(error)) setFailure(error instanceof Error ? error.message : String(error));
-    });
-    return () => controller.abort();
+    listing.current = controller;
+    call('sessions/list', {}, controller.signal).then(
+      (value) => {
+        setRows(value);
+        setFailure(undefined);
+      },
+      (error: unknown) => {
+        if (!isAbort(error)) setFailure(error instanceof Error ? error.message : String(error));
+      },
+    );
   }, []);
+  // On a first load the stream's reset is about to ask for the listing: one listing, not two. A stream that already
+  // spoke (the view was opened again) sends no reset now, so the view lists at once.
+  const waitingForReset = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => {
+    if (corpusFeed.heard) list();
+    else waitingForReset.current = setTimeout(list, FIRST_RESET_WAIT_MS);
+    return () => {
+      clearTimeout(waitingForReset.current);
+      listing.current?.abort();
+    };
+  }, [list]);
+  useCorpusFeed((event) => {
+    if (event.kind === 'reset') {
+      clearTimeout(waitingForReset.current);
+      list();
+      return;
+    }
+    setRows((shown) => (shown === undefined ? shown : { ...shown, sessions: applyCorpusChange(shown.sessions, event.change) }));
+  });
 
   // The search the "more" requests continue: aborted with it when the query changes.
   const searchController = useRef<AbortController | undefined>(undefined);
@@ -131,6 +185,25 @@ export function SessionsView(): JSX.Element {
     return groupByProject(kept);
   }, [rows, filter]);
   const shown = groups.reduce((n, group) => n + group.sessions.length, 0);
+  const lines = useMemo(() => {
+    const out: ListLine[] = [];
+    for (const group of groups) {
+      const closed = collapsed.has(groupKey(group.cwd));
+      out.push({ kind: 'project', group, collapsed: closed });
+      if (closed) continue;
+      group.sessions.forEach((row, index) => out.push({ kind: 'session', row, position: index + 1, groupSize: group.sessions.length }));
+    }
+    return out;
+  }, [groups, collapsed]);
+  const heightOf = useCallback((index: number) => (lines[index]?.kind === 'project' ? PROJECT_LINE_PX : SESSION_LINE_PX), [lines]);
+  const toggle = (cwd: string | undefined): void =>
+    setCollapsed((was) => {
+      const next = new Set(was);
+      const key = groupKey(cwd);
+      if (!next.delete(key)) next.add(key);
+      return next;
+    });
+  const allCollapsed = groups.length > 0 && groups.every((group) => collapsed.has(groupKey(group.cwd)));
 
   return (
     <main class="view sessions-view" aria-labelledby="sessions-heading">
@@ -161,33 +234,89 @@ export function SessionsView(): JSX.Element {
         </p>
       ) : null}
       <ContentResults search={content} onMore={more} />
-      {groups.map((group) => (
-        <section class="project" key={group.cwd ?? ''} aria-label={`Project ${group.cwd ?? '(no project)'}`}>
-          <h2 class="project-cwd">{group.cwd ?? '(no project)'}</h2>
-          <ul class="session-list">
-            {group.sessions.map((row) => (
-              <li key={row.sessionId} class="session-row" data-session-id={row.sessionId}>
-                <a class="session-title" href={hrefOf({ view: 'session', sessionId: row.sessionId })}>
-                  {row.label}
-                </a>
-                <span class="session-meta">
-                  <time dateTime={isoTime(row.createdAt)}>{formatTime(row.createdAt)}</time> · {formatBytes(row.sizeBytes)}
-                  {row.live ? ' · live' : ''}
-                </span>
-                <span class="session-links">
-                  <a href={hrefOf({ view: 'context', sessionId: row.sessionId })} aria-label={`Context of ${row.label}`}>
-                    Context
-                  </a>
-                  <a href={hrefOf({ view: 'compose', target: row.sessionId })} aria-label={`Compose in ${row.label}`}>
-                    Compose
-                  </a>
-                </span>
-              </li>
-            ))}
-          </ul>
-        </section>
-      ))}
+      {groups.length > 0 ? (
+        <div class="project-tools">
+          <span class="hint">{plural(groups.length, 'project', 'projects')}</span>
+          <button
+            type="button"
+            class="collapse-all"
+            onClick={() => setCollapsed(allCollapsed ? new Set() : new Set(groups.map((group) => groupKey(group.cwd))))}
+          >
+            {allCollapsed ? 'Expand all' : 'Collapse all'}
+          </button>
+        </div>
+      ) : null}
+      <VirtualList
+        class="session-groups"
+        label="Sessions by project"
+        count={lines.length}
+        heightOf={heightOf}
+        item={(index, style) => {
+          const line = lines[index]!;
+          return line.kind === 'project' ? (
+            <ProjectLine key={`p${groupKey(line.group.cwd)}`} line={line} style={style} onToggle={toggle} />
+          ) : (
+            <SessionLine key={line.row.sessionId} line={line} style={style} />
+          );
+        }}
+      />
     </main>
+  );
+}
+
+/** A project's header: its cwd and count, a button that folds its sessions away. */
+function ProjectLine({
+  line,
+  style,
+  onToggle,
+}: {
+  line: Extract<ListLine, { kind: 'project' }>;
+  style: { top: string; height: string };
+  onToggle: (cwd: string | undefined) => void;
+}): JSX.Element {
+  const name = line.group.cwd ?? '(no project)';
+  const count = plural(line.group.sessions.length, 'session', 'sessions');
+  return (
+    <li class="project-line" style={style} data-cwd={name}>
+      <h2 class="project-heading">
+        <button type="button" class="project-toggle" aria-expanded={!line.collapsed} onClick={() => onToggle(line.group.cwd)}>
+          <span class="project-cwd" title={name}>
+            {name}
+          </span>
+          <span class="project-count">{count}</span>
+        </button>
+      </h2>
+    </li>
+  );
+}
+
+/** One session of the list: its title (one line, ellipsized), its links, its time and size. */
+function SessionLine({
+  line,
+  style,
+}: {
+  line: Extract<ListLine, { kind: 'session' }>;
+  style: { top: string; height: string };
+}): JSX.Element {
+  const { row } = line;
+  return (
+    <li class="session-row" style={style} data-session-id={row.sessionId} aria-posinset={line.position} aria-setsize={line.groupSize}>
+      <a class="session-title" href={hrefOf({ view: 'session', sessionId: row.sessionId })} title={row.label}>
+        {row.label}
+      </a>
+      <span class="session-links">
+        <a href={hrefOf({ view: 'context', sessionId: row.sessionId })} aria-label={`Context of ${row.label}`}>
+          Context
+        </a>
+        <a href={hrefOf({ view: 'compose', target: row.sessionId })} aria-label={`Compose in ${row.label}`}>
+          Compose
+        </a>
+      </span>
+      <span class="session-meta">
+        <time dateTime={isoTime(row.createdAt)}>{formatTime(row.createdAt)}</time> · {formatBytes(row.sizeBytes)}
+        {row.live ? ' · live' : ''}
+      </span>
+    </li>
   );
 }
 

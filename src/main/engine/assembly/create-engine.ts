@@ -137,6 +137,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     listSessions: (signal) => recordDiscovery('listSessions', () => discovery.listSessions(signal), discovered),
     listSessionsReport: (signal) => recordDiscovery('listSessionsReport', () => discovery.listSessionsReport(signal), discovered),
     readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    readListedTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) =>
       recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered),

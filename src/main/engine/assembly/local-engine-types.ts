@@ -8,6 +8,7 @@ import type { Compression } from '../../../protocol/storage-paths.js';
 import type { SyncSummary } from '../../../workers/search/search-messages.js';
 import type { SourceCache } from '../cache/source-cache.js';
 import type { CorpusViewStats } from '../corpus/corpus-view.js';
+import type { SessionTitleObservation } from '../corpus/session-query.js';
 import type { LiveSession } from '../corpus/live-registry.js';
 import type { DiscoveryReport } from '../corpus/warm-discovery.js';
 import type { FleetPublishEvent, PublishRetry } from '../fleet/background-publisher.js';
@@ -25,6 +26,13 @@ import type { SessionEngine, SessionEngineOptions } from './engine-types.js';
 export interface LocalSessionEngine extends SessionEngine {
   /** The task runner (the pool, or the in-thread fallback). */
   readonly runner: TaskRunner;
+  /**
+   * The titles discovery shows (issue 28 item 2): `readTitleSnapshots` through the warm corpus view when the engine
+   * has one — an observation is kept per artifact check of the view, so only a changed session is read again, and no
+   * call lists the root again — else exactly `readTitleSnapshots`. For listings shown to a person (the Web page's
+   * sessions list); an exact read of one session stays `readTitleSnapshots`.
+   */
+  readListedTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
   /** The JSONL store over the root (`undefined` without a root): the writers (`dcp`, `script run`) append through it. */
   readonly store: JsonlSessionStore | undefined;
   /** The root's encoding, as given or detected. */

@@ -38,6 +38,8 @@ export const WEB_ERROR_STATUS = {
   WEB_NO_SESSION_ROOT: 404,
   /** `search/sessions` on a server that was started without a search function. */
   SEARCH_UNAVAILABLE: 501,
+  /** `GET /api/events` while the server already holds its limit of open event streams. */
+  WEB_TOO_MANY_STREAMS: 503,
 } as const;
 
 /** A code of {@link WebServerError}. */

@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { WEB_METHODS } from '../../../protocol/web/web-api.js';
 import type { WebMethod, WebReply } from '../../../protocol/web/web-api.js';
 import { resolveReferenceConfig } from '../../engine/reference/reference-config.js';
+import { CorpusEvents } from './corpus-events.js';
 import { checkRequestHeaders, isLoopbackHost } from './request-guard.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { defaultAssetsDir, resolveAsset } from './static-assets.js';
@@ -21,7 +22,7 @@ import { WebAuth } from './web-auth.js';
 import { parseArguments } from './web-arguments.js';
 import { createWebHandlers } from './web-handlers.js';
 import type { WebHandlers, WebSearch } from './web-handlers.js';
-import type { CatalogEngine } from '../../catalog/session-catalog.js';
+import type { CatalogEngine, ListingMemo } from '../../catalog/session-catalog.js';
 import { SessionCatalog } from '../../catalog/session-catalog.js';
 import type { PreviewBudget } from './preview-view.js';
 import { httpStatusOf, webErrorOf } from './web-reply.js';
@@ -32,7 +33,7 @@ export const MAX_API_BODY_BYTES = 1024 * 1024;
 
 /** How to start the server. */
 export interface WebServerOptions {
-  /** The (warm) engine every method reads through. */
+  /** The (warm) engine every method reads through; its corpus change signal feeds the event stream. */
   readonly engine: CatalogEngine;
   /** The bind address: a loopback address or `localhost` (default `127.0.0.1`); anything else is refused. */
   readonly host?: string;
@@ -51,6 +52,10 @@ export interface WebServerOptions {
   readonly catalog?: SessionCatalog;
   /** Full-text search; without it `search/sessions` replies `SEARCH_UNAVAILABLE`. */
   readonly search?: WebSearch;
+  /** The bound of open event streams (`GET /api/events`; default 32); one more is refused with `WEB_TOO_MANY_STREAMS`. */
+  readonly maxEventStreams?: number;
+  /** The event streams' heartbeat interval (default 15 s). */
+  readonly heartbeatMs?: number;
 }
 
 /** A started server. */
@@ -92,9 +97,19 @@ function sendText(res: ServerResponse, status: number, text: string, headers: Re
   res.end(text);
 }
 
+/** The path of the event stream (docs/WEB.md "Live updates"): the one `GET` of the API. */
+const EVENTS_PATH = '/api/events';
+
 /** The methods a path takes, for a 405's `Allow`. */
 function allowOf(pathname: string): string {
+  if (pathname === EVENTS_PATH) return 'GET';
   return pathname.startsWith('/api/') ? 'POST' : 'GET, HEAD';
+}
+
+/** True when the request's method is one its path takes. */
+function methodAllowed(method: string | undefined, pathname: string): boolean {
+  if (pathname === EVENTS_PATH) return method === 'GET';
+  return pathname.startsWith('/api/') ? method === 'POST' : method === 'GET' || method === 'HEAD';
 }
 
 /** The remote method of an API path, or `undefined`. */
@@ -153,14 +168,16 @@ class WebRequestHandler {
   readonly #auth: WebAuth;
   readonly #handlers: WebHandlers;
   readonly #assetsDir: string;
+  readonly #events: CorpusEvents;
   readonly #calls = new Set<AbortController>();
   #port = 0;
   #allowedHosts: ReadonlySet<string> = new Set();
 
-  constructor(auth: WebAuth, handlers: WebHandlers, assetsDir: string) {
+  constructor(auth: WebAuth, handlers: WebHandlers, assetsDir: string, events: CorpusEvents) {
     this.#auth = auth;
     this.#handlers = handlers;
     this.#assetsDir = assetsDir;
+    this.#events = events;
   }
 
   listening(port: number, bindHost: string): void {
@@ -182,11 +199,12 @@ class WebRequestHandler {
       const url = new URL(req.url ?? '/', origin);
       // The parsed path decides (dot segments resolved), so `/x/../api/…` is the API and `/api/../x` is not.
       api = url.pathname.startsWith('/api/');
-      if (req.method === 'OPTIONS' || (api ? req.method !== 'POST' : req.method !== 'GET' && req.method !== 'HEAD')) {
+      if (!methodAllowed(req.method, url.pathname)) {
         res.setHeader('Allow', allowOf(url.pathname));
         throw new WebServerError('WEB_METHOD_NOT_ALLOWED', `${String(req.method)} is not allowed on ${url.pathname}`);
       }
-      if (api) await this.#api(req, res, url.pathname);
+      if (url.pathname === EVENTS_PATH) this.#openEvents(req, res, url);
+      else if (api) await this.#api(req, res, url.pathname);
       else await this.#page(req, res, url);
     } catch (error) {
       // The request body is not wanted any more; drain it so the reply can be read.
@@ -230,6 +248,13 @@ class WebRequestHandler {
     if (!this.#auth.hasCookie(req.headers.cookie)) {
       throw new WebServerError('WEB_UNAUTHORIZED', 'not signed in: open the URL sessionctx serve printed (it carries the token)');
     }
+  }
+
+  /** `GET /api/events`: the cookie, then a stream that catches up after `Last-Event-ID` (or `?since=`). */
+  #openEvents(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    this.#requireCookie(req);
+    const header = req.headers['last-event-id'];
+    this.#events.open(res, typeof header === 'string' ? header : (url.searchParams.get('since') ?? undefined));
   }
 
   async #api(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
@@ -285,12 +310,26 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
   const auth = new WebAuth(options.token);
   const reference = options.budget ?? resolveReferenceConfig();
   const catalog = options.catalog ?? new SessionCatalog(options.engine, { pageSize: resolveReferenceConfig().candidateLimit });
-  const handlers = createWebHandlers({
+  const catalogHandlers = createWebHandlers({
     catalog,
     budget: { maxReferenceBytes: reference.maxReferenceBytes, maxReferences: reference.maxReferences },
     search: options.search,
   });
-  const handler = new WebRequestHandler(auth, handlers, options.assetsDir ?? defaultAssetsDir());
+  // Each listing of the stream reads again only the titles of sessions whose artifact changed since the last one.
+  let memo: ListingMemo | undefined;
+  const events = new CorpusEvents({
+    list: async (signal) => {
+      const again = await catalog.listAgain(memo, signal);
+      memo = again.memo;
+      return { sessions: [...again.listing.rows], skipped: again.listing.skipped };
+    },
+    onCorpusChange: (listener) => catalog.onCorpusChange(listener),
+    ...(options.maxEventStreams === undefined ? {} : { maxStreams: options.maxEventStreams }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+  });
+  // `sessions/list` shares the listing under way (the event stream's, another page's) instead of running a second one.
+  const handlers: WebHandlers = { ...catalogHandlers, 'sessions/list': (_args, { signal }) => events.listing(signal) };
+  const handler = new WebRequestHandler(auth, handlers, options.assetsDir ?? defaultAssetsDir(), events);
   const server: Server = createServer((req, res) => {
     void handler.handle(req, res);
   });
@@ -313,6 +352,8 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
     close() {
       closing ??= new Promise<void>((resolve) => {
         handler.abortAll();
+        // Open event streams never end by themselves: ended here, so `server.close` does not wait for them.
+        events.close();
         server.close(() => resolve());
         server.closeAllConnections();
       });

@@ -30,6 +30,8 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     publishToFleet: () => Promise.reject(new Error('not used')),
     // Not shared: no session is published anywhere else.
     publishedSession: () => Promise.resolve(undefined),
+    // No warm corpus view: no change is ever reported.
+    onCorpusChange: () => undefined,
     listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
     // What the MCP face never asks of the catalog.
     listSessionsReport: () => Promise.reject(new Error('not used')),
@@ -38,6 +40,14 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
     store: undefined,
     runner: undefined as never,
     readTitleSnapshots: () =>
+      Promise.resolve([
+        {
+          sessionId: asSessionId(SESSION),
+          status: 'fulfilled',
+          value: { session: { version: 0, id: asSessionId(SESSION), createdAt: 0 }, title: undefined },
+        } as never,
+      ]),
+    readListedTitleSnapshots: () =>
       Promise.resolve([
         {
           sessionId: asSessionId(SESSION),
