@@ -137,6 +137,9 @@ export const CJK_PATTERN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana
 const BATCH_SESSIONS = 64;
 const BATCH_DOCUMENTS = 4000;
 
+/** Logs read at once during a sync (their file-system waits overlap; the scans themselves run one at a time). */
+const SCANS_IN_FLIGHT = 8;
+
 /** The prepared statements of a sync. */
 class Statements {
   readonly insertSession;
@@ -295,11 +298,29 @@ export class SearchSync {
     const total = artifacts.length + request.live.length;
     try {
       let done = 0;
-      for (const artifact of artifacts) {
-        control.poll();
-        record(await this.#plan(request, artifact, control, rows.get(artifact.sessionId)));
-        done += 1;
-        onProgress(done, total);
+      // Up to SCANS_IN_FLIGHT logs are read at once: each read waits on the file system (open, stat, read, close
+      // through libuv), and one at a time this thread idled for most of a build. Writes stay in listing order.
+      const inFlight: Array<Promise<SessionWrite | undefined>> = [];
+      let next = 0;
+      const start = (): void => {
+        const artifact = artifacts[next++] as SyncArtifact;
+        const planned = this.#plan(request, artifact, control, rows.get(artifact.sessionId));
+        // Observed at once, so a failure while earlier plans are awaited is never an unhandled rejection.
+        planned.catch(() => undefined);
+        inFlight.push(planned);
+      };
+      try {
+        while (done < artifacts.length) {
+          control.poll();
+          while (next < artifacts.length && inFlight.length < SCANS_IN_FLIGHT) start();
+          record(await (inFlight.shift() as Promise<SessionWrite | undefined>));
+          done += 1;
+          onProgress(done, total);
+        }
+      } catch (error) {
+        // Nothing of this sync may run after it ended: the plans still reading finish (or see the abort) first.
+        await Promise.allSettled(inFlight);
+        throw error;
       }
       for (const live of request.live) {
         control.poll();
