@@ -16,7 +16,7 @@
  * A failed check throws an error with code `SQLITE_CORRUPT`, which every caller already treats as "ours but
  * damaged": the file is deleted, rebuilt from the logs, and the request runs once more.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { replaceFileAtomicallySync } from '../../io/atomic-file.js';
 import type { Database } from './search-database.js';
@@ -41,11 +41,9 @@ export function corruption(message: string): Error {
  * byte in any of them — or a row moved to another session — no longer matches.
  */
 export function documentDigest(session: number, seq: number, role: string, time: number, cjk: number, text: string): string {
-  return createHash('sha256')
-    .update(`${session}\u0000${seq}\u0000${role}\u0000${time}\u0000${cjk}\u0000`)
-    .update(text)
-    .digest('base64url')
-    .slice(0, 22);
+  // One-shot `hash` (Node ≥ 20.12): the same SHA-256 of the same bytes as a Hash object fed the two parts, at half
+  // the cost per document (a build hashes every document it writes, the full check every document there is).
+  return hash('sha256', `${session}\u0000${seq}\u0000${role}\u0000${time}\u0000${cjk}\u0000${text}`, 'base64url').slice(0, 22);
 }
 
 /** SHA-256 (hex) of a whole file, read in 1 MiB chunks, and its size; `undefined` when it cannot be read. */

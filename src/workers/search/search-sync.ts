@@ -133,9 +133,12 @@ type ListedArtifact = SyncArtifact & { readonly path: string };
 /** CJK scripts: Han, Hiragana, Katakana, Hangul (text with them also goes to the trigram table). */
 export const CJK_PATTERN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
-/** Sessions per write transaction, and documents that close one early. */
-const BATCH_SESSIONS = 64;
-const BATCH_DOCUMENTS = 4000;
+/**
+ * Sessions per write transaction, and documents that close one early. Large: FTS5 writes its pending terms as a new
+ * segment at every commit and merges segments later, so fewer, larger commits cost less per document.
+ */
+const BATCH_SESSIONS = 512;
+const BATCH_DOCUMENTS = 32_000;
 
 /** Logs read at once during a sync (their file-system waits overlap; the scans themselves run one at a time). */
 const SCANS_IN_FLIGHT = 8;
@@ -395,7 +398,9 @@ export class SearchSync {
       ctimeNs: revision.ctimeNs,
       resume: appendable ? previous.resume : null,
     };
-    const outcome = await scanSourceWith(payload, control, (event) => searchStep(event, request.includeTools));
+    // Read synchronously: this is the search worker's own thread, and each awaited file step was a libuv round trip
+    // that left it idle (most of a 10,000-session build).
+    const outcome = await scanSourceWith(payload, control, (event) => searchStep(event, request.includeTools), 'sync');
     if (outcome.status !== 'scanned') {
       return noSessionWrite(artifactEntry(artifact, revision), row);
     }
