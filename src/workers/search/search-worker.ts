@@ -36,7 +36,7 @@ import {
 } from './search-messages.js';
 import { SEARCH_SCHEMA_VERSION } from './search-database.js';
 import { SearchSync } from './search-sync.js';
-import { removeFileDigest, writeFileDigest } from './search-integrity.js';
+import { removeFileDigest, writeFileDigest, writeOpenFileDigest } from './search-integrity.js';
 import { unpackListing } from './packed-listing.js';
 import type { ScanControl } from '../tasks/scan-source.js';
 
@@ -90,15 +90,50 @@ function database(): OpenedDatabase & { readonly sync: SearchSync } {
     const fresh = openSearchDatabase(Sqlite, data.databasePath, data.busyTimeoutMs);
     const path = data.databasePath;
     // The digest only describes a file nobody changed since it was written: it goes before the first write.
-    opened = { ...fresh, sync: new SearchSync(fresh.db, path === null ? undefined : () => removeFileDigest(path)) };
+    const beforeWrite =
+      path === null
+        ? undefined
+        : () => {
+            removeFileDigest(path);
+            wroteSinceDigest = true;
+          };
+    opened = { ...fresh, sync: new SearchSync(fresh.db, beforeWrite) };
   }
   return opened;
+}
+
+/** Whether this connection wrote since it last wrote a digest (or opened the file). */
+let wroteSinceDigest = false;
+
+/**
+ * After a request that wrote: the digest of the main file and the WAL, taken under the write lock (no other
+ * connection can append to the WAL or checkpoint it meanwhile), so a process that opens the index while this one
+ * keeps it open compares it instead of running the full check. Busy (another writer holds the lock): not written,
+ * and that opener runs the full check.
+ */
+function digestAfterWrites(): void {
+  const path = data.databasePath;
+  if (!wroteSinceDigest || path === null || opened === undefined) return;
+  wroteSinceDigest = false;
+  const { db } = opened;
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch {
+    // Another connection is writing: it removed the digest before its write, and the next opener checks in full.
+    return;
+  }
+  try {
+    writeOpenFileDigest(path);
+  } finally {
+    db.exec('ROLLBACK');
+  }
 }
 
 /** Drops a damaged database of ours so the next open rebuilds it. */
 function discardDatabase(): void {
   opened?.db.close();
   opened = undefined;
+  wroteSinceDigest = false;
   if (data.databasePath !== null) removeDatabaseFiles(data.databasePath);
 }
 
@@ -222,6 +257,12 @@ async function handle(message: unknown): Promise<void> {
     const failure =
       error instanceof RequestCancelled || error instanceof SearchError ? error : searchFailure(error, `search ${message.type} failed`);
     post({ type: 'result', id: message.id, ok: false, error: serializeError(failure) });
+  }
+  // After the answer went: it is no part of the request's latency.
+  try {
+    digestAfterWrites();
+  } catch {
+    // Not written: the next opener beside this process runs the full check.
   }
 }
 
