@@ -33,7 +33,8 @@ export const DIGEST_SUFFIX = '.sum';
  * either file meanwhile.
  */
 interface FileDigest {
-  readonly v: 1;
+  /** 1: the closed file; 2: the main file and its WAL (version 2, so a build that knows only 1 ignores it). */
+  readonly v: 1 | 2;
   readonly size: number;
   readonly sha256: string;
   readonly wal?: { readonly size: number; readonly sha256: string };
@@ -91,9 +92,9 @@ function readDigest(path: string): FileDigest | undefined {
     const buffer = Buffer.alloc(256);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     const value = JSON.parse(buffer.subarray(0, read).toString('utf8')) as Partial<FileDigest>;
-    const wal = value.wal as Partial<FileDigest['wal']> | undefined;
-    const walOk = wal === undefined || (typeof wal?.size === 'number' && typeof wal.sha256 === 'string');
-    return value.v === 1 && typeof value.size === 'number' && typeof value.sha256 === 'string' && walOk ? (value as FileDigest) : undefined;
+    const wal = value.wal as Partial<NonNullable<FileDigest['wal']>> | undefined;
+    const walOk = value.v === 1 ? wal === undefined : value.v === 2 && typeof wal?.size === 'number' && typeof wal.sha256 === 'string';
+    return walOk && typeof value.size === 'number' && typeof value.sha256 === 'string' ? (value as FileDigest) : undefined;
   } catch {
     // A digest that does not parse vouches for nothing.
     return undefined;
@@ -150,7 +151,7 @@ export function writeOpenFileDigest(path: string): void {
   const wal = digestOfFile(`${path}-wal`);
   if (main === undefined || wal === undefined) return;
   try {
-    replaceFileAtomicallySync(`${path}${DIGEST_SUFFIX}`, JSON.stringify({ v: 1, ...main, wal } satisfies FileDigest));
+    replaceFileAtomicallySync(`${path}${DIGEST_SUFFIX}`, JSON.stringify({ v: 2, ...main, wal } satisfies FileDigest));
   } catch {
     // Not written (a read-only or vanished directory): the next open runs the full check instead.
   }
