@@ -2,19 +2,18 @@
  * Running one query (issue 17 item 3, issue 27 item 2): ranked and limited inside SQLite, so JavaScript only ever
  * sees the page.
  *
- * 1. **The page's sessions.** One statement folds every matching document into its session's best bm25 (FTS5's
- *    `rank`, the default `bm25()`) with `GROUP BY` and returns the page — ordered by best rank, ties by session id,
- *    `LIMIT limit + 1 OFFSET offset` — so at most `limit + 1` rows cross into JavaScript (the extra row says whether
- *    a next page exists) however many documents match.
- * 2. **Their hits.** One statement ranks the matches of those sessions only (`row_number()` per session over rank,
- *    seq, id) and returns at most `hitsPerSession` per session.
- * 3. **Snippets** — FTS5's `highlight()` of each returned hit's own row, checked against its checksum (issue 27 item
- *    5) — only for the page.
+ * 1. **One page statement** ({@link pageStatement}): every matching document's rank is computed once (FTS5's `rank`,
+ *    the default `bm25()`), folded into each session's best with `GROUP BY`, the page's sessions taken in order —
+ *    best rank, ties by session id, `LIMIT limit + 1 OFFSET offset` — and their best `hitsPerSession` documents
+ *    (`row_number()` per session over rank, seq, id). At most `hitsPerSession` rows for each of at most `limit + 1`
+ *    sessions cross into JavaScript (the extra session only says that a next page exists), however many match.
+ * 2. **Snippets** — FTS5's `highlight()` of each returned hit's own row, checked against its checksum (issue 27
+ *    item 5) — only for the page.
  *
- * Both statements run in one read transaction, so they see the same index even while another process writes.
- * SQLite computes bm25 once per matching document (in C): that pass is what a broad phrase costs; everything after
- * it is bounded by the page size. Cancellation is checked by a SQL function that the MATCH calls for one rowid in
- * {@link CHECK_EVERY}, so a long MATCH still stops within a bounded number of rows.
+ * Both run in one read transaction, so they see the same index even while another process writes. The bm25 pass
+ * over the matches (in C) is what a broad phrase costs; everything after it is bounded by the page size. The
+ * cancellation check is a SQL function the MATCH calls for one rowid in {@link CHECK_EVERY}, so a long MATCH still
+ * stops within a bounded number of rows.
  */
 import { randomBytes } from 'node:crypto';
 import { SEARCH_ROLES, type SearchRole } from '../../protocol/search-types.js';
