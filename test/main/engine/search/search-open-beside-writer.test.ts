@@ -1,6 +1,7 @@
 // Issue 27 item 2 (from the review of item 5): while another process keeps the index open and has written (a WAL
 // in use), an open no longer runs the full integrity check: the writer's worker leaves a digest of the main file and
-// the WAL taken under the write lock, which the opener compares. A changed byte in either file makes the opener check
+// the WAL taken under the write lock (once idle after its writes, or when it closes beside another connection),
+// which the opener compares. A changed byte in either file makes the opener check
 // in full again (never "verified"), and once the writer closes, the usual digest of the closed file vouches.
 import { closeSync, existsSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -91,17 +92,25 @@ function flipBit(path: string, at: number): () => void {
   return flip;
 }
 
+/** Waits (up to 20 s) until the digest vouches for the open file: the worker writes it once idle after a write. */
+async function digestVerified(path: string): Promise<void> {
+  for (let attempt = 0; attempt < 200 && verifyFileDigest(path) !== 'verified'; attempt += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(verifyFileDigest(path)).toBe('verified');
+}
+
 describe('opening the index beside a process that writes it', () => {
   it('compares the writer’s digest of the main file and the WAL instead of checking in full', async () => {
     const path = join(dir, 'search', 'index.sqlite');
     const writer = new SqliteSearchIndex({ databasePath: path, busyTimeoutMs: 2000 });
     try {
       expect(await writer.sync(input())).toMatchObject({ rebuilt: 20 });
-      // The next request is served after the digest of the previous one's writes.
       const expected = await writer.query('/index/root', plan);
       expect(expected.results).toHaveLength(20);
       expect(statSync(`${path}-wal`).size).toBeGreaterThan(0);
-      expect(verifyFileDigest(path)).toBe('verified');
+      // Written once the worker is idle after its writes (no request waits for the hashing).
+      await digestVerified(path);
       expect(openCounting(path)).toBe(0);
 
       // A reader beside the writer answers the same.
@@ -129,7 +138,19 @@ describe('opening the index beside a process that writes it', () => {
       const grown = sessions[3] as CorpusSession;
       await appendEvents(root, grown, grown.turn('ledgers once more', 'fine'), 'none');
       expect(await writer.sync(input())).toMatchObject({ appended: 1, unchanged: 19 });
-      await writer.status('/index/root');
+      await digestVerified(path);
+      expect(openCounting(path)).toBe(0);
+
+      // A one-shot process writes beside the writer and closes at once: its close leaves the digest of both files.
+      const other = sessions[5] as CorpusSession;
+      await appendEvents(root, other, other.turn('ledgers from a one-shot', 'fine'), 'none');
+      const oneShot = new SqliteSearchIndex({ databasePath: path, busyTimeoutMs: 2000 });
+      try {
+        expect(await oneShot.sync(input())).toMatchObject({ appended: 1, unchanged: 19 });
+      } finally {
+        await oneShot.close();
+      }
+      expect(existsSync(`${path}-wal`)).toBe(true);
       expect(verifyFileDigest(path)).toBe('verified');
       expect(openCounting(path)).toBe(0);
     } finally {
