@@ -249,7 +249,10 @@ export async function runSearch(): Promise<string> {
         for (let run = 0; run < ROUNDS; run += 1) await timed(times, () => engine.searchSessions({ query: 'checkout', limit }));
         everything.set(limit, times);
       }
-      // As `sessionctx search` beside a running `serve`: this engine's worker has the index open and wrote to it.
+      // As `sessionctx search` beside a running `serve`: this engine's worker has the index open and wrote to it. Its
+      // digest of the main file and the WAL is written once it has been idle for 1 s after a write: a CLI opening
+      // sooner runs the full check.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
       const beside = openBeside(join(dir, 'search', SEARCH_DATABASE_FILE));
 
       // Long sessions: a few logs of tens of thousands of events with compactions.
@@ -332,7 +335,7 @@ export async function runSearch(): Promise<string> {
         `| warm search (limit 20), all ${QUERIES.length} queries × ${ROUNDS}: p50 / p95 | **${percentile(all, 50).toFixed(1)} ms / ${percentile(all, 95).toFixed(1)} ms** |`,
         `| brute force, same queries: p50 / p95 | ${percentile(allBrute, 50).toFixed(1)} ms / ${percentile(allBrute, 95).toFixed(1)} ms |`,
         `| "checkout" (in all ${SESSIONS.toLocaleString('en-US')} sessions) at limit 1 / limit 100: p50 | ${percentile(everything.get(1) ?? [0], 50).toFixed(1)} ms / ${percentile(everything.get(100) ?? [0], 50).toFixed(1)} ms |`,
-        `| opening the index while this engine keeps it open (a WAL in use), as a one-shot CLI beside \`serve\` | **${beside.ms.toFixed(0)} ms**; full integrity check: ${beside.fullCheck ? 'yes' : 'no'} |`,
+        `| opening the index while this engine keeps it open (a WAL in use), as a one-shot CLI beside \`serve\` (1.5 s after its last request) | **${beside.ms.toFixed(0)} ms**; full integrity check: ${beside.fullCheck ? 'yes' : 'no'} |`,
         `| first search after appending a turn to 1% (${appended.size}) of the logs | **${(afterTimes[0] as number).toFixed(1)} ms** (same query warm: p50 ${percentile(warmAgain, 50).toFixed(1)} ms; brute force ${(bruteAfter[0] as number).toFixed(1)} ms) |`,
         '',
         '| query | sessions matched | search p50 ms | search p95 ms | brute force p50 ms |',
