@@ -5,6 +5,7 @@
  * normalised and tokenised per query with the tokenizer's rules) in the same run.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,6 +15,7 @@ import type { SessionEvent } from '../src/protocol/events.js';
 import type { SurfaceEvent } from '../src/protocol/events.js';
 import { createEngine, type LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
 import { SqliteSearchIndex } from '../src/main/engine/search/sqlite-search-index.js';
+import { openSearchDatabase, SEARCH_DATABASE_FILE, type DatabaseConstructor } from '../src/workers/search/search-database.js';
 import { projectSurfaceEvent } from '../src/workers/reference/project-surface.js';
 import { corpusSession, writeDiscoveryCorpus } from './support/corpus-generator.js';
 import { artifactBytes, artifactPathOf, longSession } from './support/long-session.js';
@@ -115,6 +117,24 @@ async function busyWorkerStall(ms: number): Promise<{ ms: number; maxStallMs: nu
         worker.once('error', reject);
       }),
   );
+}
+
+/**
+ * Opens the index in this thread as a one-shot CLI would while the engine keeps it open (a WAL in use), and closes
+ * it: how long that takes and whether the full integrity check ran.
+ */
+function openBeside(path: string): { ms: number; fullCheck: boolean } {
+  const Sqlite = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
+  let fullCheck = false;
+  class Counting extends Sqlite {
+    override pragma(source: string, options?: Parameters<InstanceType<DatabaseConstructor>['pragma']>[1]): unknown {
+      if (source.startsWith('integrity_check')) fullCheck = true;
+      return super.pragma(source, options);
+    }
+  }
+  const start = performance.now();
+  openSearchDatabase(Counting as unknown as DatabaseConstructor, path, 5000).db.close();
+  return { ms: performance.now() - start, fullCheck };
 }
 
 /** One of the long sessions (30,000+ events, tool calls, a compaction after turn 200), the same for a given index. */
@@ -222,6 +242,18 @@ export async function runSearch(): Promise<string> {
       bruteAfter.push(performance.now() - startBrute);
       const warmAgain: number[] = [];
       for (let run = 0; run < 5; run += 1) await timed(warmAgain, () => engine.searchSessions({ query: 'zebra quokka', limit: 100 }));
+      // A phrase in every session at the smallest and the largest page: what the page size changes of its cost.
+      const everything = new Map<number, number[]>();
+      for (const limit of [1, 100]) {
+        const times: number[] = [];
+        for (let run = 0; run < ROUNDS; run += 1) await timed(times, () => engine.searchSessions({ query: 'checkout', limit }));
+        everything.set(limit, times);
+      }
+      // As `sessionctx search` beside a running `serve`: this engine's worker has the index open and wrote to it. Its
+      // digest of the main file and the WAL is written once it has been idle for 1 s after a write: a CLI opening
+      // sooner runs the full check.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const beside = openBeside(join(dir, 'search', SEARCH_DATABASE_FILE));
 
       // Long sessions: a few logs of tens of thousands of events with compactions.
       const longRoot = join(dir, 'long');
@@ -302,6 +334,8 @@ export async function runSearch(): Promise<string> {
         `| the same ${LONG_SESSIONS} long sessions attached live: first search (byte logs decoded whole) / after one turn appended to each (appended entries only) | ${liveTimes.whole.toFixed(1)} ms / **${liveTimes.appended.toFixed(1)} ms**; the appended turn found in all ${LONG_SESSIONS}: **${liveTimes.foundAppended ? 'yes' : 'NO'}** |`,
         `| warm search (limit 20), all ${QUERIES.length} queries × ${ROUNDS}: p50 / p95 | **${percentile(all, 50).toFixed(1)} ms / ${percentile(all, 95).toFixed(1)} ms** |`,
         `| brute force, same queries: p50 / p95 | ${percentile(allBrute, 50).toFixed(1)} ms / ${percentile(allBrute, 95).toFixed(1)} ms |`,
+        `| "checkout" (in all ${SESSIONS.toLocaleString('en-US')} sessions) at limit 1 / limit 100: p50 | ${percentile(everything.get(1) ?? [0], 50).toFixed(1)} ms / ${percentile(everything.get(100) ?? [0], 50).toFixed(1)} ms |`,
+        `| opening the index while this engine keeps it open (a WAL in use), as a one-shot CLI beside \`serve\` (1.5 s after its last request) | **${beside.ms.toFixed(0)} ms**; full integrity check: ${beside.fullCheck ? 'yes' : 'no'} |`,
         `| first search after appending a turn to 1% (${appended.size}) of the logs | **${(afterTimes[0] as number).toFixed(1)} ms** (same query warm: p50 ${percentile(warmAgain, 50).toFixed(1)} ms; brute force ${(bruteAfter[0] as number).toFixed(1)} ms) |`,
         '',
         '| query | sessions matched | search p50 ms | search p95 ms | brute force p50 ms |',

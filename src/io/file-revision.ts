@@ -4,9 +4,18 @@
  * blocking and read only when the opened handle is a regular file (`regular-file.ts`).
  */
 import { stat } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
+import { fstatSync, statSync, type BigIntStats } from 'node:fs';
 import { SessionLogError } from '../protocol/errors.js';
-import { closeQuietly, openRegularFile, readOpened, withStoreIo } from './regular-file.js';
+import {
+  closeQuietly,
+  closeQuietlySync,
+  openRegularFile,
+  openRegularFileSync,
+  readOpened,
+  readOpenedSync,
+  storeIoError,
+  withStoreIo,
+} from './regular-file.js';
 import { yieldToEventLoop } from './yield-to-event-loop.js';
 
 /** The 5-tuple that identifies one state of a file (decimal strings, so it survives msgpack/JSON). */
@@ -84,6 +93,41 @@ export async function stableRead(path: string, signal?: AbortSignal): Promise<St
     }
     // The file changed while it was read: yield once so the writer can finish its batch.
     await yieldToEventLoop();
+  }
+  throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
+}
+
+/** `stat` of `step`'s result as a revision, its failure a typed store I/O error (the synchronous {@link statRevision}). */
+function revisionSync(path: string, step: () => BigIntStats): FileRevision {
+  try {
+    return revisionOf(step());
+  } catch (error) {
+    throw storeIoError('stat', path, error);
+  }
+}
+
+/**
+ * {@link stableRead} for a thread that reads synchronously (the search worker): the same steps, checks, attempts
+ * and errors. Between attempts it does not yield (there is nothing on its own thread to wait for; the writer is
+ * another thread or process).
+ *
+ * @throws what {@link stableRead} throws, but never an abort (the caller polls between reads).
+ */
+export function stableReadSync(path: string): StableReadResult {
+  for (let attempt = 0; attempt < STABLE_READ_ATTEMPTS; attempt += 1) {
+    const fd = openRegularFileSync(path);
+    let before: FileRevision;
+    let bytes: Buffer;
+    try {
+      before = revisionSync(path, () => fstatSync(fd, { bigint: true }));
+      bytes = readOpenedSync(fd, path);
+    } finally {
+      closeQuietlySync(fd);
+    }
+    const after = revisionSync(path, () => statSync(path, { bigint: true }));
+    if (sameRevision(before, after) && BigInt(bytes.byteLength) === BigInt(after.size)) {
+      return { bytes, revision: after };
+    }
   }
   throw new SessionLogError('SESSION_STORE_UNSTABLE_READ', `session log "${path}" kept changing while it was read`);
 }

@@ -10,7 +10,7 @@
  * Every system error (`ENOENT` where a file was expected, `EACCES`, `EISDIR`, `EMFILE`, …) leaves the store as
  * a {@link SessionLogError} whose message names the operation and the path, with the system error as `cause`.
  */
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -172,5 +172,67 @@ export async function readRegularFile(path: string, signal?: AbortSignal): Promi
     return await readOpened(handle, path, signal);
   } finally {
     await closeQuietly(handle);
+  }
+}
+
+/**
+ * {@link kindOf} without awaiting (a thread of its own that reads synchronously: the search worker).
+ */
+function kindOfSync(path: string): string {
+  try {
+    return entryKind(statSync(path));
+  } catch {
+    // Gone or unreachable since the open: the open's own answer (no device or address) is all there is.
+    return 'a socket or a device without a driver';
+  }
+}
+
+/**
+ * {@link openRegularFile} for a thread that reads synchronously (the search worker, whose every awaited `open`,
+ * `fstat`, `read` and `close` went through libuv's shared pool and left the thread idle for most of an index
+ * build): the same flags, the same check of the opened descriptor, the same errors. Returns the descriptor.
+ *
+ * @throws what {@link openRegularFile} throws.
+ */
+export function openRegularFileSync(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_FLAGS);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, kindOfSync(path), error);
+    throw storeIoError('open', path, error);
+  }
+  let stats: Stats;
+  try {
+    stats = fstatSync(fd);
+  } catch (error) {
+    closeQuietlySync(fd);
+    throw storeIoError('stat', path, error);
+  }
+  if (!stats.isFile()) {
+    closeQuietlySync(fd);
+    throw notAFileError(path, entryKind(stats));
+  }
+  return fd;
+}
+
+/** {@link closeQuietly} of a descriptor from {@link openRegularFileSync}. */
+export function closeQuietlySync(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // The bytes or the error already in hand are what to report; a read-only descriptor loses nothing by a failed close.
+  }
+}
+
+/**
+ * {@link readOpened} of a descriptor from {@link openRegularFileSync}: the rest of the file's content.
+ * @throws {@link storeIoError} of the read.
+ */
+export function readOpenedSync(fd: number, path: string): Buffer {
+  try {
+    return readFileSync(fd);
+  } catch (error) {
+    throw storeIoError('read', path, error);
   }
 }

@@ -5,7 +5,10 @@
  * - **File digest.** When the last connection closes the file (its WAL checkpointed and removed), the SHA-256 of the
  *   main file and its size are written beside it (`index.sqlite.sum`, replaced atomically). Opening the file with
  *   no WAL in use compares them: equal is verified, anything else is damage. Every writer removes the digest before
- *   its first write, so a digest only ever describes a file no connection has changed since.
+ *   its first write, so a digest only ever describes a file no connection has changed since. A connection that
+ *   wrote while the file stays open writes the digest of the main file and the WAL together under the write lock
+ *   (issue 27 item 2), so a process opening it beside a running server compares those instead of running the full
+ *   check; a mismatch there is no proof of damage (a writer may have committed since) and leads to the full check.
  * - **Full check**, when no digest can vouch for the file (none was written: a crash, a killed process, a file of an
  *   older build): `PRAGMA integrity_check` (b-trees, records, indexes), FTS5's own `integrity-check` of both text
  *   tables (the inverted index and document sizes against the stored text), and every document's checksum.
@@ -16,7 +19,7 @@
  * A failed check throws an error with code `SQLITE_CORRUPT`, which every caller already treats as "ours but
  * damaged": the file is deleted, rebuilt from the logs, and the request runs once more.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { replaceFileAtomicallySync } from '../../io/atomic-file.js';
 import type { Database } from './search-database.js';
@@ -24,11 +27,17 @@ import type { Database } from './search-database.js';
 /** The suffix of the digest file written beside the index (`index.sqlite.sum`). */
 export const DIGEST_SUFFIX = '.sum';
 
-/** What the digest file holds. */
+/**
+ * What the digest file holds: the main file's size and SHA-256, and — written by a connection that wrote while the
+ * file stays open (a WAL in use) — the write-ahead log's too, taken under the write lock so no other writer changed
+ * either file meanwhile.
+ */
 interface FileDigest {
-  readonly v: 1;
+  /** 1: the closed file; 2: the main file and its WAL (version 2, so a build that knows only 1 ignores it). */
+  readonly v: 1 | 2;
   readonly size: number;
   readonly sha256: string;
+  readonly wal?: { readonly size: number; readonly sha256: string };
 }
 
 /** A failure that says the file is damaged (handled as SQLite's own `SQLITE_CORRUPT`: rebuilt). */
@@ -41,11 +50,9 @@ export function corruption(message: string): Error {
  * byte in any of them — or a row moved to another session — no longer matches.
  */
 export function documentDigest(session: number, seq: number, role: string, time: number, cjk: number, text: string): string {
-  return createHash('sha256')
-    .update(`${session}\u0000${seq}\u0000${role}\u0000${time}\u0000${cjk}\u0000`)
-    .update(text)
-    .digest('base64url')
-    .slice(0, 22);
+  // One-shot `hash` (Node ≥ 20.12): the same SHA-256 of the same bytes as a Hash object fed the two parts, at half
+  // the cost per document (a build hashes every document it writes, the full check every document there is).
+  return hash('sha256', `${session}\u0000${seq}\u0000${role}\u0000${time}\u0000${cjk}\u0000${text}`, 'base64url').slice(0, 22);
 }
 
 /** SHA-256 (hex) of a whole file, read in 1 MiB chunks, and its size; `undefined` when it cannot be read. */
@@ -85,7 +92,9 @@ function readDigest(path: string): FileDigest | undefined {
     const buffer = Buffer.alloc(256);
     const read = readSync(fd, buffer, 0, buffer.length, 0);
     const value = JSON.parse(buffer.subarray(0, read).toString('utf8')) as Partial<FileDigest>;
-    return value.v === 1 && typeof value.size === 'number' && typeof value.sha256 === 'string' ? (value as FileDigest) : undefined;
+    const wal = value.wal as Partial<NonNullable<FileDigest['wal']>> | undefined;
+    const walOk = value.v === 1 ? wal === undefined : value.v === 2 && typeof wal?.size === 'number' && typeof wal.sha256 === 'string';
+    return walOk && typeof value.size === 'number' && typeof value.sha256 === 'string' ? (value as FileDigest) : undefined;
   } catch {
     // A digest that does not parse vouches for nothing.
     return undefined;
@@ -108,15 +117,44 @@ function walInUse(path: string): boolean {
 export type DigestVerdict = 'verified' | 'damaged' | 'unknown';
 
 /**
- * Compares the file with the digest written when it was last closed. `unknown` when there is none or a WAL is in
- * use (the main file alone is then not the database).
+ * Compares the file with its digest. Without a WAL in use: the digest written when it was last closed — equal is
+ * verified, anything else is damage. With a WAL in use (another process has the index open, or one was killed): the
+ * digest its last writer took of the main file and the WAL together — equal is verified (a reader beside a running
+ * server skips the full check), anything else `unknown` (the full check decides: a writer may have committed since,
+ * which is no damage). `unknown` too when there is no digest.
  */
 export function verifyFileDigest(path: string): DigestVerdict {
   const expected = readDigest(path);
-  if (expected === undefined || walInUse(path)) return 'unknown';
+  if (expected === undefined) return 'unknown';
+  if (walInUse(path)) {
+    if (expected.wal === undefined) return 'unknown';
+    const wal = digestOfFile(`${path}-wal`);
+    if (wal === undefined || wal.size !== expected.wal.size || wal.sha256 !== expected.wal.sha256) return 'unknown';
+    const main = digestOfFile(path);
+    return main !== undefined && main.size === expected.size && main.sha256 === expected.sha256 ? 'verified' : 'unknown';
+  }
+  // The WAL was checkpointed into the main file after a digest that described both: it describes neither now.
+  if (expected.wal !== undefined) return 'unknown';
   const actual = digestOfFile(path);
   if (actual === undefined) return 'unknown';
   return actual.size === expected.size && actual.sha256 === expected.sha256 ? 'verified' : 'damaged';
+}
+
+/**
+ * Writes the digest of the main file and the WAL after this connection's writes, while the caller holds the write
+ * lock (`BEGIN IMMEDIATE`): no other connection can append to the WAL or checkpoint it meanwhile, so the two files
+ * are one state of the database. The next open beside the still running process compares it instead of running
+ * the full check. Failures are ignored (the next open runs the full check).
+ */
+export function writeOpenFileDigest(path: string): void {
+  const main = digestOfFile(path);
+  const wal = digestOfFile(`${path}-wal`);
+  if (main === undefined || wal === undefined) return;
+  try {
+    replaceFileAtomicallySync(`${path}${DIGEST_SUFFIX}`, JSON.stringify({ v: 2, ...main, wal } satisfies FileDigest));
+  } catch {
+    // Not written (a read-only or vanished directory): the next open runs the full check instead.
+  }
 }
 
 /** Removes the digest before a write: once the file changes, it would describe a file that no longer is. */
@@ -130,8 +168,10 @@ export function removeFileDigest(path: string): void {
  * sees half of one. Failures are ignored: without a digest the next open runs the full check.
  */
 export function writeFileDigest(path: string): void {
-  // A digest still there vouches already: every writer removes it before changing the file.
-  if (readDigest(path) !== undefined) return;
+  // A digest of the main file alone still vouches: every writer removes it before changing the file. One that
+  // described the WAL too describes nothing once the WAL is checkpointed into the main file: it is written again.
+  const existing = readDigest(path);
+  if (existing !== undefined && existing.wal === undefined) return;
   try {
     statSync(`${path}-wal`);
     // A WAL file (even an empty one) means another connection still has the database open.

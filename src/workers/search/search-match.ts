@@ -1,44 +1,50 @@
 /**
- * Running one query (issue 17 item 3) in bounded steps, so the caller's cancellation is seen within a few hundred
- * rows: the MATCH is iterated without `ORDER BY` (an ordered FTS5 query computes every match before its first
- * row), each row's bm25 rank is folded into per-session bests in JavaScript, and the cancel check runs every
- * {@link CHECK_EVERY} rows. Only the hits of the requested page are then highlighted (one `highlight()` per hit).
+ * Running one query (issue 17 item 3, issue 27 item 2): ranked and limited inside SQLite, so JavaScript only ever
+ * sees the page.
+ *
+ * 1. **One page statement** ({@link pageStatement}): every matching document's rank is computed once (FTS5's `rank`,
+ *    the default `bm25()`), folded into each session's best with `GROUP BY`, the page's sessions taken in order —
+ *    best rank, ties by session id, `LIMIT limit + 1 OFFSET offset` — and their best `hitsPerSession` documents
+ *    (`row_number()` per session over rank, seq, id). At most `hitsPerSession` rows for each of at most `limit + 1`
+ *    sessions cross into JavaScript (the extra session only says that a next page exists), however many match.
+ * 2. **Snippets** — FTS5's `highlight()` of each returned hit's own row, checked against its checksum (issue 27
+ *    item 5) — only for the page.
+ *
+ * Both run in one read transaction, so they see the same index even while another process writes. The bm25 pass
+ * over the matches (in C) is what a broad phrase costs; everything after it is bounded by the page size. The
+ * cancellation check is a SQL function the MATCH calls for one rowid in {@link CHECK_EVERY}, so a long MATCH still
+ * stops within a bounded number of rows.
  */
 import { randomBytes } from 'node:crypto';
-import type { SearchRole } from '../../protocol/search-types.js';
+import { SEARCH_ROLES, type SearchRole } from '../../protocol/search-types.js';
 import type { Database } from './search-database.js';
 import type { QueryPlan, WorkerHit, WorkerPage, WorkerSessionResult } from './search-messages.js';
 import { corruption, documentDigest } from './search-integrity.js';
 import { buildSnippet, highlightMarkers, parseHighlighted } from './snippet.js';
 
-/** Rows between two cancellation checks. */
+/** Rowids between two cancellation checks (a power of two: the check is `rowid & (CHECK_EVERY - 1)`). */
 export const CHECK_EVERY = 256;
 
-interface MatchRow {
+/** The SQL function the MATCH calls between bounded runs of rows to see whether the caller gave up. */
+const POLL_FUNCTION = 'sessionctx_poll';
+
+/** What the page statement handed to JavaScript (the counting seam of the tests). */
+export interface QueryRowCounts {
+  /** Rows: at most `hitsPerSession` for each of at most `limit + 1` sessions. */
+  readonly rows: number;
+  /** Distinct sessions among them: at most `limit + 1` (the extra one says a next page exists). */
+  readonly sessions: number;
+}
+
+/** One row of the page statement: a page session and one of its hits. */
+interface PageRow {
+  readonly session: number;
+  readonly best: number;
+  readonly session_id: string;
+  readonly cwd: string | null;
+  readonly created_at: number;
   readonly id: number;
-  readonly session: number;
   readonly seq: number;
-  readonly rank: number;
-}
-
-interface SessionBest {
-  readonly session: number;
-  best: number;
-  /** The best hits so far, best (lowest rank) first, at most `hitsPerSession`. */
-  readonly hits: MatchRow[];
-}
-
-/** Lower bm25 is better; ties go to the earlier document. */
-function better(a: MatchRow, b: MatchRow): number {
-  return a.rank - b.rank || a.seq - b.seq || a.id - b.id;
-}
-
-function keepHit(hits: MatchRow[], row: MatchRow, bound: number): void {
-  if (hits.length === bound && better(row, hits[bound - 1] as MatchRow) >= 0) return;
-  let at = hits.length;
-  while (at > 0 && better(row, hits[at - 1] as MatchRow) < 0) at -= 1;
-  hits.splice(at, 0, row);
-  if (hits.length > bound) hits.pop();
 }
 
 /** A document row as stored. */
@@ -51,6 +57,115 @@ interface DocumentRow {
   readonly digest: string;
 }
 
+/** The statements of one database, prepared once per filter shape and reused by every query. */
+interface PreparedQueries {
+  /** The cancellation check the current query's poll function calls. */
+  poll: () => void;
+  readonly page: Map<string, Statement>;
+  readonly highlight: Map<string, Statement>;
+  readonly meta: Statement;
+  readonly body: Statement;
+}
+
+type Statement = ReturnType<Database['prepare']>;
+
+const prepared = new WeakMap<Database, PreparedQueries>();
+
+function queriesOf(db: Database): PreparedQueries {
+  let queries = prepared.get(db);
+  if (queries === undefined) {
+    const created: PreparedQueries = {
+      poll: () => {},
+      page: new Map(),
+      highlight: new Map(),
+      meta: db.prepare('SELECT session, seq, role, time, cjk, digest FROM docs WHERE id = ?'),
+      body: db.prepare('SELECT body FROM docs_fts WHERE rowid = ?'),
+    };
+    // Not deterministic: SQLite must call it each time it is reached, never fold it into a constant.
+    db.function(POLL_FUNCTION, { deterministic: false }, () => {
+      created.poll();
+      return 1;
+    });
+    prepared.set(db, created);
+    queries = created;
+  }
+  return queries;
+}
+
+/** True when the plan asks for every role (the role filter would then hold for every document). */
+function allRoles(plan: QueryPlan): boolean {
+  return SEARCH_ROLES.every((role) => plan.roles.includes(role));
+}
+
+/** Which filters a plan uses: one prepared statement per shape. */
+function shapeOf(plan: QueryPlan): string {
+  return [
+    plan.cjk ? 'cjk' : 'fts',
+    plan.cwd !== null,
+    plan.since !== null,
+    plan.until !== null,
+    allRoles(plan) ? 'all' : plan.roles.length,
+  ].join(':');
+}
+
+/**
+ * The page statement of a filter shape. `m`: every matching document of the root with its rank (bm25, computed
+ * once); `b`: each session's best rank; `p`: the page's sessions — the sessions table (whose rows carry the scan
+ * states) is read only for those ranking at or before the page's last place, not for every matching session; `h`:
+ * the page sessions' documents ranked by rank, seq, id. Rows: at most `hitsPerSession` per page session.
+ */
+function pageStatement(db: Database, queries: PreparedQueries, plan: QueryPlan): Statement {
+  const shape = shapeOf(plan);
+  const known = queries.page.get(shape);
+  if (known !== undefined) return known;
+  const table = plan.cjk ? 'docs_cjk' : 'docs_fts';
+  // The root (and cwd) as a set of session ids, built once per run: a per-match lookup of the sessions row cost more
+  // than the match itself.
+  const sessionFilter =
+    plan.cwd === null
+      ? 'd.session IN (SELECT id FROM sessions WHERE root = @root)'
+      : 'd.session IN (SELECT id FROM sessions WHERE root = @root AND cwd = @cwd)';
+  const filters = [`${table} MATCH @match`, sessionFilter];
+  if (plan.since !== null) filters.push('d.time >= @since');
+  if (plan.until !== null) filters.push('d.time < @until');
+  if (!allRoles(plan)) filters.push(`d.role IN (${plan.roles.map((_, index) => `@role${index}`).join(', ')})`);
+  // The cancellation check, once per CHECK_EVERY rowids of the matches.
+  filters.push(`(${table}.rowid & ${CHECK_EVERY - 1} <> 0 OR ${POLL_FUNCTION}())`);
+  const statement = db.prepare(
+    `WITH m AS MATERIALIZED (
+       SELECT d.session AS session, d.id AS id, d.seq AS seq, ${table}.rank AS rank
+       FROM ${table} JOIN docs d ON d.id = ${table}.rowid WHERE ${filters.join(' AND ')}
+     ),
+     b AS MATERIALIZED (SELECT session, min(rank) AS best FROM m GROUP BY session),
+     p AS MATERIALIZED (
+       SELECT b.session AS session, b.best AS best, s.session_id AS session_id, s.cwd AS cwd, s.created_at AS created_at
+       FROM b JOIN sessions s ON s.id = b.session
+       WHERE b.best <= (SELECT max(best) FROM (SELECT best FROM b ORDER BY best LIMIT @take + @offset))
+       ORDER BY b.best, s.session_id LIMIT @take OFFSET @offset
+     ),
+     h AS (
+       SELECT session, id, seq, row_number() OVER (PARTITION BY session ORDER BY rank, seq, id) AS n
+       FROM m WHERE session IN (SELECT session FROM p)
+     )
+     SELECT p.session, p.best, p.session_id, p.cwd, p.created_at, h.id, h.seq
+     FROM p JOIN h ON h.session = p.session AND h.n <= @hitsPerSession
+     ORDER BY p.best, p.session_id, h.n`,
+  );
+  queries.page.set(shape, statement);
+  return statement;
+}
+
+function highlightFor(db: Database, queries: PreparedQueries, table: string): Statement {
+  let statement = queries.highlight.get(table);
+  if (statement === undefined) {
+    statement = db.prepare(
+      `SELECT highlight(${table}, 0, @open, @close) AS text FROM ${table} WHERE ${table} MATCH @match AND rowid = @id`,
+    );
+    queries.highlight.set(table, statement);
+  }
+  return statement;
+}
+
 /**
  * Checks that a hit's document is what was written (issue 27 item 5): its row matches its checksum, belongs to the
  * session and seq the match named, and the highlighted text is its stored text.
@@ -60,7 +175,7 @@ function verifyHit(
   row: DocumentRow | undefined,
   stored: { body?: unknown } | undefined,
   session: number,
-  hit: MatchRow,
+  hit: PageRow,
   highlighted: string,
 ): void {
   const text = stored?.body;
@@ -72,80 +187,79 @@ function verifyHit(
   if (highlighted !== text) throw corruption(`the matched text of document ${hit.id} is not its stored text`);
 }
 
+/** One page session with its ranked hits, best first. */
+interface PageSession {
+  readonly row: PageRow;
+  readonly hits: PageRow[];
+}
+
 /**
  * Runs `plan` over `root`'s sessions.
  * @param checkCancelled - throws when the caller abandoned the query.
+ * @param onRows - told how many rows and sessions the page statement handed to JavaScript (the tests' counting seam).
  */
-export function runQuery(db: Database, root: string, plan: QueryPlan, checkCancelled: () => void): WorkerPage {
-  const table = plan.cjk ? 'docs_cjk' : 'docs_fts';
-  const filters: string[] = ['s.root = @root'];
-  const params: Record<string, unknown> = { match: plan.match, root };
-  if (plan.cwd !== null) {
-    filters.push('s.cwd = @cwd');
-    params['cwd'] = plan.cwd;
-  }
-  if (plan.since !== null) {
-    filters.push('d.time >= @since');
-    params['since'] = plan.since;
-  }
-  if (plan.until !== null) {
-    filters.push('d.time < @until');
-    params['until'] = plan.until;
-  }
-  plan.roles.forEach((role, index) => {
-    params[`role${index}`] = role;
-  });
-  filters.push(`d.role IN (${plan.roles.map((_, index) => `@role${index}`).join(', ')})`);
-  const statement = db.prepare(
-    `SELECT d.id, d.session, d.seq, bm25(${table})
-     FROM ${table} JOIN docs d ON d.id = ${table}.rowid JOIN sessions s ON s.id = d.session
-     WHERE ${table} MATCH @match AND ${filters.join(' AND ')}`,
-  );
-  const sessions = new Map<number, SessionBest>();
-  let rows = 0;
-  // Raw rows (arrays) and only what ranking needs: the per-row cost is most of a broad query's time.
-  for (const [id, session, seq, rank] of statement.raw().iterate(params) as IterableIterator<[number, number, number, number]>) {
-    const row: MatchRow = { id, session, seq, rank };
-    rows += 1;
-    if (rows % CHECK_EVERY === 0) checkCancelled();
-    const entry = sessions.get(row.session);
-    if (entry === undefined) sessions.set(row.session, { session: row.session, best: row.rank, hits: [row] });
-    else {
-      if (row.rank < entry.best) entry.best = row.rank;
-      keepHit(entry.hits, row, plan.hitsPerSession);
-    }
-  }
-  checkCancelled();
-  const info = db.prepare('SELECT session_id, cwd, created_at FROM sessions WHERE id = ?');
-  const ranked = [...sessions.values()].map((entry) => ({
-    entry,
-    ...(info.get(entry.session) as { session_id: string; cwd: string | null; created_at: number }),
-  }));
-  ranked.sort((a, b) => a.entry.best - b.entry.best || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
-  const page = ranked.slice(plan.offset, plan.offset + plan.limit);
-  const markers = highlightMarkers(randomBytes(12).toString('hex'));
-  const highlight = db.prepare(
-    `SELECT highlight(${table}, 0, @open, @close) AS text FROM ${table} WHERE ${table} MATCH @match AND rowid = @id`,
-  );
-  const meta = db.prepare('SELECT session, seq, role, time, cjk, digest FROM docs WHERE id = ?');
-  const body = db.prepare('SELECT body FROM docs_fts WHERE rowid = ?');
-  const results: WorkerSessionResult[] = page.map(({ entry, session_id, cwd, created_at }) => {
-    const hits: WorkerHit[] = entry.hits.map((hit) => {
-      checkCancelled();
-      // The rowid goes as a BigInt: better-sqlite3 binds a number as REAL, and FTS5 ignores a rowid bound that is not
-      // an INTEGER beside a MATCH — every hit would get the first matching document of the table (issue 27 item 4).
-      const rowid = BigInt(hit.id);
-      const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: rowid }) as
-        | { text: string }
-        | undefined;
-      const marked = parseHighlighted(found?.text ?? '', markers);
-      const row = meta.get(hit.id) as DocumentRow | undefined;
-      verifyHit(row, body.get(rowid) as { body?: unknown } | undefined, entry.session, hit, marked.text);
-      const { snippet, highlights } = buildSnippet(marked, plan.snippetLength);
-      const { role, time } = row as DocumentRow;
-      return { seq: hit.seq, role, time, snippet, highlights };
+export function runQuery(
+  db: Database,
+  root: string,
+  plan: QueryPlan,
+  checkCancelled: () => void,
+  onRows?: (counts: QueryRowCounts) => void,
+): WorkerPage {
+  const queries = queriesOf(db);
+  const statement = pageStatement(db, queries, plan);
+  const params: Record<string, unknown> = {
+    match: plan.match,
+    root,
+    take: plan.limit + 1,
+    offset: plan.offset,
+    hitsPerSession: plan.hitsPerSession,
+  };
+  if (plan.cwd !== null) params['cwd'] = plan.cwd;
+  if (plan.since !== null) params['since'] = plan.since;
+  if (plan.until !== null) params['until'] = plan.until;
+  if (!allRoles(plan)) {
+    plan.roles.forEach((role, index) => {
+      params[`role${index}`] = role;
     });
-    return { sessionId: session_id, cwd, createdAt: created_at, score: -entry.best, hits };
-  });
-  return { results, matchedSessions: ranked.length };
+  }
+  queries.poll = checkCancelled;
+  try {
+    // One read transaction: the ranking, the hits and their texts come from the same state of the index.
+    return db.transaction(() => {
+      const rows = statement.all(params) as PageRow[];
+      const sessions: PageSession[] = [];
+      for (const row of rows) {
+        const last = sessions.at(-1);
+        if (last?.row.session === row.session) last.hits.push(row);
+        else sessions.push({ row, hits: [row] });
+      }
+      onRows?.({ rows: rows.length, sessions: sessions.length });
+      checkCancelled();
+      const table = plan.cjk ? 'docs_cjk' : 'docs_fts';
+      const highlight = highlightFor(db, queries, table);
+      const markers = highlightMarkers(randomBytes(12).toString('hex'));
+      // The row past the limit only says that a next page exists: its hits are not answered.
+      const results: WorkerSessionResult[] = sessions.slice(0, plan.limit).map(({ row: entry, hits }) => {
+        const answered: WorkerHit[] = hits.map((hit) => {
+          checkCancelled();
+          // The rowid goes as a BigInt: better-sqlite3 binds a number as REAL, and FTS5 ignores a rowid bound that is
+          // not an INTEGER beside a MATCH — every hit would get the first matching document of the table (item 4).
+          const rowid = BigInt(hit.id);
+          const found = highlight.get({ open: markers.open, close: markers.close, match: plan.match, id: rowid }) as
+            | { text: string }
+            | undefined;
+          const marked = parseHighlighted(found?.text ?? '', markers);
+          const document = queries.meta.get(hit.id) as DocumentRow | undefined;
+          verifyHit(document, queries.body.get(rowid) as { body?: unknown } | undefined, entry.session, hit, marked.text);
+          const { snippet, highlights } = buildSnippet(marked, plan.snippetLength);
+          const { role, time } = document as DocumentRow;
+          return { seq: hit.seq, role, time, snippet, highlights };
+        });
+        return { sessionId: entry.session_id, cwd: entry.cwd, createdAt: entry.created_at, score: -entry.best, hits: answered };
+      });
+      return { results, more: sessions.length > plan.limit };
+    })();
+  } finally {
+    queries.poll = () => {};
+  }
 }

@@ -185,8 +185,8 @@ export interface WorkerSessionResult {
 /** A query's answer. */
 export interface WorkerPage {
   readonly results: readonly WorkerSessionResult[];
-  /** Sessions that matched in all (so the service knows whether a next page exists). */
-  readonly matchedSessions: number;
+  /** Whether sessions rank after this page (the ranking statement found a row past its limit). */
+  readonly more: boolean;
 }
 
 /** The values of each request type. */
@@ -326,7 +326,7 @@ function isSessionResult(value: unknown): value is WorkerSessionResult {
 export const SEARCH_VALUE_CHECKS: { readonly [K in keyof SearchValues]: (value: unknown) => value is SearchValues[K] } = {
   sync: (value): value is SyncSummary => isRecord(value) && SUMMARY_KEYS.every((key) => isCount(value[key])),
   query: (value): value is WorkerPage =>
-    isRecord(value) && isCount(value['matchedSessions']) && Array.isArray(value['results']) && value['results'].every(isSessionResult),
+    isRecord(value) && typeof value['more'] === 'boolean' && Array.isArray(value['results']) && value['results'].every(isSessionResult),
   status: (value): value is IndexFileStatus =>
     isRecord(value) &&
     typeof value['exists'] === 'boolean' &&

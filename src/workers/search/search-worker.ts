@@ -36,7 +36,7 @@ import {
 } from './search-messages.js';
 import { SEARCH_SCHEMA_VERSION } from './search-database.js';
 import { SearchSync } from './search-sync.js';
-import { removeFileDigest, writeFileDigest } from './search-integrity.js';
+import { removeFileDigest, writeFileDigest, writeOpenFileDigest } from './search-integrity.js';
 import { unpackListing } from './packed-listing.js';
 import type { ScanControl } from '../tasks/scan-source.js';
 
@@ -90,15 +90,100 @@ function database(): OpenedDatabase & { readonly sync: SearchSync } {
     const fresh = openSearchDatabase(Sqlite, data.databasePath, data.busyTimeoutMs);
     const path = data.databasePath;
     // The digest only describes a file nobody changed since it was written: it goes before the first write.
-    opened = { ...fresh, sync: new SearchSync(fresh.db, path === null ? undefined : () => removeFileDigest(path)) };
+    const beforeWrite =
+      path === null
+        ? undefined
+        : () => {
+            removeFileDigest(path);
+            wroteSinceDigest = true;
+          };
+    opened = { ...fresh, sync: new SearchSync(fresh.db, beforeWrite) };
   }
   return opened;
+}
+
+/** Whether this connection wrote since it last wrote a digest (or opened the file). */
+let wroteSinceDigest = false;
+
+/** How long the worker must have been idle after a write before it hashes the files (the next request never waits). */
+const DIGEST_IDLE_MS = 1000;
+
+let idleDigest: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * The digest of the main file and the WAL, taken under the write lock (no other connection can append to the WAL or
+ * checkpoint it meanwhile), so a process that opens the index while this one keeps it open compares it instead of
+ * running the full check. Busy (another writer holds the lock): not written, and that opener runs the full check.
+ */
+function digestOpenFile(db: OpenedDatabase['db'], path: string): void {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch {
+    // Another connection is writing: it removed the digest before its write, and the next opener checks in full.
+    return;
+  }
+  try {
+    writeOpenFileDigest(path);
+  } finally {
+    db.exec('ROLLBACK');
+  }
+}
+
+/** After a request that wrote: the digest once the worker has been idle for {@link DIGEST_IDLE_MS}. */
+function scheduleDigest(): void {
+  if (idleDigest !== undefined) clearTimeout(idleDigest);
+  idleDigest = undefined;
+  const path = data.databasePath;
+  if (!wroteSinceDigest || path === null) return;
+  idleDigest = setTimeout(() => {
+    idleDigest = undefined;
+    queue = queue.then(() => {
+      if (!wroteSinceDigest || opened === undefined) return;
+      wroteSinceDigest = false;
+      try {
+        digestOpenFile(opened.db, path);
+      } catch {
+        // Not written: the next opener beside this process runs the full check.
+      }
+    });
+  }, DIGEST_IDLE_MS);
+}
+
+/**
+ * Closes the database; the digest the next open compares: of the closed file when this was the last connection (its
+ * WAL checkpointed and removed), else — when this connection wrote — of the main file and the WAL, taken on a brief
+ * second connection under the write lock.
+ */
+function closeDatabase(): void {
+  if (idleDigest !== undefined) clearTimeout(idleDigest);
+  idleDigest = undefined;
+  if (opened === undefined) return;
+  opened.db.close();
+  opened = undefined;
+  const path = data.databasePath;
+  if (path === null) return;
+  if (wroteSinceDigest && fileIdentity(`${path}-wal`) !== null) {
+    try {
+      const db = new (loadSqlite())(path, { timeout: data.busyTimeoutMs });
+      try {
+        digestOpenFile(db, path);
+      } finally {
+        db.close();
+      }
+    } catch {
+      // Not written: the next opener runs the full check.
+    }
+  }
+  wroteSinceDigest = false;
+  // Unless a digest of the closed file still vouches for it (or another connection keeps a WAL), one is written.
+  writeFileDigest(path);
 }
 
 /** Drops a damaged database of ours so the next open rebuilds it. */
 function discardDatabase(): void {
   opened?.db.close();
   opened = undefined;
+  wroteSinceDigest = false;
   if (data.databasePath !== null) removeDatabaseFiles(data.databasePath);
 }
 
@@ -223,6 +308,8 @@ async function handle(message: unknown): Promise<void> {
       error instanceof RequestCancelled || error instanceof SearchError ? error : searchFailure(error, `search ${message.type} failed`);
     post({ type: 'result', id: message.id, ok: false, error: serializeError(failure) });
   }
+  // Not now: hashing the files is no part of this request's latency, nor of the next one's.
+  scheduleDigest();
 }
 
 // One request at a time: the service sends the next only after this one's result.
@@ -232,15 +319,13 @@ port.on('message', (message: unknown) => {
     // The service is closing: finish the request in hand, close the database (its WAL checkpointed and removed),
     // then let the thread end by closing its port.
     queue = queue.then(() => {
-      if (opened !== undefined) {
-        opened.db.close();
-        opened = undefined;
-        // Closed (its WAL checkpointed): unless a digest still vouches for it, one is written for the next open.
-        if (data.databasePath !== null) writeFileDigest(data.databasePath);
-      }
+      closeDatabase();
       port.close();
     });
     return;
   }
+  // A request: the idle digest waits until the worker is idle again.
+  if (idleDigest !== undefined) clearTimeout(idleDigest);
+  idleDigest = undefined;
   queue = queue.then(() => handle(message));
 });

@@ -3,7 +3,7 @@
  * the artifact itself with the store's one stable read (`io/file-revision.ts`), then cuts it to the captured
  * prefix.
  */
-import { stableRead } from '../../io/file-revision.js';
+import { stableRead, stableReadSync } from '../../io/file-revision.js';
 import type { FileRevision } from '../../io/file-revision.js';
 import type { ArtifactRef } from '../../protocol/wire/task-shapes.js';
 
@@ -21,11 +21,24 @@ export async function readCapturedArtifact(artifact: ArtifactRef, signal: AbortS
  * {@link readCapturedArtifact} with the revision the bytes belong to: `cut` when they are the captured prefix of
  * the file read (its revision then describes the whole, longer file), else the file's whole revision.
  */
-export async function readCapturedArtifactWithRevision(
-  artifact: ArtifactRef,
-  signal: AbortSignal,
-): Promise<{ readonly bytes: Uint8Array; readonly revision: FileRevision; readonly cut: boolean }> {
-  const { bytes, revision } = await stableRead(artifact.path, signal);
+export async function readCapturedArtifactWithRevision(artifact: ArtifactRef, signal: AbortSignal): Promise<CapturedBytes> {
+  return cutToCapture(artifact, await stableRead(artifact.path, signal));
+}
+
+/** {@link readCapturedArtifactWithRevision} with a synchronous stable read (a thread that reads synchronously). */
+export function readCapturedArtifactWithRevisionSync(artifact: ArtifactRef): CapturedBytes {
+  return cutToCapture(artifact, stableReadSync(artifact.path));
+}
+
+/** The bytes of a stable read cut to the artifact's capture, and whether they were cut. */
+interface CapturedBytes {
+  readonly bytes: Uint8Array;
+  readonly revision: FileRevision;
+  readonly cut: boolean;
+}
+
+function cutToCapture(artifact: ArtifactRef, read: { readonly bytes: Buffer; readonly revision: FileRevision }): CapturedBytes {
+  const { bytes, revision } = read;
   const capture = artifact.capture;
   if (capture === undefined) return { bytes, revision, cut: false };
   const capturedSize = BigInt(capture.size);

@@ -17,11 +17,13 @@ import type { SessionEvent } from '../../protocol/events.js';
 import type { ReadSourceValue, ScanPersistedSourcePayload, ScanSourceResume, ScannedSource } from '../../protocol/wire/task-shapes.js';
 import type { SessionHeader } from '../../protocol/events.js';
 import { assertRequestedArtifact } from '../../io/artifact-identity.js';
-import { closeQuietly, openRegularFile } from '../../io/regular-file.js';
+import { closeQuietly, closeQuietlySync, openRegularFile, openRegularFileSync } from '../../io/regular-file.js';
+import type { FileRevision } from '../../io/file-revision.js';
+import { fstatSync, readSync, type BigIntStats } from 'node:fs';
 import { projectionStep } from '../reference/projection-fold.js';
 import { initZstd } from '../decode/zstd-codec.js';
 import { scanTitleLog, type TitleScanCheckpoint } from '../titles/title-scan.js';
-import { readCapturedArtifactWithRevision } from './artifact-bytes.js';
+import { readCapturedArtifactWithRevision, readCapturedArtifactWithRevisionSync } from './artifact-bytes.js';
 import type { TaskControl } from './task-control.js';
 
 /** What a scan needs of its task's control: the abort signal for awaited reads and the poll between chunks. */
@@ -35,6 +37,9 @@ export type ScanOutcome<S> =
       readonly scan: Omit<ScannedSource, 'steps'> & { readonly steps: readonly S[] };
     }
   | { readonly status: 'unscannable' };
+
+/** How a scan reads its file: awaited, or synchronously (a thread of its own: the search worker). */
+export type ScanReads = 'awaited' | 'sync';
 
 /** Bytes before a resume offset (and before the end of the scanned prefix) that the digests cover. */
 export const SCAN_GUARD_BYTES = 4096;
@@ -74,42 +79,103 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   return filled === length ? buffer : buffer.subarray(0, filled);
 }
 
+/** The checkpoint of `resume` when it can fit the captured file at all (else the scan is cold). */
+function resumePoint(
+  payload: ScanPersistedSourcePayload,
+  resume: ScanSourceResume,
+): { readonly checkpoint: TitleScanCheckpoint; readonly size: number; readonly offset: number } | undefined {
+  const checkpoint = resume.checkpoint as TitleScanCheckpoint;
+  const size = Number(payload.artifact.capture.size);
+  const offset = checkpoint.resumeOffset;
+  if (checkpoint.compression !== payload.artifact.compression || offset > size || checkpoint.headerLength > offset) return undefined;
+  return { checkpoint, size, offset };
+}
+
+/** True when the opened file is still the captured one and at least as long. */
+function stillCaptured(payload: ScanPersistedSourcePayload, stats: BigIntStats, size: number): boolean {
+  const { capture } = payload.artifact;
+  return stats.dev.toString() === capture.dev && stats.ino.toString() === capture.ino && stats.size >= BigInt(size);
+}
+
+/** The resumed input when the header and the guard window read hash as the checkpoint's digests say; else `undefined`. */
+function verifiedResume(
+  payload: ScanPersistedSourcePayload,
+  resume: ScanSourceResume,
+  point: { readonly checkpoint: TitleScanCheckpoint; readonly size: number; readonly offset: number },
+  header: Uint8Array,
+  from: number,
+  window: Uint8Array,
+): ScanInput | undefined {
+  const { checkpoint, size, offset } = point;
+  const { capture } = payload.artifact;
+  if (header.length !== checkpoint.headerLength || window.length !== size - from) return undefined;
+  if (sha256Hex(header) !== resume.headerDigest || sha256Hex(window.subarray(0, offset - from)) !== resume.guard) return undefined;
+  return {
+    base: offset,
+    bytes: window.subarray(offset - from),
+    windowBase: from,
+    window,
+    revision: { dev: capture.dev, ino: capture.ino, size: capture.size, ctimeNs: payload.ctimeNs },
+    header,
+    checkpoint,
+  };
+}
+
 /**
  * The bytes after `resume`'s offset up to the captured size, when the file is still the captured one, at least
  * that long, and its header and the guard window before the offset hash as they did; else `undefined` (scan cold).
  */
 async function resumedInput(payload: ScanPersistedSourcePayload, resume: ScanSourceResume): Promise<ScanInput | undefined> {
-  const checkpoint = resume.checkpoint as TitleScanCheckpoint;
-  const { capture, path } = payload.artifact;
-  const size = Number(capture.size);
-  const offset = checkpoint.resumeOffset;
-  if (checkpoint.compression !== payload.artifact.compression || offset > size || checkpoint.headerLength > offset) return undefined;
-  const handle = await openRegularFile(path);
+  const point = resumePoint(payload, resume);
+  if (point === undefined) return undefined;
+  const handle = await openRegularFile(payload.artifact.path);
   try {
-    const stats = await handle.stat({ bigint: true });
-    if (stats.dev.toString() !== capture.dev || stats.ino.toString() !== capture.ino || stats.size < BigInt(size)) return undefined;
-    const header = await readAt(handle, 0, checkpoint.headerLength);
-    const from = Math.max(0, offset - SCAN_GUARD_BYTES);
-    const window = await readAt(handle, from, size - from);
-    if (header.length !== checkpoint.headerLength || window.length !== size - from) return undefined;
-    if (sha256Hex(header) !== resume.headerDigest || sha256Hex(window.subarray(0, offset - from)) !== resume.guard) return undefined;
-    return {
-      base: offset,
-      bytes: window.subarray(offset - from),
-      windowBase: from,
-      window,
-      revision: { dev: capture.dev, ino: capture.ino, size: capture.size, ctimeNs: payload.ctimeNs },
-      header,
-      checkpoint,
-    };
+    if (!stillCaptured(payload, await handle.stat({ bigint: true }), point.size)) return undefined;
+    const header = await readAt(handle, 0, point.checkpoint.headerLength);
+    const from = Math.max(0, point.offset - SCAN_GUARD_BYTES);
+    return verifiedResume(payload, resume, point, header, from, await readAt(handle, from, point.size - from));
   } finally {
     await closeQuietly(handle);
   }
 }
 
+/** Reads `length` bytes at `position` of an open descriptor (short only at end of file). */
+function readAtSync(fd: number, position: number, length: number): Uint8Array {
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const read = readSync(fd, buffer, filled, length - filled, position + filled);
+    if (read === 0) break;
+    filled += read;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/** {@link resumedInput} with synchronous reads. */
+function resumedInputSync(payload: ScanPersistedSourcePayload, resume: ScanSourceResume): ScanInput | undefined {
+  const point = resumePoint(payload, resume);
+  if (point === undefined) return undefined;
+  const fd = openRegularFileSync(payload.artifact.path);
+  try {
+    if (!stillCaptured(payload, fstatSync(fd, { bigint: true }), point.size)) return undefined;
+    const header = readAtSync(fd, 0, point.checkpoint.headerLength);
+    const from = Math.max(0, point.offset - SCAN_GUARD_BYTES);
+    return verifiedResume(payload, resume, point, header, from, readAtSync(fd, from, point.size - from));
+  } finally {
+    closeQuietlySync(fd);
+  }
+}
+
 /** The whole capture (SESSION-LOG.md §10.6 rule 2), with the revision of what was read. */
 async function coldInput(payload: ScanPersistedSourcePayload, signal: AbortSignal): Promise<ScanInput> {
-  const { bytes, revision, cut } = await readCapturedArtifactWithRevision(payload.artifact, signal);
+  return coldInputOf(payload, await readCapturedArtifactWithRevision(payload.artifact, signal));
+}
+
+function coldInputOf(
+  payload: ScanPersistedSourcePayload,
+  read: { readonly bytes: Uint8Array; readonly revision: FileRevision; readonly cut: boolean },
+): ScanInput {
+  const { bytes, revision, cut } = read;
   return {
     base: 0,
     bytes,
@@ -193,11 +259,14 @@ export function scanSource(payload: ScanPersistedSourcePayload, control: TaskCon
  * {@link scanSource} with the caller's step per adopted event (from the resume point on): the one resumable,
  * digest-guarded scan that the source cache and the search index both continue from their checkpoints.
  * @param stepOf - the step of one adopted stored event, or `undefined` to keep none for it.
+ * @param reads - how the file is read: awaited (a pool task), or synchronously by a thread of its own that has
+ *   nothing else to do meanwhile (the search worker; the same steps and errors, without a libuv round trip each).
  */
 export async function scanSourceWith<S>(
   payload: ScanPersistedSourcePayload,
   control: ScanControl,
   stepOf: (event: SessionEvent) => S | undefined,
+  reads: ScanReads = 'awaited',
 ): Promise<ScanOutcome<S>> {
   if (payload.artifact.compression === 'zstd') await initZstd();
   const attempt = async (input: ScanInput | undefined): Promise<ScanOutcome<S> | undefined> => {
@@ -213,7 +282,7 @@ export async function scanSourceWith<S>(
   if (payload.resume !== null) {
     let resumed: ScanInput | undefined;
     try {
-      resumed = await resumedInput(payload, payload.resume);
+      resumed = reads === 'sync' ? resumedInputSync(payload, payload.resume) : await resumedInput(payload, payload.resume);
     } catch (error) {
       if (control.signal.aborted) throw error;
       // The file could not be read at the checkpoint: scan it cold, which reports its own read failure.
@@ -223,5 +292,9 @@ export async function scanSourceWith<S>(
     if (value !== undefined && value.status === 'scanned') return value;
   }
   control.poll();
-  return (await attempt(await coldInput(payload, control.signal))) ?? { status: 'unscannable' };
+  const cold =
+    reads === 'sync'
+      ? coldInputOf(payload, readCapturedArtifactWithRevisionSync(payload.artifact))
+      : await coldInput(payload, control.signal);
+  return (await attempt(cold)) ?? { status: 'unscannable' };
 }

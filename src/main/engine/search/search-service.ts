@@ -210,7 +210,7 @@ export class SearchService {
       };
     });
     const next = plan.offset + plan.limit;
-    return next < page.matchedSessions ? { results, nextCursor: encodeCursor(next, key) } : { results };
+    return page.more ? { results, nextCursor: encodeCursor(next, key) } : { results };
   }
 
   /**

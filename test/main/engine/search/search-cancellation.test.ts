@@ -118,7 +118,8 @@ describe('cancellation', () => {
       const started = performance.now();
       const whole = await index.query(realRoot, plan('common', 100));
       const wholeMs = performance.now() - started;
-      expect(whole.matchedSessions).toBe(SESSIONS);
+      expect(whole.results.length).toBe(100);
+      expect(whole.more).toBe(true);
       const { error, lagMs } = await abortAfter((signal) => index.query(realRoot, plan('common', 100), signal), Math.max(1, wholeMs / 4));
       expect((error as Error).name).toBe('AbortError');
       expect(lagMs).toBeLessThan(20);
