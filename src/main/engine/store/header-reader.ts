@@ -14,10 +14,9 @@ import { concatBytes } from '../../../protocol/concat-bytes.js';
 /** Bytes read per step while looking for the header. */
 export const HEADER_READ_CHUNK = 8 * 1024;
 
-/** A header found by the listing path: the converted header record and its byte length on disk. */
+/** A header found by the listing path: the converted header record. */
 export interface ListedHeader {
   readonly record: Record<string, unknown>;
-  readonly headerBytes: number;
 }
 
 /**
@@ -63,7 +62,7 @@ export async function readListedHeader(path: string, compression: Compression, s
       prefix = concatBytes(prefix, chunk.subarray(0, bytesRead));
       const found = readHeaderFromPrefix(prefix, compression);
       if (found.status === 'incomplete') continue;
-      return parseListedLine(found.line, found.headerBytes);
+      return listedHeaderOfLine(found.line);
     }
   } finally {
     await handle.close().catch(() => {
@@ -75,7 +74,11 @@ export async function readListedHeader(path: string, compression: Compression, s
 const MISSING: ListedHeaderOutcome = Object.freeze({ kind: 'missing' });
 const INCOMPLETE: ListedHeaderOutcome = Object.freeze({ kind: 'incomplete' });
 
-function parseListedLine(line: string, headerBytes: number): ListedHeaderOutcome {
+/**
+ * What the listing makes of a header line (without its LF): a header, or why the artifact is skipped. The one
+ * judgement of a first line, whether it was read from the file or recalled from the title index.
+ */
+export function listedHeaderOfLine(line: string): ListedHeaderOutcome {
   let value: unknown;
   try {
     value = JSON.parse(line);
@@ -85,5 +88,5 @@ function parseListedLine(line: string, headerBytes: number): ListedHeaderOutcome
     return { kind: 'not-a-header', message: 'corrupt session log: header line is not valid JSON' };
   }
   if (!isHeaderLine(value)) return { kind: 'not-a-header', message: 'corrupt session log: first line is not a session header' };
-  return { kind: 'header', header: { record: headerRecordFromLine(value as Record<string, unknown>), headerBytes } };
+  return { kind: 'header', header: { record: headerRecordFromLine(value as Record<string, unknown>) } };
 }

@@ -124,7 +124,8 @@ export class JsonlSessionStore implements SessionStorage {
     this.config = config;
     this.titleIndex = titleIndex;
     this.onListingProgress = onListingProgress;
-    this.headerCache = titleIndex === undefined ? undefined : new ListedHeaderCache();
+    this.headerCache =
+      titleIndex === undefined ? undefined : new ListedHeaderCache((path, revision) => titleIndex.headerLineAt(path, revision));
   }
 
   /**
@@ -401,6 +402,11 @@ export class JsonlSessionStore implements SessionStorage {
   /** How many listed headers were answered from the header cache (`undefined` when the title index is disabled). */
   get listedHeaderCacheHits(): number | undefined {
     return this.headerCache?.hits;
+  }
+
+  /** How many listed headers were recalled from the title index instead of read (`undefined` without the index). */
+  get listedHeaderIndexHits(): number | undefined {
+    return this.headerCache?.indexHits;
   }
 
   /** Counters of the title index (`undefined` when it is disabled). */

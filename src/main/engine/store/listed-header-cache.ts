@@ -14,7 +14,16 @@
 import { stat } from 'node:fs/promises';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { revisionOf, sameRevision, type FileRevision } from '../../../io/file-revision.js';
-import { readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
+import { listedHeaderOfLine, readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
+
+/**
+ * The header line (LF included) the title index recorded for `path` at exactly `revision`, if it did: an artifact
+ * the index has scanned at that revision has that first line, so the listing need not open it (no read, no frame
+ * decoded). Never rejects with anything but the signal's reason.
+ */
+export type IndexedHeaderLine = (path: string, revision: FileRevision) => Promise<Uint8Array | undefined>;
+
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 interface CachedHeader {
   readonly revision: FileRevision;
@@ -39,7 +48,19 @@ export class ListedHeaderCache {
   readonly #entries = new Map<string, CachedHeader>();
   /** The revision each path had when a listing last looked at it (whether or not the header was cached). */
   readonly #listedRevisions = new Map<string, FileRevision>();
+  readonly #indexed: IndexedHeaderLine | undefined;
   #hits = 0;
+  #indexHits = 0;
+
+  /** @param indexed - the title index's recorded header lines (a listing in a fresh process reads no header it knows). */
+  constructor(indexed?: IndexedHeaderLine) {
+    this.#indexed = indexed;
+  }
+
+  /** How many reads were answered from the title index's recorded header line (for tests). */
+  get indexHits(): number {
+    return this.#indexHits;
+  }
 
   /** How many reads were answered from the cache since construction (for tests). */
   get hits(): number {
@@ -72,6 +93,13 @@ export class ListedHeaderCache {
       return cached.listed;
     }
     this.#entries.delete(path);
+    const line = await this.#indexed?.(path, before);
+    if (line !== undefined && line[line.length - 1] === 0x0a) {
+      const recalled = listedHeaderOfLine(utf8.decode(line.subarray(0, line.length - 1)));
+      this.#indexHits += 1;
+      this.#entries.set(path, { revision: before, listed: recalled });
+      return recalled;
+    }
     const listed = await readListedHeader(path, compression, signal);
     const after = await revisionOrUndefined(path);
     signal?.throwIfAborted();

@@ -6,7 +6,7 @@
  * macrotask hop in between. The answer is the one a single pass gives (the resume contract of SESSION-LOG.md §10.7).
  */
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
-import { scanTitleLog, type TitleScanInput, type TitleScanResult } from '../../../../workers/titles/title-scan.js';
+import type { TitleScanInput, TitleScanResult } from '../../../../workers/titles/title-scan.js';
 
 /** Bytes scanned between two hops: about a millisecond or two of scanning. */
 export const TITLE_SCAN_SLICE_BYTES = 256 * 1024;
@@ -29,6 +29,9 @@ export interface TitleScanSlicing {
 export async function scanTitleLogInSlices(input: TitleScanInput, slicing: TitleScanSlicing = {}): Promise<TitleScanResult> {
   const sliceBytes = slicing.sliceBytes ?? TITLE_SCAN_SLICE_BYTES;
   const pause = slicing.pause ?? yieldToEventLoop;
+  // The scan (the validator, the folds: a tenth of a listing's modules) loads with the first log that needs one; a
+  // listing the index answers whole never scans.
+  const { scanTitleLog } = await import('../../../../workers/titles/title-scan.js');
   const { bytes } = input;
   if (bytes.length <= sliceBytes) return scanTitleLog(input);
   // The file offset of bytes[0]: resume offsets are file offsets.

@@ -272,6 +272,19 @@ export class TitleIndex {
   }
 
   /**
+   * The header line (LF included) the index recorded for `artifactPath` when its entry was made at exactly
+   * `revision` (lookup rule 1's condition), or `undefined` (no such entry, or its scan found no header). The listing
+   * takes an unchanged artifact's header from here instead of reading it.
+   */
+  async headerLineAt(artifactPath: string, revision: FileRevision): Promise<Uint8Array | undefined> {
+    if (!isIndexablePath(artifactPath)) return undefined;
+    await this.#load();
+    const entry = this.#entries.get(artifactPath);
+    if (entry === undefined || !sameRevision(entry, revision)) return undefined;
+    return entry.outcome.kind === 'read-failed' ? undefined : entry.outcome.headerLine;
+  }
+
+  /**
    * Writes every pending change to the index file now (without waiting for the quiet period) and resolves
    * when no write is pending. When the loaded index holds entries this process has not verified, it also runs
    * the pruning pass (one `stat` each) and rewrites the file if any entry's artifact is gone. Never rejects.
