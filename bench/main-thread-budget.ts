@@ -8,11 +8,10 @@
 import { appendFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { createEngine, type LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
 import { dshCorpusSession, writeDshCorpus, type DshCorpusOptions } from './support/dsh-corpus.js';
 import { artifactBytes, artifactPathOf, longSession } from './support/long-session.js';
+import { busyWorkerFloor, type GapFigures, withGaps } from './support/event-loop-gaps.js';
 
 /** Sessions of the generated corpus (dsh-shaped, plain JSONL so appends are one line). */
 const SESSIONS = 5_000;
@@ -20,35 +19,6 @@ const SESSIONS = 5_000;
 const GROWN = SESSIONS / 100;
 const CORPUS: DshCorpusOptions = { sessions: SESSIONS, seed: 27 };
 const TARGET = { id: 'bench-target', session: { header: { cwd: '/bench/target' } } };
-
-/** One job's figures: how long it ran and the worst and 99th-percentile event-loop gap while it did. */
-interface GapFigures {
-  readonly ms: number;
-  readonly maxMs: number;
-  readonly p99Ms: number;
-}
-
-/** Runs `work` while sampling this thread's event-loop delay (1 ms resolution). */
-async function withGaps(work: () => Promise<unknown>): Promise<GapFigures> {
-  const histogram = monitorEventLoopDelay({ resolution: 1 });
-  const start = performance.now();
-  histogram.enable();
-  await work();
-  histogram.disable();
-  return { ms: performance.now() - start, maxMs: histogram.max / 1e6, p99Ms: histogram.percentile(99) / 1e6 };
-}
-
-/** The floor: this thread idle while another thread spins for `ms`. */
-function idleFloor(ms: number): Promise<GapFigures> {
-  return withGaps(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const worker = new Worker(`const end = Date.now() + ${ms}; while (Date.now() < end) {}`, { eval: true });
-        worker.once('exit', () => resolve());
-        worker.once('error', reject);
-      }),
-  );
-}
 
 /** Settles at the warm view's next change report, or after `ms`. */
 function nextCorpusChange(engine: LocalSessionEngine, ms: number): Promise<void> {
@@ -76,8 +46,8 @@ async function growLogs(root: string, count: number): Promise<void> {
 }
 
 function row(job: string, figures: GapFigures, floor: GapFigures): string {
-  const verdict = figures.maxMs <= floor.maxMs + 2 ? 'met' : 'not met';
-  return `| ${job} | ${(figures.ms / 1000).toFixed(2)} | ${figures.maxMs.toFixed(1)} | ${figures.p99Ms.toFixed(1)} | ${(figures.maxMs - floor.maxMs).toFixed(1)} | ${verdict} |`;
+  const verdict = figures.maxStallMs <= floor.maxStallMs + 2 ? 'met' : 'not met';
+  return `| ${job} | ${(figures.ms / 1000).toFixed(2)} | ${figures.maxStallMs.toFixed(1)} | ${figures.p99StallMs.toFixed(1)} | ${(figures.maxStallMs - floor.maxStallMs).toFixed(1)} | ${verdict} |`;
 }
 
 /** Runs the budget benchmark and returns its markdown report. */
@@ -106,7 +76,7 @@ export async function runMainThreadBudget(): Promise<string> {
       await mkdir(dirname(path), { recursive: true });
       await writeFile(path, artifactBytes(source.header, source.events, 'none', 64));
     }
-    const floor = await idleFloor(2000);
+    const floor = await busyWorkerFloor(2000);
     const engine = await createEngine({ root, compression: 'none', poolSize: 2, corpus: { watch: true } });
     try {
       const titles = await withGaps(async () => {
@@ -130,12 +100,12 @@ export async function runMainThreadBudget(): Promise<string> {
         await engine.sourceCache?.flush();
       });
       const search = await withGaps(() => engine.buildSearchIndex());
-      const after = await idleFloor(2000);
-      const worstFloor = floor.maxMs >= after.maxMs ? floor : after;
+      const after = await busyWorkerFloor(2000);
+      const worstFloor = floor.maxStallMs >= after.maxStallMs ? floor : after;
       return [
         `### Main-thread budget — worst event-loop gap during each background job (${SESSIONS.toLocaleString('en-US')} sessions, 2 workers)`,
         '',
-        `Idle floor (this thread idle while another spins 2 s), before / after the jobs: max ${floor.maxMs.toFixed(1)} / ${after.maxMs.toFixed(1)} ms, p99 ${floor.p99Ms.toFixed(1)} / ${after.p99Ms.toFixed(1)} ms. Target: each job's max ≤ the worse floor + 2 ms.`,
+        `Idle floor (this thread idle while another spins 2 s), before / after the jobs: max ${floor.maxStallMs.toFixed(1)} / ${after.maxStallMs.toFixed(1)} ms, p99 ${floor.p99StallMs.toFixed(1)} / ${after.p99StallMs.toFixed(1)} ms. Target: each job's max ≤ the worse floor + 2 ms.`,
         '',
         '| job | s | max gap ms | p99 ms | max − floor ms | ≤ floor + 2 ms |',
         '|---|---|---|---|---|---|',

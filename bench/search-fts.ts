@@ -4,13 +4,12 @@
  * the first query after appending to 1% of the logs — beside a brute-force scan of the same texts (held in memory,
  * normalised and tokenised per query with the tokenizer's rules) in the same run.
  */
+import { busyWorkerFloor, withGaps } from './support/event-loop-gaps.js';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import type { SessionEvent } from '../src/protocol/events.js';
 import type { SurfaceEvent } from '../src/protocol/events.js';
 import { createEngine, type LocalSessionEngine } from '../src/main/engine/assembly/create-engine.js';
@@ -91,32 +90,9 @@ function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
 }
 
 /** Runs `work` while sampling the main thread's event-loop delay. */
-async function withStall(work: () => Promise<unknown>): Promise<{ ms: number; maxStallMs: number; p99StallMs: number }> {
-  const histogram = monitorEventLoopDelay({ resolution: 1 });
-  histogram.enable();
-  const start = performance.now();
-  await work();
-  const ms = performance.now() - start;
-  histogram.disable();
-  return { ms, maxStallMs: histogram.max / 1e6, p99StallMs: histogram.percentile(99) / 1e6 };
-}
-
 /** Builds the index with one search while sampling the main thread's event-loop delay. */
 function build(engine: LocalSessionEngine): Promise<{ ms: number; maxStallMs: number; p99StallMs: number }> {
-  return withStall(() => engine.searchSessions({ query: 'warm up the index' }));
-}
-
-/** The floor of the stall figure on this machine: an idle main thread while another thread spins for `ms`. */
-async function busyWorkerStall(ms: number): Promise<{ ms: number; maxStallMs: number; p99StallMs: number }> {
-  const source = `const end = Date.now() + ${ms}; while (Date.now() < end) {}`;
-  return withStall(
-    () =>
-      new Promise<void>((resolve, reject) => {
-        const worker = new Worker(source, { eval: true });
-        worker.once('exit', () => resolve());
-        worker.once('error', reject);
-      }),
-  );
+  return withGaps(() => engine.searchSessions({ query: 'warm up the index' }));
 }
 
 /**
@@ -175,16 +151,16 @@ export async function runSearch(): Promise<string> {
     });
     const lines: string[] = [];
     try {
-      const floor = await busyWorkerStall(2000);
+      const floor = await busyWorkerFloor(2000);
       // What starting the search thread costs this thread (once per process; before the first search in a server).
-      const threadStart = await withStall(async () => {
+      const threadStart = await withGaps(async () => {
         const index = new SqliteSearchIndex({ databasePath: null, busyTimeoutMs: 1000 });
         index.start();
         await new Promise((resolve) => setTimeout(resolve, 100));
         await index.close();
       });
       // Discovery's own first listing and titles (not search's work): the warm view's build.
-      const listing = await withStall(async () => {
+      const listing = await withGaps(async () => {
         const records = await engine.listSessions();
         await engine.readTitleSnapshots(records.slice(0, 20).map((record) => record.header.id));
       });

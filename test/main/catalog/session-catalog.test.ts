@@ -19,7 +19,7 @@ const IDS = ['session-aa11', 'session-aa22', 'session-bb33'];
 /** An engine over three listed sessions; `prepare` records the content it was handed. */
 function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
   const header = (id: string) => ({ version: 0, id: asSessionId(id), createdAt: 0 });
-  return {
+  const engine: CatalogEngine = {
     listSessions: () => Promise.resolve(IDS.map((id) => ({ header: header(id), persisted: true, live: false }) as never)),
     listSessionsReport: () => Promise.resolve({ records: [], problems: [] }),
     listCandidates: () => Promise.resolve([]),
@@ -37,8 +37,8 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
     readSurface: () => Promise.reject(new Error('not used')),
     readTitleSnapshots: (ids) =>
       Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
-    readListedTitleSnapshots: (ids) =>
-      Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
+    // No warm view: its titles are the exact ones.
+    readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
     prepare: (_target, content) => {
       prepared.push([...content]);
       return Promise.resolve({
@@ -50,6 +50,7 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
     store: undefined,
     runner: undefined as never,
   };
+  return engine;
 }
 
 describe('the session catalog', () => {

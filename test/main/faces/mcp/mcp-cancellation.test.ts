@@ -47,14 +47,8 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
           value: { session: { version: 0, id: asSessionId(SESSION), createdAt: 0 }, title: undefined },
         } as never,
       ]),
-    readListedTitleSnapshots: () =>
-      Promise.resolve([
-        {
-          sessionId: asSessionId(SESSION),
-          status: 'fulfilled',
-          value: { session: { version: 0, id: asSessionId(SESSION), createdAt: 0 }, title: undefined },
-        } as never,
-      ]),
+    // No warm view: its titles are the exact ones.
+    readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
     prepare: (_target, _content, _references, signal) => {
       prepares += 1;
       return new Promise((_resolve, reject) => {

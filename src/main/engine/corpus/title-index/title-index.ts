@@ -273,15 +273,17 @@ export class TitleIndex {
 
   /**
    * The header line (LF included) the index recorded for `artifactPath` when its entry was made at exactly
-   * `revision` (lookup rule 1's condition), or `undefined` (no such entry, or its scan found no header). The listing
+   * `revision` (lookup rule 1's condition) and its stored outcome presents, or `undefined` (no such entry, its scan found
+   * no header, or the stored outcome is damaged). The listing
    * takes an unchanged artifact's header from here instead of reading it.
    */
   async headerLineAt(artifactPath: string, revision: FileRevision): Promise<Uint8Array | undefined> {
     if (!isIndexablePath(artifactPath)) return undefined;
     await this.#load();
     const entry = this.#entries.get(artifactPath);
-    if (entry === undefined || !sameRevision(entry, revision)) return undefined;
-    return entry.outcome.kind === 'read-failed' ? undefined : entry.outcome.headerLine;
+    if (entry === undefined || !sameRevision(entry, revision) || entry.outcome.kind === 'read-failed') return undefined;
+    // Only an outcome the index would answer with itself (its header parses): a damaged one is read again.
+    return present(entry, artifactPath) === undefined ? undefined : entry.outcome.headerLine;
   }
 
   /**
