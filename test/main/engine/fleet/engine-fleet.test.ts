@@ -7,10 +7,7 @@
  * (expected/candidates.json). A server that is down costs no local work: fleet queries fail typed, publishing retries
  * with backoff and catches up once it is back; a server that drops its connections mid-query recovers.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../../src/protocol/events.js';
 import { SessionCatalog } from '../../../../src/main/catalog/session-catalog.js';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
@@ -19,52 +16,17 @@ import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corp
 import { isFleetError } from '../../../../src/main/engine/fleet/fleet-error.js';
 import { anonymousReader } from '../../../../src/main/engine/reference/reader.js';
 import { ZSTD_ROOT, fixtureSessions, readExpected } from '../../../support/fixtures.js';
-import { CLUSTER_PASSWORD, PostgresCluster } from '../../../support/postgres-cluster.js';
+import { CLUSTER_PASSWORD } from '../../../support/postgres-cluster.js';
+import { addFixtureSession, type CandidateCase, targetOf, useFleetFixture } from './fleet-test-fixture.js';
 import { TcpSwitch } from '../../../support/tcp-switch.js';
-
-interface CandidateCase {
-  target: { id: string; cwd?: string };
-  query: string;
-  limit: number | null;
-  result: unknown[] | { error: { name: string; code: string; message: string } };
-}
 
 const CASES = readExpected<CandidateCase[]>('candidates.json');
 const SESSIONS = fixtureSessions();
 const PAGE_SIZE = 5;
 
-let cluster: PostgresCluster;
-let scratch: string;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-  scratch = mkdtempSync(join(tmpdir(), 'sessionctx-engine-fleet-'));
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-});
-
-let roots = 0;
-/** A new root holding copies of the fixture sessions at `indexes`. */
-function rootOf(indexes: readonly number[]): string {
-  roots += 1;
-  const root = join(scratch, `root-${roots}`);
-  mkdirSync(root, { recursive: true });
-  for (const index of indexes) addSession(root, index);
-  return root;
-}
-
-function addSession(root: string, index: number): void {
-  const session = SESSIONS[index];
-  if (session === undefined) throw new Error(`no fixture session ${index}`);
-  cpSync(join(ZSTD_ROOT, session.projectDir, session.id), join(root, session.projectDir, session.id), { recursive: true });
-}
-
-function targetOf(target: { id: string; cwd?: string }): { id: string; session: { header: { cwd?: string } } } {
-  return { id: target.id, session: { header: target.cwd === undefined ? {} : { cwd: target.cwd } } };
-}
+const fleet = useFleetFixture('engine-fleet');
+const { rootOf } = fleet;
+const addSession = addFixtureSession;
 
 /** An engine over `root` with the postgres corpus index at `url`, publishing as `host`. */
 function fleetEngine(
@@ -110,9 +72,9 @@ async function eventually(what: string, check: () => Promise<boolean> | boolean)
 
 /** The ids the database holds, in code-unit order; none before the first publish created the schema. */
 async function publishedIds(database: string): Promise<string[]> {
-  const [exists] = await cluster.sql(database, "SELECT to_regclass('sessionctx.artifacts') IS NOT NULL AS exists");
+  const [exists] = await fleet.cluster.sql(database, "SELECT to_regclass('sessionctx.artifacts') IS NOT NULL AS exists");
   if (exists?.['exists'] !== true) return [];
-  const rows = await cluster.sql(database, 'SELECT session_id FROM sessionctx.artifacts ORDER BY session_id COLLATE "C"');
+  const rows = await fleet.cluster.sql(database, 'SELECT session_id FROM sessionctx.artifacts ORDER BY session_id COLLATE "C"');
   return rows.map((row) => row['session_id'] as string);
 }
 
@@ -121,9 +83,11 @@ const sortedIds = (indexes: readonly number[]): string[] =>
 
 describe('an engine with the postgres corpus index', () => {
   it("three engines publish into one cluster; each catalog answers dsh's candidate cases over the union as one local engine does", async () => {
-    const database = await cluster.createDatabase();
+    const database = await fleet.cluster.createDatabase();
     const thirds = [0, 1, 2].map((host) => SESSIONS.map((_, index) => index).filter((index) => index % 3 === host));
-    const engines = await Promise.all(thirds.map((indexes, host) => fleetEngine(rootOf(indexes), `host-${host}`, cluster.url(database))));
+    const engines = await Promise.all(
+      thirds.map((indexes, host) => fleetEngine(rootOf(indexes), `host-${host}`, fleet.cluster.url(database))),
+    );
     const local = await createEngine({
       root: rootOf(SESSIONS.map((_, index) => index)),
       compression: 'zstd',
@@ -162,9 +126,11 @@ describe('an engine with the postgres corpus index', () => {
   }, 180_000);
 
   it("merges the engine's live sessions (which no database holds) into its fleet answers, as one local engine does", async () => {
-    const database = await cluster.createDatabase();
+    const database = await fleet.cluster.createDatabase();
     const thirds = [0, 1, 2].map((host) => SESSIONS.map((_, index) => index).filter((index) => index % 3 === host));
-    const engines = await Promise.all(thirds.map((indexes, host) => fleetEngine(rootOf(indexes), `live-${host}`, cluster.url(database))));
+    const engines = await Promise.all(
+      thirds.map((indexes, host) => fleetEngine(rootOf(indexes), `live-${host}`, fleet.cluster.url(database))),
+    );
     const local = await createEngine({
       root: rootOf(SESSIONS.map((_, index) => index)),
       compression: 'zstd',
@@ -197,11 +163,11 @@ describe('an engine with the postgres corpus index', () => {
   }, 180_000);
 
   it('publishes at start and again after each change the warm corpus view sees, reporting progress', async () => {
-    const database = await cluster.createDatabase();
+    const database = await fleet.cluster.createDatabase();
     const first = SESSIONS.map((_, index) => index).filter((index) => index % 2 === 0);
     const root = rootOf(first);
     const events: FleetPublishEvent[] = [];
-    const engine = await fleetEngine(root, 'watcher', cluster.url(database), { events, watch: true });
+    const engine = await fleetEngine(root, 'watcher', fleet.cluster.url(database), { events, watch: true });
     try {
       await eventually('the first publish', () => events.some((event) => event.kind === 'published'));
       expect(await publishedIds(database)).toEqual(sortedIds(first));
@@ -225,10 +191,10 @@ describe('an engine with the postgres corpus index', () => {
   }, 120_000);
 
   it('with the server down: local work goes on, fleet queries fail typed, publishing backs off and catches up when it is back', async () => {
-    const database = await cluster.createDatabase();
-    const gate = await TcpSwitch.start(cluster.port);
+    const database = await fleet.cluster.createDatabase();
+    const gate = await TcpSwitch.start(fleet.cluster.port);
     await gate.off();
-    const url = cluster.url(database).replace(`:${cluster.port}/`, `:${gate.port}/`);
+    const url = fleet.cluster.url(database).replace(`:${fleet.cluster.port}/`, `:${gate.port}/`);
     const indexes = SESSIONS.map((_, index) => index);
     const root = rootOf(indexes);
     const events: FleetPublishEvent[] = [];
@@ -276,14 +242,14 @@ describe('an engine with the postgres corpus index', () => {
   }, 120_000);
 
   it('close() ends publishing cleanly: a batch is all or nothing, and the next engine publishes the rest', async () => {
-    const database = await cluster.createDatabase();
+    const database = await fleet.cluster.createDatabase();
     const indexes = SESSIONS.map((_, index) => index);
     const root = rootOf(indexes);
-    const engine = await fleetEngine(root, 'closing', cluster.url(database));
+    const engine = await fleetEngine(root, 'closing', fleet.cluster.url(database));
     await engine.close();
     const after = await publishedIds(database);
     expect([0, SESSIONS.length]).toContain(after.length);
-    const next = await fleetEngine(root, 'closing', cluster.url(database));
+    const next = await fleetEngine(root, 'closing', fleet.cluster.url(database));
     try {
       const summary = await next.publishToFleet();
       expect(summary.published + summary.unchanged).toBe(SESSIONS.length);

@@ -6,65 +6,28 @@
  * revision of every artifact of its batch.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { CorpusPublisher } from '../../../../src/main/engine/fleet/corpus-publisher.js';
 import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
 import { containsPattern, fleetCandidates } from '../../../../src/main/engine/fleet/fleet-discovery.js';
-import { REPO_ROOT, ZSTD_ROOT, fixtureSessions, readExpected } from '../../../support/fixtures.js';
-import { PostgresCluster } from '../../../support/postgres-cluster.js';
-
-interface CandidateCase {
-  target: { id: string; cwd?: string };
-  query: string;
-  limit: number | null;
-  kind: string;
-  result: unknown[] | { error: { name: string; code: string; message: string } };
-}
+import { REPO_ROOT, fixtureSessions, readExpected } from '../../../support/fixtures.js';
+import { type CandidateCase, targetOf, useFleetFixture } from './fleet-test-fixture.js';
 
 const CASES = readExpected<CandidateCase[]>('candidates.json');
 const SESSIONS = fixtureSessions();
 
-let cluster: PostgresCluster;
-let scratch: string;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-  scratch = mkdtempSync(join(tmpdir(), 'sessionctx-fleet-'));
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-});
-
-function targetOf(target: { id: string; cwd?: string }): { id: string; session: { header: { cwd?: string } } } {
-  return { id: target.id, session: { header: target.cwd === undefined ? {} : { cwd: target.cwd } } };
-}
-
-let roots = 0;
-/** A new root holding copies of the fixture sessions at `indexes` (zstd). */
-function rootOf(indexes: readonly number[]): string {
-  roots += 1;
-  const root = join(scratch, `root-${roots}`);
-  mkdirSync(root, { recursive: true });
-  for (const index of indexes) {
-    const session = SESSIONS[index];
-    if (session === undefined) continue;
-    cpSync(join(ZSTD_ROOT, session.projectDir, session.id), join(root, session.projectDir, session.id), { recursive: true });
-  }
-  return root;
-}
+const fleet = useFleetFixture('fleet');
+const { rootOf } = fleet;
 
 async function openDatabase(name: string): Promise<FleetDatabase> {
-  return FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) });
+  return FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
 }
 
 /** Publishes `root` as `host` with an in-thread engine. */
@@ -103,7 +66,7 @@ describe('fleet discovery', () => {
   });
 
   it('over the whole fixture published by three hosts equals dsh (expected/candidates.json)', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const database = await openDatabase(name);
     try {
       const thirds = [0, 1, 2].map((host) => SESSIONS.map((_, index) => index).filter((index) => index % 3 === host));
@@ -123,14 +86,14 @@ describe('fleet discovery', () => {
   }, 120_000);
 
   it('equals one local engine over the union of the roots, for random splits over up to three hosts (some sessions on none)', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const database = await openDatabase(name);
     try {
       await fc.assert(
         fc.asyncProperty(
           fc.array(fc.integer({ min: 0, max: 3 }), { minLength: SESSIONS.length, maxLength: SESSIONS.length }),
           async (placement) => {
-            await cluster.sql(name, 'TRUNCATE sessionctx.sources, sessionctx.artifacts, sessionctx.corpora');
+            await fleet.cluster.sql(name, 'TRUNCATE sessionctx.sources, sessionctx.artifacts, sessionctx.corpora');
             const union: number[] = [];
             for (const host of [0, 1, 2]) {
               const indexes = placement.flatMap((where, index) => (where === host ? [index] : []));
@@ -161,7 +124,7 @@ describe('fleet discovery', () => {
 
 describe('publishing', () => {
   it('is incremental: a second publish writes nothing, a touched artifact is written again, a removed one deleted', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const database = await openDatabase(name);
     try {
       const root = rootOf(SESSIONS.map((_, index) => index));
@@ -176,7 +139,7 @@ describe('publishing', () => {
       rmSync(join(root, gone.projectDir, gone.id), { recursive: true });
       const third = await publishRoot(database, 'h', root);
       expect([third.published, third.unchanged, third.removed]).toEqual([1, SESSIONS.length - 2, 1]);
-      const rows = await cluster.sql(name, 'SELECT session_id FROM sessionctx.artifacts ORDER BY 1');
+      const rows = await fleet.cluster.sql(name, 'SELECT session_id FROM sessionctx.artifacts ORDER BY 1');
       expect(rows.map((row) => row['session_id'])).toEqual(
         SESSIONS.map((session) => session.id)
           .filter((id) => id !== gone.id)
@@ -188,15 +151,15 @@ describe('publishing', () => {
   }, 120_000);
 
   it('keeps the previous revision of every artifact of a batch when its publisher is killed mid-batch, and frees its locks', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const database = await openDatabase(name);
-    const holder = new pg.Client({ connectionString: cluster.url(name) });
+    const holder = new pg.Client({ connectionString: fleet.cluster.url(name) });
     await holder.connect();
     try {
       const root = rootOf(SESSIONS.map((_, index) => index));
       const first = await publishRoot(database, 'h', root);
       const corpusId = first.corpusId;
-      const before = await cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1');
+      const before = await fleet.cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1');
       // A new revision of every artifact, so the child's batch writes all of them.
       for (const session of SESSIONS) {
         utimesSync(join(root, session.projectDir, session.id, 'session.jsonl.zstd'), new Date(2_000_000), new Date(2_000_000));
@@ -207,7 +170,7 @@ describe('publishing', () => {
         .at(-1) as string;
       await holder.query('BEGIN');
       await holder.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [corpusId, last]);
-      const child = spawnPublisher(cluster.url(name), root);
+      const child = spawnPublisher(fleet.cluster.url(name), root);
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
       await waitForLockWaiter(holder);
       const written = await holder.query(
@@ -218,11 +181,11 @@ describe('publishing', () => {
       child.kill('SIGKILL');
       await exited;
       await holder.query('COMMIT');
-      expect(await cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1')).toEqual(before);
+      expect(await fleet.cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1')).toEqual(before);
       // Its locks died with it: a publish now goes through and writes the new revisions.
       const after = await publishRoot(database, 'h', root);
       expect(after.published).toBe(SESSIONS.length);
-      const now = await cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1');
+      const now = await fleet.cluster.sql(name, 'SELECT session_id, revision FROM sessionctx.artifacts ORDER BY 1');
       expect(now.every((row, index) => row['revision'] !== (before[index] as Record<string, unknown>)['revision'])).toBe(true);
     } finally {
       await holder.end();
@@ -231,10 +194,10 @@ describe('publishing', () => {
   }, 120_000);
 
   it('lets one writer per artifact at a time: a second publisher of the same corpus waits, then finds the revision written', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const database = await openDatabase(name);
     const other = await openDatabase(name);
-    const holder = new pg.Client({ connectionString: cluster.url(name) });
+    const holder = new pg.Client({ connectionString: fleet.cluster.url(name) });
     await holder.connect();
     try {
       const root = rootOf([0]);
@@ -244,11 +207,11 @@ describe('publishing', () => {
       await holder.query('SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))', [corpusId, only]);
       const waiting = publishRoot(database, 'h', root);
       await waitForLockWaiter(holder);
-      expect(await cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.artifacts')).toEqual([{ n: 0 }]);
+      expect(await fleet.cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.artifacts')).toEqual([{ n: 0 }]);
       await holder.query('COMMIT');
       expect((await waiting).published).toBe(1);
       expect((await publishRoot(other, 'h', root)).published).toBe(0);
-      expect(await cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.artifacts')).toEqual([{ n: 1 }]);
+      expect(await fleet.cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.artifacts')).toEqual([{ n: 1 }]);
     } finally {
       await holder.end();
       await database.close();
@@ -269,7 +232,7 @@ async function waitForLockWaiter(client: pg.Client): Promise<void> {
 
 /** A child process that publishes `root` as host `h` (batch of every artifact) into the database at `url`. */
 function spawnPublisher(url: string, root: string) {
-  const dir = mkdtempSync(join(scratch, 'child-'));
+  const dir = mkdtempSync(join(fleet.scratch, 'child-'));
   const file = join(dir, 'publish.mjs');
   const module = (path: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', path)).href);
   writeFileSync(

@@ -7,15 +7,12 @@
  * citing a remote and a local session together equals one local engine over the union; a session no host published
  * stays not found, as locally.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corpus-index-config.js';
 import { anonymousReader } from '../../../../src/main/engine/reference/reader.js';
-import { ZSTD_ROOT, fixtureSessions } from '../../../support/fixtures.js';
-import { PostgresCluster } from '../../../support/postgres-cluster.js';
+import { fixtureSessions } from '../../../support/fixtures.js';
+import { useFleetFixture } from './fleet-test-fixture.js';
 
 const SESSIONS = fixtureSessions();
 const HOSTS = 3;
@@ -26,31 +23,8 @@ const BUDGETS = [
   [250, 'refused'],
 ] as const;
 
-let cluster: PostgresCluster;
-let scratch: string;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-  scratch = mkdtempSync(join(tmpdir(), 'sessionctx-remote-citation-'));
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
-});
-
-let roots = 0;
-function rootOf(indexes: readonly number[]): string {
-  roots += 1;
-  const root = join(scratch, `root-${roots}`);
-  mkdirSync(root, { recursive: true });
-  for (const index of indexes) {
-    const session = SESSIONS[index];
-    if (session === undefined) throw new Error(`no fixture session ${index}`);
-    cpSync(join(ZSTD_ROOT, session.projectDir, session.id), join(root, session.projectDir, session.id), { recursive: true });
-  }
-  return root;
-}
+const fleet = useFleetFixture('remote-citation');
+const { rootOf } = fleet;
 
 /**
  * What one preparation gave: the prepared value and sizes as JSON, or the error's name, code, message and budget. The
@@ -87,8 +61,8 @@ describe.each(BUDGETS)('remote citation (maxReferenceBytes %s: some sources %s)'
   const ownerOf = new Map<string, number>();
 
   beforeAll(async () => {
-    const database = await cluster.createDatabase();
-    const url = cluster.url(database);
+    const database = await fleet.cluster.createDatabase();
+    const url = fleet.cluster.url(database);
     const split = [...Array(HOSTS).keys()].map((host) => SESSIONS.map((_, index) => index).filter((index) => index % HOSTS === host));
     for (const [host, indexes] of split.entries()) for (const index of indexes) ownerOf.set(SESSIONS[index]?.id as string, host);
     hosts = await Promise.all(
