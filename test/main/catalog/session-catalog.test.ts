@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CatalogError } from '../../../src/main/catalog/catalog-error.js';
 import type { CatalogEngine } from '../../../src/main/catalog/session-catalog.js';
+import { standInCatalogEngine } from '../../support/stand-in-catalog-engine.js';
 import { SessionCatalog } from '../../../src/main/catalog/session-catalog.js';
 import { asMcpRefusal, McpRequestError } from '../../../src/main/faces/mcp/mcp-request-error.js';
 import { createWebHandlers } from '../../../src/main/faces/web/web-handlers.js';
@@ -19,26 +20,10 @@ const IDS = ['session-aa11', 'session-aa22', 'session-bb33'];
 /** An engine over three listed sessions; `prepare` records the content it was handed. */
 function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
   const header = (id: string) => ({ version: 0, id: asSessionId(id), createdAt: 0 });
-  const engine: CatalogEngine = {
+  return standInCatalogEngine({
     listSessions: () => Promise.resolve(IDS.map((id) => ({ header: header(id), persisted: true, live: false }) as never)),
-    listSessionsReport: () => Promise.resolve({ records: [], problems: [] }),
-    listCandidates: () => Promise.resolve([]),
-    candidates: () => Promise.resolve([]),
-    searchSessions: () => Promise.resolve({ results: [] }),
-    buildSearchIndex: () => Promise.reject(new Error('not used')),
-    searchIndexStatus: () => Promise.reject(new Error('not used')),
-    clearSearchIndex: () => Promise.reject(new Error('not used')),
-    fleetStatus: () => Promise.reject(new Error('not used')),
-    publishToFleet: () => Promise.reject(new Error('not used')),
-    // Not shared: no session is published anywhere else.
-    publishedSession: () => Promise.resolve(undefined),
-    // No warm corpus view: no change is ever reported.
-    onCorpusChange: () => undefined,
-    readSurface: () => Promise.reject(new Error('not used')),
     readTitleSnapshots: (ids) =>
       Promise.resolve([...ids].map((id) => ({ sessionId: id, status: 'fulfilled', value: { session: header(id) } }) as never)),
-    // No warm view: its titles are the exact ones.
-    readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
     prepare: (_target, content) => {
       prepared.push([...content]);
       return Promise.resolve({
@@ -46,11 +31,7 @@ function fakeEngine(prepared: ContentBlock[][] = []): CatalogEngine {
         additionalContext: { role: 'user', id: 'x', content: [{ type: 'text', text: 'SNAPSHOT' }], source: {} } as never,
       });
     },
-    prepareSized: () => Promise.reject(new Error('not used')),
-    store: undefined,
-    runner: undefined as never,
-  };
-  return engine;
+  });
 }
 
 describe('the session catalog', () => {

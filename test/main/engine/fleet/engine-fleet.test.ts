@@ -17,7 +17,7 @@ import { isFleetError } from '../../../../src/main/engine/fleet/fleet-error.js';
 import { anonymousReader } from '../../../../src/main/engine/reference/reader.js';
 import { ZSTD_ROOT, fixtureSessions, readExpected } from '../../../support/fixtures.js';
 import { CLUSTER_PASSWORD } from '../../../support/postgres-cluster.js';
-import { addFixtureSession, type CandidateCase, targetOf, useFleetFixture } from './fleet-test-fixture.js';
+import { addFixtureSession, type CandidateCase, caseOutcomes, targetOf, useFleetFixture } from './fleet-test-fixture.js';
 import { TcpSwitch } from '../../../support/tcp-switch.js';
 
 const CASES = readExpected<CandidateCase[]>('candidates.json');
@@ -47,19 +47,7 @@ function fleetEngine(
   });
 }
 
-/** Every case's outcome: the value as JSON, or the error's name, code and message. */
-async function outcomes(ask: (testCase: CandidateCase) => Promise<unknown>): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (const testCase of CASES) {
-    out.push(
-      await ask(testCase).then(
-        (value) => JSON.stringify(value),
-        (error: { name: string; code: string; message: string }) => ({ name: error.name, code: error.code, message: error.message }),
-      ),
-    );
-  }
-  return out;
-}
+const outcomes = (ask: (testCase: CandidateCase) => Promise<unknown>): Promise<unknown[]> => caseOutcomes(CASES, ask);
 
 /** Polls `check` until it holds (a background publish is asynchronous by design); fails after 30 s. */
 async function eventually(what: string, check: () => Promise<boolean> | boolean): Promise<void> {

@@ -18,7 +18,7 @@ import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
 import { containsPattern, fleetCandidates } from '../../../../src/main/engine/fleet/fleet-discovery.js';
 import { REPO_ROOT, fixtureSessions, readExpected } from '../../../support/fixtures.js';
-import { type CandidateCase, targetOf, useFleetFixture } from './fleet-test-fixture.js';
+import { type CandidateCase, caseOutcomes, targetOf, useFleetFixture } from './fleet-test-fixture.js';
 
 const CASES = readExpected<CandidateCase[]>('candidates.json');
 const SESSIONS = fixtureSessions();
@@ -46,19 +46,7 @@ async function publishRoot(database: FleetDatabase, host: string, root: string, 
   }
 }
 
-/** Every case's outcome: the candidates, or the error's name, code and message. */
-async function outcomes(ask: (testCase: CandidateCase) => Promise<unknown>): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (const testCase of CASES) {
-    out.push(
-      await ask(testCase).then(
-        (value) => JSON.stringify(value),
-        (error: { name: string; code: string; message: string }) => ({ name: error.name, code: error.code, message: error.message }),
-      ),
-    );
-  }
-  return out;
-}
+const outcomes = (ask: (testCase: CandidateCase) => Promise<unknown>): Promise<unknown[]> => caseOutcomes(CASES, ask);
 
 describe('fleet discovery', () => {
   it('escapes LIKE wildcards so a needle matches only itself', () => {

@@ -3,20 +3,12 @@
  * and is cancelled on the real server (it leaves `pg_stat_activity` long before it would have ended by itself); the
  * pool keeps serving; an already aborted signal sends nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
-import { PostgresCluster } from '../../../support/postgres-cluster.js';
+import { useFleetFixture } from './fleet-test-fixture.js';
 
-let cluster: PostgresCluster;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const fleet = useFleetFixture('fleet-cancel');
 
 /** Polls `check` until it holds; fails after 20 s (the statement under test would run 600 s). */
 async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
@@ -29,11 +21,11 @@ async function eventually(what: string, check: () => Promise<boolean>): Promise<
 
 describe('a fleet query with a signal', () => {
   it('is cancelled on the server when the signal aborts, and the pool keeps serving', async () => {
-    const name = await cluster.createDatabase();
-    const database = await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) });
+    const name = await fleet.cluster.createDatabase();
+    const database = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
     const sleeping = async (): Promise<boolean> =>
       (
-        await cluster.sql(
+        await fleet.cluster.sql(
           name,
           "SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep(600)%'",
         )

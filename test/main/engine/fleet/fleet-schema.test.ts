@@ -5,33 +5,26 @@
  * credentials and an unreachable server are typed, and no message, config print or log shows a password.
  */
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corpus-index-config.js';
 import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
 import { FleetError } from '../../../../src/main/engine/fleet/fleet-error.js';
-import { CLUSTER_PASSWORD, PostgresCluster } from '../../../support/postgres-cluster.js';
+import { CLUSTER_PASSWORD } from '../../../support/postgres-cluster.js';
+import { useFleetFixture } from './fleet-test-fixture.js';
 
-let cluster: PostgresCluster;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const fleet = useFleetFixture('fleet-schema');
 
 /** Everything a database holds in the `sessionctx` schema: its tables, their columns, and the version rows. */
 async function schemaSnapshot(database: string): Promise<unknown> {
-  const columns = await cluster.sql(
+  const columns = await fleet.cluster.sql(
     database,
     `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'sessionctx' ORDER BY 1, 2`,
   );
   const hasVersion = columns.some((row) => row['table_name'] === 'schema_version');
-  const versions = hasVersion ? await cluster.sql(database, 'SELECT version FROM sessionctx.schema_version') : [];
-  const indexes = await cluster.sql(database, `SELECT indexname FROM pg_indexes WHERE schemaname = 'sessionctx' ORDER BY 1`);
-  const extensions = await cluster.sql(database, 'SELECT extname FROM pg_extension ORDER BY 1');
+  const versions = hasVersion ? await fleet.cluster.sql(database, 'SELECT version FROM sessionctx.schema_version') : [];
+  const indexes = await fleet.cluster.sql(database, `SELECT indexname FROM pg_indexes WHERE schemaname = 'sessionctx' ORDER BY 1`);
+  const extensions = await fleet.cluster.sql(database, 'SELECT extname FROM pg_extension ORDER BY 1');
   return { columns, versions, indexes, extensions };
 }
 
@@ -49,66 +42,66 @@ async function openError(url: string): Promise<FleetError> {
 
 describe('schema', () => {
   it('is created on first open with version 2, the trigram indexes and the sources table, and opening again changes nothing', async () => {
-    const name = await cluster.createDatabase();
-    const database = await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) });
+    const name = await fleet.cluster.createDatabase();
+    const database = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
     await database.close();
-    expect(await cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
-    const tables = await cluster.sql(name, `SELECT tablename FROM pg_tables WHERE schemaname = 'sessionctx' ORDER BY 1`);
+    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
+    const tables = await fleet.cluster.sql(name, `SELECT tablename FROM pg_tables WHERE schemaname = 'sessionctx' ORDER BY 1`);
     expect(tables.map((row) => row['tablename'])).toEqual(['artifacts', 'corpora', 'schema_version', 'sources']);
-    const indexes = await cluster.sql(
+    const indexes = await fleet.cluster.sql(
       name,
       `SELECT indexdef FROM pg_indexes WHERE schemaname = 'sessionctx' AND indexdef LIKE '%gin_trgm_ops%'`,
     );
     expect(indexes).toHaveLength(3);
     const before = await schemaSnapshot(name);
-    const again = await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) });
+    const again = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
     await again.close();
     expect(await schemaSnapshot(name)).toEqual(before);
   });
 
   it('refuses a schema of an unknown version with FLEET_SCHEMA_UNKNOWN_VERSION and leaves it as it was', async () => {
-    const name = await cluster.createDatabase();
-    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
-    await cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 3');
-    await cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
+    const name = await fleet.cluster.createDatabase();
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
+    await fleet.cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 3');
+    await fleet.cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
     const before = await schemaSnapshot(name);
-    const corpora = await cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
-    const error = await openError(cluster.url(name));
+    const corpora = await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
+    const error = await openError(fleet.cluster.url(name));
     expect(error.code).toBe('FLEET_SCHEMA_UNKNOWN_VERSION');
     expect(error.message).toContain('version 3; this sessionctx knows versions 1 to 2');
     expect(await schemaSnapshot(name)).toEqual(before);
-    expect(await cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
+    expect(await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
   });
 
   it('migrates a version 1 database to version 2, keeping its rows', async () => {
-    const name = await cluster.createDatabase();
-    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
+    const name = await fleet.cluster.createDatabase();
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
     // Version 1 is version 2 without the sources table (the migration only adds it).
-    await cluster.sql(name, 'DROP TABLE sessionctx.sources; UPDATE sessionctx.schema_version SET version = 1');
-    await cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
-    const corpora = await cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
-    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
-    expect(await cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
-    expect(await cluster.sql(name, "SELECT to_regclass('sessionctx.sources') IS NOT NULL AS present")).toEqual([{ present: true }]);
-    expect(await cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
+    await fleet.cluster.sql(name, 'DROP TABLE sessionctx.sources; UPDATE sessionctx.schema_version SET version = 1');
+    await fleet.cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
+    const corpora = await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
+    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 2 }]);
+    expect(await fleet.cluster.sql(name, "SELECT to_regclass('sessionctx.sources') IS NOT NULL AS present")).toEqual([{ present: true }]);
+    expect(await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
   });
 
   it('refuses foreign tables beside ours with FLEET_SCHEMA_FOREIGN_TABLES and leaves the database as it was', async () => {
-    const name = await cluster.createDatabase();
-    await (await FleetDatabase.open({ url: new DatabaseUrl(cluster.url(name)) })).close();
-    await cluster.sql(name, 'CREATE TABLE sessionctx.not_ours (x int)');
+    const name = await fleet.cluster.createDatabase();
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
+    await fleet.cluster.sql(name, 'CREATE TABLE sessionctx.not_ours (x int)');
     const before = await schemaSnapshot(name);
-    const error = await openError(cluster.url(name));
+    const error = await openError(fleet.cluster.url(name));
     expect(error.code).toBe('FLEET_SCHEMA_FOREIGN_TABLES');
     expect(error.message).toContain('not_ours');
     expect(await schemaSnapshot(name)).toEqual(before);
   });
 
   it('refuses a sessionctx schema that holds only foreign tables (no version row) and creates nothing in it', async () => {
-    const name = await cluster.createDatabase();
-    await cluster.sql(name, 'CREATE SCHEMA sessionctx; CREATE TABLE sessionctx.artifacts (whatever text)');
+    const name = await fleet.cluster.createDatabase();
+    await fleet.cluster.sql(name, 'CREATE SCHEMA sessionctx; CREATE TABLE sessionctx.artifacts (whatever text)');
     const before = await schemaSnapshot(name);
-    const error = await openError(cluster.url(name));
+    const error = await openError(fleet.cluster.url(name));
     expect(error.code).toBe('FLEET_SCHEMA_FOREIGN_TABLES');
     expect(await schemaSnapshot(name)).toEqual(before);
   });
@@ -116,14 +109,14 @@ describe('schema', () => {
 
 describe('connection failures', () => {
   it('names refused credentials FLEET_AUTH_FAILED without the password or the URL', async () => {
-    const name = await cluster.createDatabase();
+    const name = await fleet.cluster.createDatabase();
     const wrong = 'wrong-secret-5d1e0c';
-    const error = await openError(cluster.url(name, { password: wrong }));
+    const error = await openError(fleet.cluster.url(name, { password: wrong }));
     expect(error.code).toBe('FLEET_AUTH_FAILED');
     const everything = `${error.message} ${String(error.stack)} ${inspect(error)} ${JSON.stringify(error)}`;
     expect(everything).not.toContain(wrong);
     expect(everything).not.toContain(CLUSTER_PASSWORD);
-    expect(everything).not.toContain(`${cluster.port}/${name}`);
+    expect(everything).not.toContain(`${fleet.cluster.port}/${name}`);
     expect(error.cause).toBeUndefined();
   });
 
@@ -135,7 +128,7 @@ describe('connection failures', () => {
   });
 
   it('names a database that does not exist FLEET_UNREACHABLE', async () => {
-    expect((await openError(cluster.url('no_such_database'))).code).toBe('FLEET_UNREACHABLE');
+    expect((await openError(fleet.cluster.url('no_such_database'))).code).toBe('FLEET_UNREACHABLE');
   });
 });
 

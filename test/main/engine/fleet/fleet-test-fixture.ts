@@ -76,3 +76,20 @@ export function useFleetFixture(name: string): FleetFixture {
     },
   };
 }
+
+/** Every case's outcome, in order: the answer as JSON, or the error's name, code and message. */
+export async function caseOutcomes(
+  cases: readonly CandidateCase[],
+  ask: (testCase: CandidateCase) => Promise<unknown>,
+): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const testCase of cases) {
+    out.push(
+      await ask(testCase).then(
+        (value) => JSON.stringify(value),
+        (error: { name: string; code: string; message: string }) => ({ name: error.name, code: error.code, message: error.message }),
+      ),
+    );
+  }
+  return out;
+}

@@ -2,23 +2,15 @@
  * The shared corpus index as the engine reaches it (issue 29): the configured backend decides; `sqlite` opens no
  * shared index, `postgres` publishes the engine's root and answers discovery over it; failures are typed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corpus-index-config.js';
 import { isFleetError } from '../../../../src/main/engine/fleet/fleet-error.js';
 import { openSharedCorpusIndex } from '../../../../src/main/engine/fleet/shared-corpus-index.js';
 import { ZSTD_ROOT, readExpected } from '../../../support/fixtures.js';
-import { PostgresCluster } from '../../../support/postgres-cluster.js';
+import { useFleetFixture } from './fleet-test-fixture.js';
 
-let cluster: PostgresCluster;
-
-beforeAll(async () => {
-  cluster = await PostgresCluster.start();
-}, 60_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-});
+const fleet = useFleetFixture('shared-index');
 
 describe('openSharedCorpusIndex', () => {
   it('opens nothing for the embedded sqlite default', async () => {
@@ -35,8 +27,8 @@ describe('openSharedCorpusIndex', () => {
   });
 
   it('publishes the engine root under host:root and answers a dsh discovery case over it', async () => {
-    const name = await cluster.createDatabase();
-    const config = resolveCorpusIndexConfig({ backend: 'postgres', host: 'box-1' }, { SESSIONCTX_DATABASE_URL: cluster.url(name) });
+    const name = await fleet.cluster.createDatabase();
+    const config = resolveCorpusIndexConfig({ backend: 'postgres', host: 'box-1' }, { SESSIONCTX_DATABASE_URL: fleet.cluster.url(name) });
     const engine = await createEngine({ root: ZSTD_ROOT, compression: 'zstd', workers: false });
     const index = await openSharedCorpusIndex(config, { source: engine, layout: { root: ZSTD_ROOT, compression: 'zstd' } });
     try {

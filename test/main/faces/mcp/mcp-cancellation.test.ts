@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createSessionMcpServer } from '../../../../src/main/faces/mcp/mcp-server.js';
 import { SessionCatalog } from '../../../../src/main/catalog/session-catalog.js';
 import type { CatalogEngine } from '../../../../src/main/catalog/session-catalog.js';
+import { standInCatalogEngine } from '../../../support/stand-in-catalog-engine.js';
 import { asSessionId } from '../../../../src/protocol/events.js';
 import { encodeSessionReferenceUri } from '../../../../src/protocol/uri/session-uri.js';
 
@@ -19,26 +20,9 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
   const aborted = new Promise<unknown>((resolve) => {
     markAborted = resolve;
   });
-  const engine: CatalogEngine = {
+  const engine = standInCatalogEngine({
     listCandidates: () => Promise.resolve([{ sessionId: SESSION, label: 'slow', createdAt: 0 }]),
-    candidates: () => Promise.resolve([]),
-    searchSessions: () => Promise.resolve({ results: [] }),
-    buildSearchIndex: () => Promise.reject(new Error('not used')),
-    searchIndexStatus: () => Promise.reject(new Error('not used')),
-    clearSearchIndex: () => Promise.reject(new Error('not used')),
-    fleetStatus: () => Promise.reject(new Error('not used')),
-    publishToFleet: () => Promise.reject(new Error('not used')),
-    // Not shared: no session is published anywhere else.
-    publishedSession: () => Promise.resolve(undefined),
-    // No warm corpus view: no change is ever reported.
-    onCorpusChange: () => undefined,
     listSessions: () => Promise.resolve([{ header: { version: 0, id: asSessionId(SESSION), createdAt: 0 } } as never]),
-    // What the MCP face never asks of the catalog.
-    listSessionsReport: () => Promise.reject(new Error('not used')),
-    readSurface: () => Promise.reject(new Error('not used')),
-    prepareSized: () => Promise.reject(new Error('not used')),
-    store: undefined,
-    runner: undefined as never,
     readTitleSnapshots: () =>
       Promise.resolve([
         {
@@ -47,8 +31,6 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
           value: { session: { version: 0, id: asSessionId(SESSION), createdAt: 0 }, title: undefined },
         } as never,
       ]),
-    // No warm view: its titles are the exact ones.
-    readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
     prepare: (_target, _content, _references, signal) => {
       prepares += 1;
       return new Promise((_resolve, reject) => {
@@ -62,7 +44,7 @@ function waitingEngine(): { engine: CatalogEngine; aborted: Promise<unknown>; pr
         );
       });
     },
-  };
+  });
   return { engine, aborted, prepares: () => prepares };
 }
 
