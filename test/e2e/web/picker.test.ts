@@ -191,15 +191,16 @@ describe('the @ picker', () => {
       }
     });
     // Each keystroke waits until its lookup is held (a request aborted before interception would never be seen).
+    // Generous bounds: on a loaded machine a lookup can take seconds to reach the route.
     await page.keyboard.type('@');
-    await expect.poll(() => asked.length).toBe(1);
+    await expect.poll(() => asked.length, { timeout: 15_000 }).toBe(1);
     await page.keyboard.type('w');
-    await expect.poll(() => asked.length).toBe(2);
+    await expect.poll(() => asked.length, { timeout: 15_000 }).toBe(2);
     await page.keyboard.type('e');
     await page.keyboard.insertText('bshop');
     await waitForMenu(3);
     expect(asked).toEqual(['', 'w', 'we', 'webshop']);
-    await expect.poll(() => failed.sort()).toEqual([' net::ERR_ABORTED', 'w net::ERR_ABORTED', 'we net::ERR_ABORTED']);
+    await expect.poll(() => failed.sort(), { timeout: 15_000 }).toEqual([' net::ERR_ABORTED', 'w net::ERR_ABORTED', 'we net::ERR_ABORTED']);
     // Long after the held-back lookups would have answered, the menu still shows the last query's rows.
     await page.waitForTimeout(1000);
     expect(await menuText()).toBe(GOLDEN_MENU);
