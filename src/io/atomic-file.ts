@@ -47,15 +47,20 @@ async function syncDirectory(directory: string): Promise<void> {
 /**
  * Replaces `path` with `content` atomically and durably (see the file comment). The directory must exist.
  * @param path - the file to replace (created when missing)
- * @param content - the new content (a string is written as UTF-8)
+ * @param content - the new content (a string is written as UTF-8; a list of blocks is written one after another, so
+ *   a large file need not be gathered into one buffer on the caller's thread)
  */
-export async function replaceFileAtomically(path: string, content: Uint8Array | string, options: AtomicReplaceOptions = {}): Promise<void> {
-  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+export async function replaceFileAtomically(
+  path: string,
+  content: Uint8Array | string | readonly Uint8Array[],
+  options: AtomicReplaceOptions = {},
+): Promise<void> {
+  const blocks = typeof content === 'string' ? [Buffer.from(content, 'utf8')] : content instanceof Uint8Array ? [content] : content;
   const temp = temporaryBeside(path);
   const handle = await open(temp, 'wx', options.mode ?? 0o600);
   try {
     try {
-      await writeFully(handle, bytes);
+      for (const block of blocks) await writeFully(handle, block);
       await handle.sync();
     } finally {
       await handle.close();

@@ -25,10 +25,10 @@ export interface TitleIndexFs {
   /** Reads a whole file. */
   readFile(path: string, signal?: AbortSignal): Promise<Uint8Array>;
   /**
-   * Replaces `path` atomically and durably with `bytes` (`io/atomic-file.ts`).
+   * Replaces `path` atomically and durably with `content` (one buffer or blocks written in order; `io/atomic-file.ts`).
    * Refuses (rejects) when the directory is marked read-only.
    */
-  replaceFile(path: string, bytes: Uint8Array): Promise<void>;
+  replaceFile(path: string, content: Uint8Array | readonly Uint8Array[]): Promise<void>;
   /**
    * Creates directory `path` and its missing parents (mode `0700`: a cache of other people's conversation
    * titles is private). Refuses (rejects) when the deepest existing ancestor is marked read-only or is not a
@@ -79,9 +79,9 @@ export const nodeTitleIndexFs: TitleIndexFs = {
     return readRegularFile(path, signal);
   },
 
-  async replaceFile(path, bytes) {
+  async replaceFile(path, content) {
     await assertNotReadOnly(dirname(path));
-    await replaceFileAtomically(path, bytes);
+    await replaceFileAtomically(path, content);
   },
 
   async ensureDirectory(path) {

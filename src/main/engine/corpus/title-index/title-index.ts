@@ -6,7 +6,7 @@
  *
  * One instance keeps the in-memory copy of one index file. Every entry is re-verified against its file before
  * use (revision, or header and guard digests), so entries written by other processes or left stale can only
- * cost a rescan. Entries read from the index file are trusted only after their XXH64 checksums (title-index-file.ts):
+ * cost a rescan. Entries read from the index file are trusted only after their checksums (title-index-file.ts):
  * the answer part when the file is loaded, the checkpoint part when a continued scan first needs it; an entry that
  * fails is discarded (counted in {@link TitleIndexStats.discarded}) and recomputed from the log. The index is a
  * cache: when it cannot answer (an I/O failure) `observe` returns `undefined` and the caller runs the full
@@ -34,8 +34,8 @@ import { STABLE_READ_ATTEMPTS, sameRevision, type FileRevision } from '../../../
 import { isMissingFile } from '../../../../io/regular-file.js';
 import { digestRange, guardStart, type FileSlice, type TitleIndexCheckpoint, type TitleIndexEntry } from './title-index-entry.js';
 import {
-  decodeTitleIndex,
-  encodeTitleIndex,
+  decodeTitleIndexInSlices,
+  encodeTitleIndexInSlices,
   holdEntry,
   isEntryKey,
   isIndexablePath,
@@ -192,6 +192,11 @@ export class TitleIndex {
   /** Paths whose entry changed (or was removed) since the last write. */
   #touched = new Set<string>();
   #loading: Promise<void> | undefined;
+  /**
+   * The index file's revision right after this process last replaced it: while the file still has it, nobody else
+   * wrote it since, so the next write merges with memory instead of reading and decoding the file again.
+   */
+  #writtenRevision: FileRevision | undefined;
   #flushRun: Promise<void> | undefined;
   /** Counts entry changes, so the flush can tell whether the burst is still going on. */
   #changes = 0;
@@ -517,7 +522,7 @@ export class TitleIndex {
       // Missing or unreadable: start empty; the next write rebuilds the file.
       return undefined;
     }
-    const content = decodeTitleIndex(bytes);
+    const content = await decodeTitleIndexInSlices(bytes);
     if (content === undefined) {
       if (count) this.#count('discardedFiles');
       return undefined;
@@ -530,14 +535,12 @@ export class TitleIndex {
     return out;
   }
 
-  /** The entries as the file stores them: keyed relative to the root (entries outside it are not persisted). */
-  #fileEntries(entries: ReadonlyMap<string, HeldTitleIndexEntry>): Map<string, HeldTitleIndexEntry> {
-    const out = new Map<string, HeldTitleIndexEntry>();
-    for (const [path, entry] of entries) {
-      const key = relative(this.#root, path);
-      if (isEntryKey(key)) out.set(key, entry);
-    }
-    return out;
+  /** True when the index file still has the revision this process's last replace left (see {@link #writtenRevision}). */
+  async #stillOurFile(indexPath: string): Promise<boolean> {
+    const written = this.#writtenRevision;
+    if (written === undefined) return false;
+    const now = await this.#fs.statRevision(indexPath).catch(() => undefined);
+    return now !== undefined && sameRevision(now, written);
   }
 
   /**
@@ -632,7 +635,10 @@ export class TitleIndex {
     this.#pruneRequested = false;
     const indexPath = this.#indexPath;
     if (indexPath === undefined) return;
-    const merged = (await this.#readIndexFile()) ?? new Map<string, HeldTitleIndexEntry>();
+    // Every entry of a file this process wrote is in memory (adopted or its own) unless deleted since, and a deleted
+    // path is touched: the file's own entries add nothing then.
+    const ours = await this.#stillOurFile(indexPath);
+    const merged = ours ? new Map(this.#entries) : ((await this.#readIndexFile()) ?? new Map<string, HeldTitleIndexEntry>());
     for (const [path, entry] of merged) {
       if (!this.#entries.has(path) && !touched.has(path)) this.#entries.set(path, entry);
     }
@@ -647,7 +653,14 @@ export class TitleIndex {
     if (touched.size === 0 && pruned === 0) return;
     try {
       if (this.#createDirectory) await this.#fs.ensureDirectory(dirname(indexPath));
-      await this.#fs.replaceFile(indexPath, encodeTitleIndex(this.#realRoot, this.#fileEntries(merged)));
+      this.#writtenRevision = undefined;
+      const root = this.#root;
+      const blocks = await encodeTitleIndexInSlices(this.#realRoot, merged, (path) => {
+        const key = relative(root, path);
+        return isEntryKey(key) ? key : undefined;
+      });
+      await this.#fs.replaceFile(indexPath, blocks);
+      this.#writtenRevision = await this.#fs.statRevision(indexPath).catch(() => undefined);
       this.#persistenceNote = undefined;
     } catch (error) {
       // Not persisted (read-only cache or root, missing directory, full disk): answers are unaffected, later ones

@@ -18,9 +18,9 @@ const SESSIONS = 40;
 class WriteCountingFs extends CountingFs {
   writes = 0;
 
-  override replaceFile(path: string, bytes: Uint8Array): Promise<void> {
+  override replaceFile(path: string, content: Uint8Array | readonly Uint8Array[]): Promise<void> {
     this.writes += 1;
-    return super.replaceFile(path, bytes);
+    return super.replaceFile(path, content);
   }
 }
 

@@ -220,8 +220,8 @@ export class CountingFs implements TitleIndexFs {
     return bytes;
   }
 
-  replaceFile(path: string, bytes: Uint8Array): Promise<void> {
-    return this.inner.replaceFile(path, bytes);
+  replaceFile(path: string, content: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    return this.inner.replaceFile(path, content);
   }
 
   ensureDirectory(path: string): Promise<void> {
