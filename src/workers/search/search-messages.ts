@@ -23,6 +23,31 @@ export interface SearchWorkerData {
   readonly cancel: SharedArrayBuffer;
 }
 
+/** The first message to a prestarted search thread (`workerData` `{prestarted: true}`): its configuration. */
+export interface SearchWorkerInit {
+  readonly type: 'init';
+  readonly data: SearchWorkerData;
+}
+
+/** True when `message` is a {@link SearchWorkerInit}. */
+export function isSearchWorkerInit(message: unknown): message is SearchWorkerInit {
+  if (typeof message !== 'object' || message === null) return false;
+  const { type, data } = message as { type?: unknown; data?: unknown };
+  return type === 'init' && isSearchWorkerData(data);
+}
+
+/** True when `value` has the shape of {@link SearchWorkerData}. */
+function isSearchWorkerData(value: unknown): value is SearchWorkerData {
+  if (typeof value !== 'object' || value === null) return false;
+  const data = value as Record<string, unknown>;
+  return (
+    (data['databasePath'] === null || typeof data['databasePath'] === 'string') &&
+    typeof data['moduleName'] === 'string' &&
+    typeof data['busyTimeoutMs'] === 'number' &&
+    data['cancel'] instanceof SharedArrayBuffer
+  );
+}
+
 /** One listed session of the root, as the index needs it (the worker derives its artifact path: SESSION-LOG.md §9.2–§9.4). */
 export interface SyncArtifact {
   readonly sessionId: string;

@@ -28,6 +28,7 @@ import { SearchError } from './search-error.js';
 import { runQuery } from './search-match.js';
 import {
   isSearchRequest,
+  isSearchWorkerInit,
   type IndexClearResult,
   type IndexFileStatus,
   type SearchReply,
@@ -42,8 +43,18 @@ import type { ScanControl } from '../tasks/scan-source.js';
 
 if (parentPort === null) throw new Error('search-worker must run in a worker thread');
 const port = parentPort;
-const data = workerData as SearchWorkerData;
-const cancelled = new Int32Array(data.cancel);
+/**
+ * The configuration: `workerData`, or for a prestarted thread (`{prestarted: true}`, engine/search/search-worker-thread.ts)
+ * its first message. No request can come before it: the client sends the configuration first.
+ */
+let data: SearchWorkerData;
+let cancelled: Int32Array;
+function configure(given: SearchWorkerData): void {
+  data = given;
+  cancelled = new Int32Array(given.cancel);
+}
+const prestarted = (workerData as { prestarted?: unknown } | null)?.prestarted === true;
+if (!prestarted) configure(workerData as SearchWorkerData);
 
 /** Raised inside a request when the caller abandoned it. */
 class RequestCancelled extends Error {
@@ -314,7 +325,17 @@ async function handle(message: unknown): Promise<void> {
 
 // One request at a time: the service sends the next only after this one's result.
 let queue: Promise<void> = Promise.resolve();
+let configured = !prestarted;
 port.on('message', (message: unknown) => {
+  if (!configured) {
+    if (isSearchWorkerInit(message)) {
+      configure(message.data);
+      configured = true;
+      return;
+    }
+    // Anything else before the configuration is the client's mistake: the thread cannot serve it.
+    throw new Error('search-worker: a prestarted thread needs its configuration first');
+  }
   if ((message as { type?: unknown } | null)?.type === 'close') {
     // The service is closing: finish the request in hand, close the database (its WAL checkpointed and removed),
     // then let the thread end by closing its port.

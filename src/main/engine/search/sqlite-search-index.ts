@@ -18,6 +18,7 @@ import {
   type SearchWorkerData,
 } from '../../../workers/search/search-messages.js';
 import type { SearchIndex, SyncOptions } from './search-index.js';
+import { SEARCH_WORKER_URL, takePrestartedSearchWorker } from './search-worker-thread.js';
 import { packListing } from '../../../workers/search/packed-listing.js';
 import type {
   IndexClearResult,
@@ -27,8 +28,6 @@ import type {
   SyncSummary,
   WorkerPage,
 } from '../../../workers/search/search-messages.js';
-
-const WORKER_URL = new URL('../../../workers/search/search-worker.js', import.meta.url);
 
 /** How long a closing worker may take to close its database before it is terminated. */
 const CLOSE_GRACE_MS = 2000;
@@ -164,7 +163,10 @@ export class SqliteSearchIndex implements SearchIndex {
       busyTimeoutMs: this.#options.busyTimeoutMs,
       cancel: this.#cancel,
     };
-    const worker = new Worker(WORKER_URL, { workerData });
+    // A thread the executable prestarted (`sessionctx search`) has loaded its modules already: it gets its data now.
+    const adopted = takePrestartedSearchWorker();
+    adopted?.postMessage({ type: 'init', data: workerData });
+    const worker = adopted ?? new Worker(SEARCH_WORKER_URL, { workerData });
     const fail = (error: SearchError): void => {
       if (this.#worker === worker) this.#worker = undefined;
       this.#pending?.onReply({ ok: false, error });

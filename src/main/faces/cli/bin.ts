@@ -14,4 +14,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+// `sessionctx search …` needs the search thread: it boots while the command's modules load, not after (issue 27).
+const commandName = process.argv.slice(2).find((argument) => !argument.startsWith('-'));
+if (commandName === 'search') (await import('../../engine/search/search-worker-thread.js')).prestartSearchWorker();
+
 process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -44,7 +44,8 @@ export async function assertRootExists(root: string): Promise<void> {
  *   command serves many requests (`mcp`), so discovery keeps the warm corpus view (one-shot commands list cold);
  *   `onSearchProgress`: progress of the search index's update (`search`); `onListingProgress`: progress of a cold
  *   listing's header reads (`sessions`); `publishes`: with a shared corpus index, whether the command publishes the
- *   root.
+ *   root; `searches`: the command's work searches (`search`), so the search thread starts with the engine and boots
+ *   while the command lists the root.
  * @returns what `work` returns.
  */
 export async function withEngine<T>(
@@ -56,6 +57,7 @@ export async function withEngine<T>(
     onSearchProgress,
     onListingProgress,
     publishes = true,
+    searches = false,
   }: {
     readonly createsRoot?: boolean;
     readonly longLived?: boolean;
@@ -63,6 +65,7 @@ export async function withEngine<T>(
     readonly onListingProgress?: (checked: number, total: number) => void;
     /** With a shared corpus index: whether this command publishes the root (`fleet status` only asks). */
     readonly publishes?: boolean;
+    readonly searches?: boolean;
   } = {},
 ): Promise<T> {
   const { config } = context.resolved;
@@ -82,8 +85,9 @@ export async function withEngine<T>(
     // One-shot commands list once: no watches, no sweep (discovery as a cold scan, as before).
     corpus: { watch: longLived },
     search: config.search,
-    // A serving command answers searches: its search thread starts now, not inside the first one.
-    startSearchWorker: longLived,
+    // A serving command answers searches, a search command one: the search thread starts now, not inside the first
+    // search (a one-shot search's thread then boots beside the command's listing instead of after it).
+    startSearchWorker: longLived || searches,
     ...(onSearchProgress === undefined ? {} : { onSearchProgress }),
     reference: { maxReferences: config.maxReferences, maxReferenceBytes: config.maxReferenceBytes, candidateLimit: config.candidateLimit },
     // Aggregated: the first few one line each, then one summary by code (a whole root's problem is not 1,200 lines).

@@ -1,5 +1,7 @@
 // `startSearchWorker` (what `mcp` and `serve` set): the search thread starts with the engine, searches answer as
-// usual, and the started thread neither keeps an idle process alive nor outlives `engine.close()`.
+// usual, and the started thread neither keeps an idle process alive nor outlives `engine.close()`. And the prestart
+// the executable does for `sessionctx search` (issue 27): the first search index adopts the waiting thread (no
+// second one), and a thread nobody adopts keeps no process alive.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +61,41 @@ describe('starting the search worker with the engine', () => {
       await createEngine(${options('s3', true)});
       await settle();
       if (threads() <= before) process.exitCode = 3;
+    `;
+    expect(await runModuleProcess(source, 20_000)).toBe(0);
+  });
+
+  const threadUrl = (): string =>
+    pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', 'src', 'main', 'engine', 'search', 'search-worker-thread.js')).href;
+  const engineUrl = (): string =>
+    pathToFileURL(join(import.meta.dirname, '..', '..', '..', '..', 'src', 'main', 'engine', 'assembly', 'create-engine.js')).href;
+
+  it('a prestarted thread is adopted by the first search: the same answers, no second thread', async () => {
+    const source = `
+      import { readdirSync } from 'node:fs';
+      import { prestartSearchWorker, takePrestartedSearchWorker } from ${JSON.stringify(threadUrl())};
+      import { createEngine } from ${JSON.stringify(engineUrl())};
+      const threads = () => readdirSync('/proc/self/task').length;
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+      prestartSearchWorker();
+      await settle();
+      const withPrestarted = threads();
+      const engine = await createEngine({ root: ${JSON.stringify(root)}, compression: 'none', workers: false, corpus: { watch: false }, search: { directory: ${JSON.stringify(join(dir, 's4'))} } });
+      const found = (await engine.searchSessions({ query: 'echidnas' })).results.map((result) => result.sessionId);
+      const afterSearch = threads();
+      await engine.close();
+      if (JSON.stringify(found) !== '["started-0"]') process.exitCode = 3;
+      else if (afterSearch > withPrestarted) process.exitCode = 4;
+      else if (takePrestartedSearchWorker() !== undefined) process.exitCode = 5;
+    `;
+    expect(await runModuleProcess(source, 20_000)).toBe(0);
+  });
+
+  it('a prestarted thread nobody adopts keeps no process alive', async () => {
+    const source = `
+      import { prestartSearchWorker } from ${JSON.stringify(threadUrl())};
+      prestartSearchWorker();
+      prestartSearchWorker();
     `;
     expect(await runModuleProcess(source, 20_000)).toBe(0);
   });

@@ -168,7 +168,7 @@ async function search(context: CommandContext, phrase: string, options: SearchOp
       const why = found.results.length === 0 && !context.json ? await explainEmpty(catalog, query, signal) : [];
       return { page: found, empty: why };
     },
-    { onSearchProgress },
+    { onSearchProgress, searches: true },
   );
   if (context.json) {
     writeJson(io, page);
