@@ -24,6 +24,7 @@ import { runDshHostStall } from './dsh-host-stall.js';
 import { runCliStartup } from './cli-startup.js';
 import { runDshDcpPreStep } from './dsh-dcp-pre-step.js';
 import { runMainThreadBudget } from './main-thread-budget.js';
+import { runDshSearchCompare } from './dsh-search-compare.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -47,6 +48,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   cli: runCliStartup,
   dshdcp: runDshDcpPreStep,
   budget: runMainThreadBudget,
+  dshsearch: runDshSearchCompare,
 };
 
 const requested = process.argv.slice(2);
