@@ -9,6 +9,7 @@
 import { SessionLogError } from '../../protocol/errors.js';
 import { assertEventDepth, MIN_TOO_DEEP_LINE_BYTES } from '../../protocol/json-depth.js';
 import { decodeStorageRecord } from '../../protocol/storage-rows.js';
+import { ownBytes } from '../../protocol/own-bytes.js';
 
 const LF = 0x0a;
 
@@ -121,7 +122,7 @@ export class JsonlScanner {
       this.consumeLine(line, this.lineStart);
       from = newline + 1;
     }
-    if (from < chunk.length) this.fragments.push(chunk.slice(from));
+    if (from < chunk.length) this.fragments.push(ownBytes(chunk, from));
   }
 
   /** The bytes of the line ending in `tail`, joined with any fragment carried over from earlier chunks. */

@@ -20,6 +20,7 @@ import { serializeError, type SerializedError } from './serialized-error.js';
 import { TitleValidator, type TitleValidatorCheckpoint } from './title-validator.js';
 import { assertNever } from '../../protocol/assert-never.js';
 import { concatBytes } from '../../protocol/concat-bytes.js';
+import { ownBytes } from '../../protocol/own-bytes.js';
 
 const LF = 0x0a;
 
@@ -190,7 +191,7 @@ class LineFeeder {
       const rest = chunk.subarray(from);
       // Without an LF the scanner only keeps the bytes; nothing is decoded, so nothing can throw.
       this.scanner.write(rest);
-      this.#fragment = this.#fragment === null ? rest.slice() : concatBytes(this.#fragment, rest);
+      this.#fragment = this.#fragment === null ? ownBytes(rest) : concatBytes(this.#fragment, rest);
     }
     return null;
   }
@@ -250,7 +251,7 @@ function scanRaw(input: TitleScanInput): TitleScanResult {
     if (headerEnd === -1) throw new Error('a raw artifact without LF decoded');
     const headerLength = headerEnd + 1;
     start = {
-      headerLine: bytes.slice(0, headerLength),
+      headerLine: ownBytes(bytes, 0, headerLength),
       headerLength,
       scanner: new JsonlScanner(headerLength, input.path),
       validator: TitleValidator.start(headerRecord, input.path),

@@ -22,6 +22,7 @@ import { ResumableSurfaceFold, type SurfaceFoldCheckpoint } from './resumable-su
 import { rebuildError, serializeError, type SerializedError } from './serialized-error.js';
 import { toolResultDigest } from './tool-result-digest.js';
 import { assertNever } from '../../protocol/assert-never.js';
+import { ownBytes } from '../../protocol/own-bytes.js';
 
 /** The plain-data state of a {@link TitleValidator} after some number of stored events. */
 export interface TitleValidatorCheckpoint {
@@ -201,7 +202,7 @@ export class TitleValidator {
     this.#lastTime = encodeValue(stored['time']);
     if (stored['type'] === 'session/title') {
       // A title event is always one whole line (rows only expand into chunks); keep it without its LF.
-      this.#lastTitleLine = line.slice(0, line.length > 0 && line[line.length - 1] === LF ? line.length - 1 : line.length);
+      this.#lastTitleLine = ownBytes(line, 0, line.length > 0 && line[line.length - 1] === LF ? line.length - 1 : line.length);
     }
     this.#legacy.observe(stored, seq);
     if (this.#s3Error !== null) return undefined;

@@ -95,12 +95,10 @@ export function holdEntry(entry: TitleIndexEntry): HeldTitleIndexEntry {
 /** A sealed entry as written: `[answer, answerSum, checkpoint, checkpointSum]`. */
 type SealedEntry = [Uint8Array, string, Uint8Array, string];
 
-/** A sealed entry with its msgpack encoding (the element of the file's entry list). */
+/** A sealed entry with the key it was sealed under. */
 interface SealedForm {
   readonly key: string;
   readonly sealed: SealedEntry;
-  /** `pack(sealed)`, made when the entry is first written. */
-  frame?: Uint8Array;
 }
 
 /**
@@ -171,12 +169,13 @@ function sealEntry(key: string, entry: HeldTitleIndexEntry): SealedForm {
   return form;
 }
 
-/** The msgpack element of the file's entry list for `entry` under `key` (encoded once per entry object). */
+/**
+ * The msgpack element of the file's entry list for `entry` under `key`. Its parts are sealed once per entry object;
+ * the element itself is packed at each write (a copy of four parts: cheap), not kept, so memory holds each entry's
+ * bytes once.
+ */
 function entryFrame(key: string, entry: HeldTitleIndexEntry | TitleIndexEntry): Uint8Array {
-  const form = sealEntry(key, 'checkpoint' in entry ? entry : holdEntry(entry));
-  const frame = form.frame ?? packr.pack(form.sealed);
-  form.frame = frame;
-  return frame;
+  return packr.pack(sealEntry(key, 'checkpoint' in entry ? entry : holdEntry(entry)).sealed);
 }
 
 /**
