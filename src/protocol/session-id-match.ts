@@ -27,10 +27,12 @@ export function matchSessionIds(typed: string, known: readonly string[]): string
 /**
  * The text of an ambiguous prefix: what was typed (bounded), how many ids it matches, the first few.
  * @param typed - what the user typed.
- * @param matches - the ids it matches (more than one).
+ * @param matches - the ids it matches (more than one), or the first of them.
+ * @param total - how many it matches in all, when `matches` holds only the first (default: `matches.length`).
  */
-export function ambiguousPrefixMessage(typed: string, matches: readonly string[]): string {
+export function ambiguousPrefixMessage(typed: string, matches: readonly string[], total = matches.length): string {
   const listed = matches.slice(0, LISTED_MATCHES).join(', ');
-  const more = matches.length > LISTED_MATCHES ? ` and ${matches.length - LISTED_MATCHES} more` : '';
-  return `session id prefix ${boundedQuote(typed)} matches ${matches.length} sessions: ${listed}${more}; type more of the id`;
+  const shown = Math.min(matches.length, LISTED_MATCHES);
+  const more = total > shown ? ` and ${total - shown} more` : '';
+  return `session id prefix ${boundedQuote(typed)} matches ${total} sessions: ${listed}${more}; type more of the id`;
 }

@@ -22,6 +22,7 @@ export function standInCatalogEngine(given: Partial<CatalogEngine>): CatalogEngi
     publishToFleet: notUsed,
     // Not shared: no session is published anywhere else.
     publishedSession: () => Promise.resolve(undefined),
+    publishedSessionIds: () => Promise.resolve({ ids: [], total: 0 }),
     // No warm corpus view: no change is ever reported, and its titles are the exact ones.
     onCorpusChange: () => undefined,
     readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),

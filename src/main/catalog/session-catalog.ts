@@ -117,6 +117,7 @@ export type CatalogEngine = Pick<
   | 'fleetStatus'
   | 'publishToFleet'
   | 'publishedSession'
+  | 'publishedSessionIds'
   | 'onCorpusChange'
   | 'readListedTitleSnapshots'
   | 'listSessions'
@@ -284,11 +285,23 @@ export class SessionCatalog {
   async resolve(reference: unknown, signal?: AbortSignal): Promise<SessionId> {
     const id = sessionIdOf(reference);
     const known = (await this.#engine.listSessions(signal)).map((record) => record.header.id as string);
-    const matches = (reference as string).startsWith(SESSION_REFERENCE_SCHEME)
-      ? known.filter((listed) => listed === id)
-      : matchSessionIds(id, known);
-    if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(id, matches), matches);
-    // A shared corpus index (issue 29): a whole id another host published names that session.
+    const byUri = (reference as string).startsWith(SESSION_REFERENCE_SCHEME);
+    let matches = byUri ? known.filter((listed) => listed === id) : matchSessionIds(id, known);
+    let total = matches.length;
+    // A shared corpus index (issue 29): the ids other hosts published count as listed, so a prefix names one of
+    // them, or is ambiguous between a local and a remote session, exactly as between two local ones. An exact local
+    // id needs no question to the database.
+    if (!byUri && !known.includes(id)) {
+      const published = await this.#engine.publishedSessionIds(id, signal);
+      if (published.total > 0) {
+        const local = new Set(matches);
+        matches = matchSessionIds(id, [...new Set([...known, ...published.ids])]);
+        // Published ids past the first few are counted, not fetched; a session both hosts have is counted once.
+        total = local.size + published.total - published.ids.filter((remote: string) => local.has(remote)).length;
+      }
+    }
+    if (matches.length > 1) throw new AmbiguousSessionPrefixError(ambiguousPrefixMessage(id, matches, total), matches);
+    // A whole id another host published names that session.
     if (matches.length === 0 && (await this.#engine.publishedSession(id, signal)) !== undefined) return id;
     // Not listed: refused here, so no read (and no diagnostic) ever carries the unknown name whole.
     if (matches.length === 0) throw new CatalogError('not-found', `no session ${boundedQuote(id)} in this corpus`);

@@ -174,6 +174,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     publishToFleet: () => fleet?.publishNow() ?? notShared(),
     fleetStatus: (signal) => fleet?.status(signal) ?? notShared(),
     publishedSession: async (sessionId, signal) => fleet?.publishedSession(sessionId, signal),
+    publishedSessionIds: async (typed, signal) => (fleet === undefined ? { ids: [], total: 0 } : fleet.publishedSessionIds(typed, signal)),
     sourceCache,
     corpusViewStats: () => view?.stats,
     onCorpusChange: (listener) => view?.onChange(listener),

@@ -18,6 +18,7 @@ import type { FleetStatus } from '../fleet/fleet-status.js';
 import type { LabelledRecord } from '../fleet/fleet-discovery.js';
 import { createSharedCorpusIndex, type PublishedSession } from '../fleet/shared-corpus-index.js';
 import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
+import type { PublishedPrefixMatches } from '../fleet/published-id-prefix.js';
 import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
 
 /** What the fleet part is built from. */
@@ -56,6 +57,8 @@ export interface EngineFleet {
   status(signal?: AbortSignal): Promise<FleetStatus>;
   /** A session another host published (its header and title), for naming it by id. */
   publishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
+  /** The ids other hosts published that `typed` is a prefix of, for naming a session by an id prefix. */
+  publishedSessionIds(typed: string, signal?: AbortSignal): Promise<PublishedPrefixMatches>;
   /** `local` with the sources other hosts published for the sessions it does not have (remote citation). */
   withRemoteSources(local: ReferenceSourceRenderer): ReferenceSourceRenderer;
   /** Stops publishing (the batch in flight commits or rolls back whole) and closes the connection. */
@@ -132,6 +135,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
         : publisher.publishNow(),
     status: (signal) => index.status(signal),
     publishedSession: (sessionId, signal) => index.readPublishedSession(sessionId, signal),
+    publishedSessionIds: (typed, signal) => index.publishedIdsByPrefix(typed, signal),
     withRemoteSources: (local) => new RemoteSourceRenderer(local, (sessionId, signal) => index.readRemoteSource(sessionId, signal)),
     async close() {
       unsubscribe?.();

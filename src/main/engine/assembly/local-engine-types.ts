@@ -16,6 +16,7 @@ import type { CorpusIndexConfig } from '../fleet/corpus-index-config.js';
 import type { PublishSummary } from '../fleet/corpus-publisher.js';
 import type { FleetStatus } from '../fleet/fleet-status.js';
 import type { PublishedSession } from '../fleet/shared-corpus-index.js';
+import type { PublishedPrefixMatches } from '../fleet/published-id-prefix.js';
 import type { SourceServedReport } from '../pool/pool-source-renderer.js';
 import type { TaskRunner } from '../pool/task-runner.js';
 import type { SearchBuildOptions, SearchIndexClearResult, SearchIndexStatus } from '../search/search-service.js';
@@ -84,6 +85,13 @@ export interface LocalSessionEngine extends SessionEngine {
    * @throws FleetError the database's `FLEET_*` codes
    */
   publishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
+  /**
+   * The ids other hosts published that `typed` is a prefix of (directly, or after `session-`): the first 11 in
+   * code-point order, and how many in all. How a face names a remote session by an id prefix. None when the index is
+   * not shared.
+   * @throws FleetError the database's `FLEET_*` codes
+   */
+  publishedSessionIds(typed: string, signal?: AbortSignal): Promise<PublishedPrefixMatches>;
   /**
    * The shared corpus index's corpora, hosts, lag and size (`sessionctx fleet status`).
    * @throws FleetError `FLEET_NOT_CONFIGURED` for an engine whose index is not shared; the database's `FLEET_*` codes

@@ -20,6 +20,7 @@ import { FleetConnection } from './fleet-connection.js';
 import { fleetCandidates, type LabelledRecord } from './fleet-discovery.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 import { fleetStatus, type FleetStatus } from './fleet-status.js';
+import { publishedIdsByPrefix, type PublishedPrefixMatches } from './published-id-prefix.js';
 
 /** What the engine asks of a shared index. */
 export interface SharedCorpusIndex {
@@ -45,6 +46,8 @@ export interface SharedCorpusIndex {
   readRemoteSource(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
   /** The header and latest title another corpus published for `sessionId` (its newest publication), or `undefined`. */
   readPublishedSession(sessionId: SessionId, signal?: AbortSignal): Promise<PublishedSession | undefined>;
+  /** The ids other corpora published that `typed` is a prefix of (`published-id-prefix.ts`): the first 11, and how many. */
+  publishedIdsByPrefix(typed: string, signal?: AbortSignal): Promise<PublishedPrefixMatches>;
   /** Corpora, hosts, lag and size of the index. */
   status(signal?: AbortSignal): Promise<FleetStatus>;
   /** Closes the connections. */
@@ -124,6 +127,11 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
       if (row === undefined) return undefined;
       const header = JSON.parse(row.header_json) as SessionHeader;
       return row.title_json === null ? { header } : { header, title: JSON.parse(row.title_json) as string };
+    },
+    publishedIdsByPrefix: async (typed, signal) => {
+      const database = await connection.database();
+      signal?.throwIfAborted();
+      return publishedIdsByPrefix(database, corpusIdOf(identity), typed, signal);
     },
     status: async (signal) => fleetStatus(await connection.database(), signal),
     close: () => connection.close(),
