@@ -77,9 +77,18 @@ export interface ListedSession {
 }
 
 /** What a backend's `sync` is given: a {@link SyncRequest} whose listing is the store's headers as they are. */
-export interface SyncInput extends Omit<SyncRequest, 'type' | 'id' | 'artifacts'> {
+export interface SyncInput extends Omit<SyncRequest, 'type' | 'id' | 'artifacts' | 'removed'> {
   /** The persisted sessions that are not live (their headers; nothing copied), or `null` as in {@link SyncRequest}. */
   readonly artifacts: readonly ListedSession[] | null;
+}
+
+/**
+ * What a backend's `syncChanges` is given: only the persisted sessions that may have changed since the caller's last
+ * sync of the root (not live; their headers as they are) and the ids no longer listed, as in {@link SyncRequest}.
+ */
+export interface SyncChangesInput extends Omit<SyncInput, 'artifacts'> {
+  readonly artifacts: readonly ListedSession[];
+  readonly removed: readonly string[];
 }
 
 /** Bring the index of one root up to date with its listing. */
@@ -97,7 +106,15 @@ export interface SyncRequest {
    * only the live sessions up to date (the service knows that nothing below the root changed).
    */
   readonly artifacts: readonly SyncArtifact[] | null;
-  /** The live sessions; their ids are not among `artifacts`. */
+  /**
+   * Absent: `artifacts` is the whole listing (or `null`, above). Present (with `artifacts` not `null`): `artifacts` are
+   * only the sessions that may have changed since the caller's last sync of this root and these are the ids no longer
+   * listed; the caller vouches that every other row is as that sync left it. The worker answers `null` instead of a
+   * summary, doing nothing, when it cannot vouch that its rows are those that sync left (a new worker, another
+   * connection committed since): the caller then sends the whole listing.
+   */
+  readonly removed?: readonly string[];
+  /** The live sessions; their ids are not among `artifacts` (nor `removed`). */
   readonly live: readonly SyncLive[];
 }
 
@@ -169,6 +186,9 @@ export interface SyncMessage extends Omit<SyncRequest, 'artifacts'> {
   readonly artifacts: PackedListing | null;
 }
 
+/** A sync request of changes only: `removed` present, so `artifacts` is never `null`. */
+export type SyncChangesRequest = SyncRequest & { readonly artifacts: readonly SyncArtifact[]; readonly removed: readonly string[] };
+
 /** What the worker is asked. */
 export type SearchRequest = SyncMessage | QueryRequest | StatusRequest | ClearRequest;
 
@@ -217,6 +237,8 @@ export interface WorkerPage {
 /** The values of each request type. */
 export interface SearchValues {
   readonly sync: SyncSummary;
+  /** A `sync` message with `removed` (changes only): `null` when the worker asks for the whole listing. */
+  readonly syncChanges: SyncSummary | null;
   readonly query: WorkerPage;
   readonly status: IndexFileStatus;
   readonly clear: IndexClearResult;
@@ -281,6 +303,8 @@ export function isSearchRequest(value: unknown): value is SearchRequest {
         (value['compression'] === 'none' || value['compression'] === 'zstd') &&
         typeof value['includeTools'] === 'boolean' &&
         (value['artifacts'] === null || isPackedListing(value['artifacts'])) &&
+        (value['removed'] === undefined ||
+          (value['artifacts'] !== null && Array.isArray(value['removed']) && value['removed'].every((id) => typeof id === 'string'))) &&
         Array.isArray(value['live']) &&
         value['live'].every(isLive)
       );
@@ -347,9 +371,14 @@ function isSessionResult(value: unknown): value is WorkerSessionResult {
   );
 }
 
+function isSummary(value: unknown): value is SyncSummary {
+  return isRecord(value) && SUMMARY_KEYS.every((key) => isCount(value[key]));
+}
+
 /** The value checks of each request type (the service's check of what a result carries). */
 export const SEARCH_VALUE_CHECKS: { readonly [K in keyof SearchValues]: (value: unknown) => value is SearchValues[K] } = {
-  sync: (value): value is SyncSummary => isRecord(value) && SUMMARY_KEYS.every((key) => isCount(value[key])),
+  sync: isSummary,
+  syncChanges: (value): value is SyncSummary | null => value === null || isSummary(value),
   query: (value): value is WorkerPage =>
     isRecord(value) && typeof value['more'] === 'boolean' && Array.isArray(value['results']) && value['results'].every(isSessionResult),
   status: (value): value is IndexFileStatus =>

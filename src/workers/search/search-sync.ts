@@ -24,7 +24,7 @@ import { scanSourceWith, type ScanControl } from '../tasks/scan-source.js';
 import { searchStep, type SearchStep } from './search-documents.js';
 import type { Database } from './search-database.js';
 import { documentDigest } from './search-integrity.js';
-import type { SyncArtifact, SyncLive, SyncRequest, SyncSummary } from './search-messages.js';
+import type { SyncArtifact, SyncChangesRequest, SyncLive, SyncRequest, SyncSummary } from './search-messages.js';
 import { continueSurface, type IndexedSurface, type SurfaceUpdate } from './search-surface.js';
 
 /** What the index keeps of a persisted log to continue it: the title scan's checkpoint and the surface. */
@@ -239,9 +239,10 @@ export class SearchSync {
   /**
    * One root's rows as this connection last read or wrote them, and `PRAGMA data_version` when they were read (it
    * changes when another connection commits; this connection's own writes update the rows they touch). A sync after
-   * appends to 1% of the logs reads the rows of those, not all 10,000.
+   * appends to 1% of the logs reads the rows of those, not all 10,000. `listed`: a sync with the root's whole listing
+   * completed since they were read, so they are what the caller's last sync left (what a sync of changes relies on).
    */
-  #rows: { readonly root: string; readonly dataVersion: number; readonly byId: Map<string, KeyedRow> } | undefined;
+  #rows: { readonly root: string; readonly dataVersion: number; readonly byId: Map<string, KeyedRow>; listed: boolean } | undefined;
 
   /**
    * @param db - the open index.
@@ -268,8 +269,27 @@ export class SearchSync {
     if (kept !== undefined && kept.root === root && kept.dataVersion === dataVersion) return kept.byId;
     const byId = new Map<string, KeyedRow>();
     for (const row of this.#selectSession.iterate(root) as IterableIterator<KeyedRow>) byId.set(row.session_id, row);
-    this.#rows = { root, dataVersion, byId };
+    this.#rows = { root, dataVersion, byId, listed: false };
     return byId;
+  }
+
+  /**
+   * Brings `request.root`'s index up to date with only the sessions that may have changed since the caller's last
+   * sync, trusting every other row — or answers `null`, doing nothing, when this connection cannot vouch that its rows
+   * are those that sync left: none kept for the root (a new worker: an in-memory index would be empty), no whole
+   * listing synced since they were read, or another connection committed since (it may have synced another listing).
+   * @param control - as for {@link sync}.
+   * @param onProgress - as for {@link sync} (of the changed sessions).
+   */
+  async syncChanges(
+    request: SyncChangesRequest,
+    control: ScanControl,
+    onProgress: (done: number, total: number) => void,
+  ): Promise<SyncSummary | null> {
+    const kept = this.#rows;
+    if (kept === undefined || kept.root !== request.root || !kept.listed) return null;
+    if ((this.#db.pragma('data_version', { simple: true }) as number) !== kept.dataVersion) return null;
+    return this.sync(request, control, onProgress);
   }
 
   /**
@@ -301,11 +321,23 @@ export class SearchSync {
   async sync(request: SyncRequest, control: ScanControl, onProgress: (done: number, total: number) => void): Promise<SyncSummary> {
     const counts: SyncCounts = { unchanged: 0, appended: 0, rebuilt: 0, removed: 0, unindexable: 0, scannedBytes: 0 };
     const rows = this.#rowsOf(request.root);
+    const wholeListing = request.artifacts !== null && request.removed === undefined;
     if (request.artifacts !== null) {
-      const listed = new Set<string>();
-      for (const artifact of request.artifacts) listed.add(artifact.sessionId);
-      for (const live of request.live) listed.add(live.sessionId);
-      const gone = [...rows.values()].filter((row) => !listed.has(row.session_id));
+      let gone: KeyedRow[];
+      if (request.removed === undefined) {
+        const listed = new Set<string>();
+        for (const artifact of request.artifacts) listed.add(artifact.sessionId);
+        for (const live of request.live) listed.add(live.sessionId);
+        gone = [...rows.values()].filter((row) => !listed.has(row.session_id));
+      } else {
+        // Changes only: the ids the caller names as no longer listed (a live session's row stays, as above).
+        const live = new Set(request.live.map((source) => source.sessionId));
+        gone = [];
+        for (const id of request.removed) {
+          const row = rows.get(id);
+          if (row !== undefined && !live.has(id)) gone.push(row);
+        }
+      }
       if (gone.length > 0) {
         this.#write(
           request.root,
@@ -400,7 +432,9 @@ export class SearchSync {
       flush();
     }
     const documents = (this.#statements.countDocs.get(request.root) as { n: number }).n;
-    const known = request.artifacts === null ? (this.#statements.countSessions.get(request.root) as { n: number }).n : total;
+    const known = wholeListing ? total : (this.#statements.countSessions.get(request.root) as { n: number }).n;
+    // Every row now answers to the whole listing (kept rows dropped by a failed write stay dropped).
+    if (wholeListing && this.#rows?.root === request.root) this.#rows.listed = true;
     return { sessions: known, live: request.live.length, ...counts, documents };
   }
 

@@ -277,14 +277,19 @@ async function serve(request: SearchRequest): Promise<unknown> {
   switch (request.type) {
     case 'sync': {
       let lastReport = 0;
-      const artifacts = request.artifacts === null ? null : unpackListing(request.artifacts);
-      return database().sync.sync({ ...request, artifacts }, control, (done, total) => {
+      const onProgress = (done: number, total: number): void => {
         const now = Date.now();
         if (done === total || now - lastReport >= 100) {
           lastReport = now;
           post({ type: 'progress', id: request.id, done, total });
         }
-      });
+      };
+      if (request.removed !== undefined && request.artifacts !== null) {
+        const { removed } = request;
+        return database().sync.syncChanges({ ...request, artifacts: unpackListing(request.artifacts), removed }, control, onProgress);
+      }
+      const artifacts = request.artifacts === null ? null : unpackListing(request.artifacts);
+      return database().sync.sync({ ...request, artifacts }, control, onProgress);
     }
     case 'query':
       return runQuery(database().db, request.root, request.plan, control.pollFn);

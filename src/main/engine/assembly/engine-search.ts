@@ -59,8 +59,11 @@ export async function buildEngineSearch(input: EngineSearchInput): Promise<Engin
       // Labels as discovery gives them (from the warm view's memory when the engine keeps one).
       readTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
       ...(options.onSearchProgress === undefined ? {} : { onProgress: options.onSearchProgress }),
-      // A long-lived engine's search skips its stat pass while the warm view saw no change (bounded as discovery is).
-      ...(warm === undefined ? {} : { corpusVersion: (signal?: AbortSignal) => warm.corpusVersion(signal) }),
+      // A long-lived engine's search skips its stat pass while the warm view saw no change, and looks only at the
+      // sessions the view reports changed otherwise (bounded as discovery is).
+      ...(warm === undefined
+        ? {}
+        : { corpusChanges: (since: object | undefined, signal?: AbortSignal) => warm.corpusChanges(since, signal) }),
       // Live sessions are searched from their byte logs (O(1) captures), as the reference pipeline reads them.
       live: () => {
         const sources: LiveSearchSource[] = [];

@@ -42,6 +42,7 @@ import {
 } from '../store/tolerant-listing.js';
 import { RootWatcher, type ChangedPath, type WatchStrategy } from './root-watcher.js';
 import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
+import { CorpusChangeLog } from './corpus-change-log.js';
 
 /** How a call's persisted listing was obtained, from cheapest to dearest. */
 export type DiscoveryServed = 'warm' | 'incremental' | 'revalidated' | 'cold';
@@ -120,6 +121,8 @@ export interface CorpusViewOptions {
    * those the walk found, as the store's listing reports them.
    */
   readonly onProgress?: ListingProgressListener;
+  /** How many changed session ids {@link CorpusView.changesBetween} can answer for (default `DEFAULT_CHANGE_LOG_LIMIT`). */
+  readonly changeLogLimit?: number;
 }
 
 /** How many directories a build or a sweep handles at once (the store's listing concurrency). */
@@ -209,6 +212,9 @@ export class CorpusView {
   #onBackgroundRefresh: ((snapshot: CorpusSnapshot) => void) | undefined;
   readonly #changeListeners = new Set<() => void>();
   #stats = { builds: 0, refreshes: 0, rechecked: 0, sweeps: 0, notifications: 0 };
+  /** The ids each assembled snapshot may have changed, and each snapshot's revision in it. */
+  readonly #changes: CorpusChangeLog;
+  readonly #revisions = new WeakMap<object, number>();
 
   constructor(options: CorpusViewOptions) {
     this.#config = options.config;
@@ -216,6 +222,7 @@ export class CorpusView {
     this.#artifactName = artifactFileName(options.config.compression);
     this.#ignoreNotifications = options.ignoreNotifications ?? false;
     this.#onProgress = options.onProgress;
+    this.#changes = new CorpusChangeLog(options.changeLogLimit);
     this.#watcher = new RootWatcher({
       root: options.config.root,
       ...(options.watchStrategy === undefined ? {} : { strategy: options.watchStrategy }),
@@ -235,6 +242,19 @@ export class CorpusView {
     const projects = snapshot.segments.get(segment);
     if (projects === undefined || projects.length !== 1) return undefined;
     return join(projects[0] as string, segment, artifactName);
+  }
+
+  /**
+   * The session ids whose listed header or artifact may differ between two snapshots of this view — every id a
+   * notification, the sweep or a re-listed root made the view check again, as it was listed before and after — or
+   * `undefined` when that is unknown: a full build between them (the first one, a replaced root), more changes than
+   * the change log keeps, `older` not a snapshot of this view, or not older. An id absent from `newer.headerById`
+   * is no longer listed.
+   */
+  changesBetween(older: object, newer: CorpusSnapshot): ReadonlySet<string> | undefined {
+    const from = this.#revisions.get(older);
+    const to = this.#revisions.get(newer);
+    return from === undefined || to === undefined ? undefined : this.#changes.between(from, to);
   }
 
   /** The artifact file name of this root's encoding. */
@@ -358,6 +378,8 @@ export class CorpusView {
   /** Reads the whole root again (cold), replacing every watch. */
   async #build(): Promise<CorpusSnapshot> {
     const started = performance.now();
+    // Whatever the view held is replaced: the next snapshot may differ in anything.
+    this.#changes.touchAll();
     this.#full = false;
     this.#rootDirty = false;
     this.#dirtyProjects.clear();
@@ -426,6 +448,8 @@ export class CorpusView {
       if (kept !== undefined && !this.#dirtySessions.has(key)) return kept;
       this.#dirtySessions.delete(key);
       const entry = await this.#checkSession(name, dir);
+      this.#touchEntry(kept);
+      this.#touchEntry(entry);
       progress?.tick();
       return entry;
     });
@@ -436,7 +460,11 @@ export class CorpusView {
       sessions.set(session, outcome.value);
     });
     if (previous !== undefined) {
-      for (const session of previous.sessions.keys()) if (!sessions.has(session)) this.#watcher.unwatch([name, session]);
+      for (const [session, entry] of previous.sessions) {
+        if (sessions.has(session)) continue;
+        this.#watcher.unwatch([name, session]);
+        this.#touchEntry(entry);
+      }
     }
     return { path, stamp, walk, sessions };
   }
@@ -485,7 +513,12 @@ export class CorpusView {
         if (kept === undefined) this.#dirtyProjects.add(name);
         else projects.set(name, kept);
       }
-      for (const name of this.#projects.keys()) if (!projects.has(name) && !this.#dirtyProjects.has(name)) this.#watcher.unwatch([name]);
+      for (const [name, project] of this.#projects) {
+        if (projects.has(name)) continue;
+        // A project gone from the root: every session it listed may be gone.
+        for (const entry of project?.sessions.values() ?? []) this.#touchEntry(entry);
+        if (!this.#dirtyProjects.has(name)) this.#watcher.unwatch([name]);
+      }
       // Placeholders keep root order; marked projects are walked below.
       this.#projects = new Map(names.map((name) => [name, projects.get(name)]));
     }
@@ -511,15 +544,29 @@ export class CorpusView {
         this.#projects.set(project, await this.#loadProject(project, entry));
         continue;
       }
-      entry.sessions.set(session, await this.#checkSession(project, kept.dir));
+      const checked = await this.#checkSession(project, kept.dir);
+      entry.sessions.set(session, checked);
+      this.#touchEntry(kept);
+      this.#touchEntry(checked);
     }
     this.#stats.refreshes += 1;
     this.#snapshot = this.#assemble();
     return this.#stats.rechecked - before;
   }
 
-  /** Puts the per-directory results together in walk order, as the store does. */
+  /** Notes in the change log the id a checked directory listed (nothing for one that listed no session). */
+  #touchEntry(entry: ViewSessionEntry | undefined): void {
+    if (entry?.outcome.kind === 'listed') this.#changes.touch(entry.outcome.record['id'] as string);
+  }
+
+  /** Puts the per-directory results together in walk order, as the store does, as the change log's next revision. */
   #assemble(): CorpusSnapshot {
+    const snapshot = this.#assembleListing();
+    this.#revisions.set(snapshot, this.#changes.commit());
+    return snapshot;
+  }
+
+  #assembleListing(): CorpusSnapshot {
     const directories: SessionDirectory[] = [];
     const outcomes: DirectoryListing[] = [];
     const entries: ViewSessionEntry[] = [];

@@ -83,6 +83,20 @@ function noteMisses(count: number): void {
   if (record !== undefined) record.titleMisses += count;
 }
 
+/**
+ * The warm view's version and what changed since an earlier one ({@link WarmDiscovery.corpusChanges}).
+ */
+export interface CorpusChangeReport {
+  /** The view's current snapshot, as an opaque version. */
+  readonly version: object;
+  /**
+   * The persisted sessions that may have changed since the earlier version: those still listed (the view's own
+   * frozen headers; callers must not mutate them) and the ids no longer listed. `undefined`: unknown (no earlier
+   * version, a full build, more changes than the view keeps): anything may have changed.
+   */
+  readonly changed: { readonly listed: readonly SessionHeader[]; readonly removed: readonly string[] } | undefined;
+}
+
 /** The cold paths the warm one falls back to (the engine's query layers over the store). */
 export interface ColdDiscovery {
   listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
@@ -155,14 +169,28 @@ export class WarmDiscovery {
   }
 
   /**
-   * The view's current snapshot as an opaque version (after taking in what notifications marked): the same object
-   * while nothing below the root changed as far as the view knows — within its staleness bound, as for discovery —
-   * a new one after any change; `undefined` when the view cannot answer. What lets a derived index (full-text
-   * search) skip its own `stat` pass over an unchanged corpus.
+   * The view's current snapshot as an opaque version (after taking in what notifications marked) and what changed
+   * since `since`, an earlier version: the same object while nothing below the root changed as far as the view knows
+   * — within its staleness bound, as for discovery — a new one after any change; `undefined` when the view cannot
+   * answer. What lets a derived index (full-text search) skip its own `stat` pass over an unchanged corpus, and look
+   * only at the sessions that changed otherwise.
    */
-  async corpusVersion(signal?: AbortSignal): Promise<object | undefined> {
+  async corpusChanges(since: object | undefined, signal?: AbortSignal): Promise<CorpusChangeReport | undefined> {
     signal?.throwIfAborted();
-    return this.#snapshot();
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot === undefined) return undefined;
+    if (since === snapshot) return { version: snapshot, changed: { listed: [], removed: [] } };
+    const ids = since === undefined ? undefined : this.#view.changesBetween(since, snapshot);
+    if (ids === undefined) return { version: snapshot, changed: undefined };
+    const listed: SessionHeader[] = [];
+    const removed: string[] = [];
+    for (const id of ids) {
+      const header = snapshot.headerById.get(id);
+      if (header === undefined) removed.push(id);
+      else listed.push(header);
+    }
+    return { version: snapshot, changed: { listed, removed } };
   }
 
   /**

@@ -7,6 +7,7 @@ import type {
   IndexClearResult,
   IndexFileStatus,
   QueryPlan,
+  SyncChangesInput,
   SyncInput,
   SyncSummary,
   WorkerPage,
@@ -23,6 +24,12 @@ export interface SyncOptions {
 export interface SearchIndex {
   /** Brings one root's documents up to date with its listing (incremental per artifact revision). */
   sync(request: SyncInput, options?: SyncOptions): Promise<SyncSummary>;
+  /**
+   * Brings one root's documents up to date with only the sessions that may have changed since the caller's last sync
+   * of it (the caller vouches for every other entry), or resolves `undefined`, doing nothing, when the backend cannot
+   * take changes only now (its entries may not be those that sync left): the caller then syncs the whole listing.
+   */
+  syncChanges(request: SyncChangesInput, options?: SyncOptions): Promise<SyncSummary | undefined>;
   /** Runs a resolved query over one root's documents. */
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage>;
   /** The index's storage and what it holds of one root; creates and rebuilds nothing. */

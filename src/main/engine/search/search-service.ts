@@ -24,6 +24,7 @@ import { SEARCH_SCHEMA_VERSION } from '../../../workers/search/search-database.j
 import { CJK_PATTERN } from '../../../workers/search/search-sync.js';
 import { realPathOf } from '../config/cache-location.js';
 import type { SessionTitleObservation } from '../corpus/session-query.js';
+import type { CorpusChangeReport } from '../corpus/warm-discovery.js';
 import type { SearchConfig } from './search-config.js';
 import type { SearchIndex } from './search-index.js';
 import { observedTitles } from '../corpus/discovery-label.js';
@@ -53,12 +54,14 @@ export interface SearchServiceOptions {
   /** Progress of the index update (sessions checked of the listing). */
   readonly onProgress?: (done: number, total: number) => void;
   /**
-   * The corpus view's version (the engine's warm view; absent without one). While it is the object the index was
-   * last brought up to date at, nothing changed below the root as far as the view knows, so the update — one
-   * `stat` per log in the worker — is skipped; the view's own staleness bound (`corpus.revalidateMs`) then bounds
-   * how stale a search can be, exactly as for discovery.
+   * The corpus view's version and what changed since `since`, the version the index was last brought up to date at
+   * (the engine's warm view, `WarmDiscovery.corpusChanges`; absent without one; `undefined` when the view cannot
+   * answer). While the version is that same object, nothing changed below the root as far as the view knows, so the
+   * update — one `stat` per log in the worker — is skipped; otherwise only the sessions the view reports changed are
+   * looked at (the whole listing when it does not know). The view's own staleness bound (`corpus.revalidateMs`) then
+   * bounds how stale a search can be, exactly as for discovery.
    */
-  readonly corpusVersion?: (signal?: AbortSignal) => Promise<object | undefined>;
+  readonly corpusChanges?: (since: object | undefined, signal?: AbortSignal) => Promise<CorpusChangeReport | undefined>;
   /**
    * The attached live sessions, captured now (absent: none). Their in-memory logs win over any persisted copy
    * (SESSION-LOG.md §10), so they are indexed from their byte logs and left out of the persisted listing.
@@ -251,7 +254,8 @@ export class SearchService {
 
   /**
    * Brings the index of the root up to date with the store's listing and the live sessions (what every search does
-   * first). With an unchanged corpus view only the live sessions are looked at, and nothing when they did not grow.
+   * first). With an unchanged corpus view only the live sessions are looked at, and nothing when they did not grow;
+   * with a changed one only the sessions it reports changed (and the live ones), when the index can take that.
    * @param signal - aborts the update.
    * @param onProgress - sessions checked of the listing (default: the service's own callback).
    */
@@ -262,7 +266,8 @@ export class SearchService {
     }
     const root = await (this.#realRoot ??= realPathOf(store.config.root));
     // Taken before the listing: a change after it makes the next version differ, so it is never skipped.
-    const version = await this.#options.corpusVersion?.(signal);
+    const corpus = await this.#options.corpusChanges?.(this.#synced?.version, signal);
+    const version = corpus?.version;
     const live: SyncLive[] = (this.#options.live?.() ?? []).map((source) => ({
       sessionId: source.header.id,
       cwd: source.header.cwd ?? null,
@@ -286,11 +291,20 @@ export class SearchService {
     }
     const request = { root, storeRoot: store.config.root, compression: store.config.compression, includeTools: config.includeTools, live };
     const options = { ...(signal === undefined ? {} : { signal }), ...(onProgress === undefined ? {} : { onProgress }) };
-    let summary: Awaited<ReturnType<SearchIndex['sync']>>;
+    let summary: Awaited<ReturnType<SearchIndex['sync']>> | undefined;
+    const changed = corpus?.changed;
     if (viewUnchanged && synced.liveIds === liveIds) {
       // Nothing below the root changed and the same sessions are live: only their logs are looked at.
       summary = await index.sync({ ...request, artifacts: null }, options);
-    } else {
+    } else if (changed !== undefined && synced !== undefined && synced.liveIds === liveIds) {
+      // The view knows what changed since the last update and the same sessions are live: only those are looked at
+      // (`undefined`: the index cannot vouch for its other entries now, so the whole listing follows).
+      const liveSet = new Set(live.map((source) => source.sessionId));
+      const artifacts = liveSet.size === 0 ? changed.listed : changed.listed.filter((header) => !liveSet.has(header.id));
+      const removed = liveSet.size === 0 ? changed.removed : changed.removed.filter((id) => !liveSet.has(id));
+      summary = await index.syncChanges({ ...request, artifacts, removed }, options);
+    }
+    if (summary === undefined) {
       const headers = await store.list(signal);
       // The headers go as they are (the backend packs what it sends); only live sessions are left out.
       let artifacts: readonly SessionHeader[] = headers;

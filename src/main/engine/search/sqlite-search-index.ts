@@ -24,6 +24,7 @@ import type {
   IndexClearResult,
   IndexFileStatus,
   QueryPlan,
+  SyncChangesInput,
   SyncInput,
   SyncSummary,
   WorkerPage,
@@ -67,6 +68,17 @@ export class SqliteSearchIndex implements SearchIndex {
     // Packed: the structured clone of 10,000 listing objects would stall this thread for milliseconds.
     const artifacts = request.artifacts === null ? null : packListing(request.artifacts);
     return this.#request('sync', (id) => ({ type: 'sync', id, ...request, artifacts }), options.signal, options.onProgress);
+  }
+
+  async syncChanges(request: SyncChangesInput, options: SyncOptions = {}): Promise<SyncSummary | undefined> {
+    const artifacts = packListing(request.artifacts);
+    const summary = await this.#request(
+      'syncChanges',
+      (id) => ({ type: 'sync', id, ...request, artifacts }),
+      options.signal,
+      options.onProgress,
+    );
+    return summary ?? undefined;
   }
 
   query(root: string, plan: QueryPlan, signal?: AbortSignal): Promise<WorkerPage> {

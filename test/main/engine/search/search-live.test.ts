@@ -47,6 +47,10 @@ async function liveService(
       requests.push(request);
       return sqlite.sync(request, options);
     },
+    syncChanges: (request, options) => {
+      requests.push(request);
+      return sqlite.syncChanges(request, options);
+    },
     query: (rootPath, plan, signal) => sqlite.query(rootPath, plan, signal),
     status: (rootPath, signal) => sqlite.status(rootPath, signal),
     clear: (rootPath, signal) => sqlite.clear(rootPath, signal),
@@ -59,7 +63,7 @@ async function liveService(
     index,
     store,
     readTitleSnapshots: async () => [],
-    corpusVersion: async () => version,
+    corpusChanges: async () => ({ version, changed: undefined }),
     live: () => sessions().map((session): LiveSearchSource => ({ header: session.header, ...tracker.snapshot(session) })),
   });
   return { service, requests, close: () => sqlite.close() };

@@ -40,6 +40,10 @@ function counted(index: SearchIndex): { index: SearchIndex; syncs: () => number 
         syncs += 1;
         return index.sync(request, options);
       },
+      syncChanges: (request, options) => {
+        syncs += 1;
+        return index.syncChanges(request, options);
+      },
       query: (rootPath, plan, signal) => index.query(rootPath, plan, signal),
       status: (rootPath, signal) => index.status(rootPath, signal),
       clear: (rootPath, signal) => index.clear(rootPath, signal),
@@ -60,7 +64,7 @@ describe('search over a warm corpus view', () => {
       index,
       store,
       readTitleSnapshots: async () => [],
-      corpusVersion: async () => version,
+      corpusChanges: async () => ({ version, changed: undefined }),
     });
     try {
       expect(await service.update()).toMatchObject({ sessions: 3, rebuilt: 3 });
