@@ -88,7 +88,9 @@ export async function runMainThreadBudget(): Promise<string> {
         await growLogs(root, GROWN);
         await changed;
         const listed = await engine.listSessions();
-        await engine.readTitleSnapshots(listed.slice(0, GROWN).map((record) => record.header.id));
+        // The warm view's titles (what a host's listing reads after a change), not the exact reads, which list the
+        // store again by design (engine-types.ts: exact reads always read their artifact).
+        await engine.readListedTitleSnapshots(listed.slice(0, GROWN).map((record) => record.header.id));
       });
       const prepare = await withGaps(async () => {
         await engine.prepare(
