@@ -33,6 +33,7 @@ import { dshCorpusSession, writeDshCorpus, type DshCorpusOptions } from './suppo
 import { withGaps, type GapFigures } from './support/event-loop-gaps.js';
 import { rowOf } from './support/interleaved.js';
 import { artifactPathOf } from './support/long-session.js';
+import { searchTokens } from './support/search-tokens.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const HOST_PACKAGE = join(REPO, 'test', 'dsh-host');
@@ -140,19 +141,8 @@ const ratio = (ours: number, dsh: number): string => {
   return `**${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}**`;
 };
 
-/** Letter/digit runs, lower case, marks removed: what both `unicode61` tokenizers make of this ASCII corpus. */
-function tokens(text: string): string[] {
-  return (
-    text
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []
-  );
-}
-
 function hasPhrase(text: string, phrase: readonly string[]): boolean {
-  const have = tokens(text);
+  const have = searchTokens(text);
   outer: for (let at = 0; at + phrase.length <= have.length; at += 1) {
     for (let index = 0; index < phrase.length; index += 1) if (have[at + index] !== phrase[index]) continue outer;
     return true;
@@ -169,7 +159,7 @@ const indexOf = (id: string): number => Number(id.slice('session-'.length, 'sess
  */
 function partOf(event: SessionEvent | undefined, query: string): string {
   if (event === undefined) return '?';
-  const phrase = tokens(query);
+  const phrase = searchTokens(query);
   const data = event.data as Record<string, unknown>;
   const blocks = (content: unknown): Array<Record<string, unknown>> => (Array.isArray(content) ? content : []);
   const parts = new Set<string>();
@@ -213,7 +203,7 @@ function cutProbes(): Array<{ kind: string; query: string }> {
   const events = dshCorpusSession(49, CORPUS).events;
   const cut = (event: SessionEvent | undefined, content: (data: never) => unknown): string => {
     const text = (content(event?.data as never) as Array<{ text: string }>)[0]?.text ?? '';
-    return tokens(text).slice(10, 16).join(' ');
+    return searchTokens(text).slice(10, 16).join(' ');
   };
   const prompt = events.find((event) => event.type === 'user/message');
   const result = events.findLast((event) => event.type === 'tool/result');

@@ -18,6 +18,7 @@ import { openSearchDatabase, SEARCH_DATABASE_FILE, type DatabaseConstructor } fr
 import { projectSurfaceEvent } from '../src/workers/reference/project-surface.js';
 import { corpusSession, writeDiscoveryCorpus } from './support/corpus-generator.js';
 import { artifactBytes, artifactPathOf, longSession } from './support/long-session.js';
+import { searchTokens } from './support/search-tokens.js';
 
 /** 10,000; `SEARCH_SESSIONS` overrides it for a quick check of the suite itself. */
 const SESSIONS = Number(process.env['SEARCH_SESSIONS'] ?? 10_000);
@@ -30,23 +31,12 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
-/** The brute-force definition: NFD, marks stripped, lower case, letter/digit runs, consecutive tokens. */
-function tokens(text: string): string[] {
-  return (
-    text
-      .normalize('NFD')
-      .replace(/\p{M}/gu, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}\p{Co}]+/gu) ?? []
-  );
-}
-
 function bruteForce(texts: ReadonlyMap<string, readonly string[]>, phrase: string): Set<string> {
-  const wanted = tokens(phrase);
+  const wanted = searchTokens(phrase);
   const found = new Set<string>();
   for (const [id, documents] of texts) {
     search: for (const text of documents) {
-      const have = tokens(text);
+      const have = searchTokens(text);
       outer: for (let at = 0; at + wanted.length <= have.length; at += 1) {
         for (let index = 0; index < wanted.length; index += 1) if (have[at + index] !== wanted[index]) continue outer;
         found.add(id);
