@@ -78,13 +78,16 @@ export interface PublishSummary {
  */
 export type PublishProgress = (done: number, total: number, stage: 'artifacts' | 'sources') => void;
 
+/** Artifacts (and source entries) per transaction when the options do not say. */
+export const DEFAULT_PUBLISH_BATCH_SIZE = 64;
+
 /** Construction options. */
 export interface CorpusPublisherOptions {
   readonly database: FleetDatabase;
   readonly identity: CorpusIdentity;
   /** The root's layout (root and encoding): where each header's artifact is, for its revision. */
   readonly layout: StoreLayout;
-  /** Artifacts per transaction; default 64. */
+  /** Artifacts per transaction; default {@link DEFAULT_PUBLISH_BATCH_SIZE}. */
   readonly batchSize?: number;
 }
 
@@ -117,7 +120,7 @@ export class CorpusPublisher {
     this.#database = options.database;
     this.#identity = { host: options.identity.host, root: resolve(options.identity.root) };
     this.#layout = options.layout;
-    this.#batchSize = options.batchSize ?? 64;
+    this.#batchSize = options.batchSize ?? DEFAULT_PUBLISH_BATCH_SIZE;
     this.corpusId = corpusIdOf(this.#identity);
   }
 

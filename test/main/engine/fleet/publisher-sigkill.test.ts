@@ -32,6 +32,7 @@ import { describe, expect, it } from 'vitest';
 import { artifactPathFor } from '../../../../src/io/artifact-path.js';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corpus-index-config.js';
+import { DEFAULT_PUBLISH_BATCH_SIZE } from '../../../../src/main/engine/fleet/corpus-publisher.js';
 import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
 import { fleetCandidates } from '../../../../src/main/engine/fleet/fleet-discovery.js';
@@ -52,8 +53,8 @@ const SEED = 0x29_c0de;
 const ROUNDS = 15;
 /** Generated sessions beside the fixture's: the first publish is three batches. */
 const GENERATED = 140;
-/** The wired publisher's batch size (`CorpusPublisher`'s default; the engine does not configure it). */
-const BATCH = 64;
+/** The publisher's batch size (the wired engine takes the default). */
+const BATCH = DEFAULT_PUBLISH_BATCH_SIZE;
 /** The host every child publishes as. */
 const HOST = 'h';
 /** The delay each way between a child and the server (ms): a batch's transaction stays open for a while. */
