@@ -144,6 +144,18 @@ export class WarmDiscovery {
   readonly #queryConfig: SessionQueryConfigInput | undefined;
   readonly #titles = new Map<string, CachedTitle>();
   #sorted: SortedRecords | undefined;
+  /** Counts every change of {@link #titles}: an answer read at one generation holds at that generation only. */
+  #titleGeneration = 0;
+  /** The last answer of {@link readTitleSnapshots} that may be given again (see `#repeatedAnswer`). */
+  #lastAnswer:
+    | {
+        readonly snapshot: CorpusSnapshot;
+        readonly generation: number;
+        readonly asked: readonly SessionId[];
+        readonly answer: SessionTitleObservation[];
+      }
+    | undefined;
+
   #prefetching = false;
   #prefetchWanted: CorpusSnapshot | undefined;
 
@@ -316,6 +328,52 @@ export class WarmDiscovery {
    * be shared with other calls: read them, do not mutate them.
    */
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+    const asked = [...ids];
+    const repeated = await this.#repeatedAnswer(asked, signal);
+    if (repeated !== undefined) return repeated;
+    const generation = this.#titleGeneration;
+    const { answer, from } = await this.#readTitleSnapshots(asked, signal);
+    // Kept only when the view answered, nothing was live (a live session's title changes with no new snapshot), no
+    // title was kept meanwhile (the generation names the title cache's state the answer was read from), and every
+    // title was read (a failed read is tried again by the next call, as before).
+    if (
+      from !== undefined &&
+      generation === this.#titleGeneration &&
+      this.#noLiveSessions() &&
+      answer.every((observation) => observation.status === 'fulfilled')
+    ) {
+      this.#lastAnswer = { snapshot: from, generation, asked, answer };
+    }
+    return answer;
+  }
+
+  /**
+   * The previous answer, when the question is the same ids in the same order, the view's snapshot is the same, no
+   * title was kept since and no session is live: every observation would be the one that answer holds (discovery asks
+   * this of every listed session on each keystroke; issue 27 item 3, 100,000 sessions).
+   */
+  async #repeatedAnswer(asked: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[] | undefined> {
+    const last = this.#lastAnswer;
+    if (last === undefined || last.generation !== this.#titleGeneration || last.asked.length !== asked.length) return undefined;
+    if (!this.#noLiveSessions()) return undefined;
+    const snapshot = await this.#snapshot();
+    signal?.throwIfAborted();
+    if (snapshot !== last.snapshot || last.generation !== this.#titleGeneration) return undefined;
+    for (let index = 0; index < asked.length; index += 1) if (asked[index] !== last.asked[index]) return undefined;
+    return last.answer;
+  }
+
+  /** True when no session is attached live. */
+  #noLiveSessions(): boolean {
+    for (const _ of this.#registry.list()) return false;
+    return true;
+  }
+
+  /** The answer of {@link readTitleSnapshots}, and the snapshot it comes from (`undefined`: all live, or cold). */
+  async #readTitleSnapshots(
+    ids: readonly SessionId[],
+    signal?: AbortSignal,
+  ): Promise<{ readonly answer: SessionTitleObservation[]; readonly from: CorpusSnapshot | undefined }> {
     // One pass builds the answer in first-occurrence order (this runs per keystroke over every listed session).
     const uniqueIds: SessionId[] = [];
     const out: (SessionTitleObservation | undefined)[] = [];
@@ -334,10 +392,10 @@ export class WarmDiscovery {
         out.push(observeTitle(id, live.header, live.events, signal));
       }
     }
-    if (unresolved === 0) return out as SessionTitleObservation[];
+    if (unresolved === 0) return { answer: out as SessionTitleObservation[], from: undefined };
     const snapshot = await this.#snapshot();
     signal?.throwIfAborted();
-    if (snapshot === undefined) return this.#cold.readTitleSnapshots(uniqueIds, signal);
+    if (snapshot === undefined) return { answer: await this.#cold.readTitleSnapshots(uniqueIds, signal), from: undefined };
     const misses: SessionId[] = [];
     const missAt: number[] = [];
     for (let index = 0; index < uniqueIds.length; index += 1) {
@@ -372,10 +430,11 @@ export class WarmDiscovery {
         this.#keep(snapshot, id, observation);
       });
     }
-    return out.map((observation, index) => {
+    const answer = out.map((observation, index) => {
       if (observation === undefined) throw new Error(`title observation of session "${uniqueIds[index] as string}" was never settled`);
       return observation;
     });
+    return { answer, from: snapshot };
   }
 
   /** Observes `ids` with the query layer over `snapshot`: the store's title lookup at the listed artifact and revision. */
@@ -446,5 +505,6 @@ export class WarmDiscovery {
       for (const key of this.#titles.keys()) if (!snapshot.headerById.has(key)) this.#titles.delete(key);
     }
     this.#titles.set(id, { entry, segments: snapshot.segments, observation });
+    this.#titleGeneration += 1;
   }
 }

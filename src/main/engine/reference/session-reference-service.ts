@@ -21,7 +21,7 @@ import { formatSessionReferenceMention } from '../../../protocol/uri/mention-for
 import { createUserMessage } from '../../../protocol/user-message.js';
 import { expandCitingMessages } from './expand-citing-messages.js';
 import { assembleReferencePrompt } from '../../../workers/reference/reference-prompt.js';
-import type { SessionRecord } from '../corpus/session-query.js';
+import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import { InThreadSourceRenderer } from './in-thread-source-renderer.js';
 import { raceSignal } from './race-signal.js';
 import { linkedAbort } from '../signal/abort.js';
@@ -72,6 +72,8 @@ export class SessionReferenceService {
   readonly config: SessionReferenceConfig;
   private readonly sessionQuery: ReferenceSessionQuery;
   private readonly renderer: ReferenceSourceRenderer;
+  /** The titles of the last observations discovery labelled (the warm query answers a repeated keystroke with them). */
+  private lastLabels: { readonly observations: readonly SessionTitleObservation[]; readonly labels: Map<string, string> } | undefined;
 
   /** Validates the configuration (`SESSION_REFERENCE_INVALID_CONFIG`); the service is not built on failure. */
   constructor(options: SessionReferenceServiceOptions) {
@@ -114,7 +116,7 @@ export class SessionReferenceService {
       ),
       signal,
     );
-    const labels = observedTitles(observations);
+    const labels = this.labelsOf(observations);
     const found: Candidate[] = [];
     for (const record of observed) {
       if (found.length === limit) break;
@@ -123,6 +125,15 @@ export class SessionReferenceService {
       found.push(toCandidate(record, label));
     }
     return found;
+  }
+
+  /** `observedTitles(observations)`, made once per observations array (shared answers are never mutated). */
+  private labelsOf(observations: readonly SessionTitleObservation[]): Map<string, string> {
+    const last = this.lastLabels;
+    if (last !== undefined && last.observations === observations) return last.labels;
+    const labels = observedTitles(observations);
+    this.lastLabels = { observations, labels };
+    return labels;
   }
 
   /**
