@@ -265,10 +265,12 @@ export class WarmDiscovery {
   }
 
   /** Persisted records of `snapshot` overlaid by live sessions, in `SessionQuery`'s order. */
-  #overlay(snapshot: CorpusSnapshot): SessionRecord[] {
+  #overlay(snapshot: CorpusSnapshot): readonly SessionRecord[] {
     const persisted = this.#persistedRecords(snapshot);
     const live = [...this.#registry.list()];
-    if (live.length === 0) return [...persisted];
+    // The snapshot's own frozen records, the same array while nothing changed: its readers never mutate it, and a
+    // caller that keys work on it (discovery's order per keystroke) finds it again.
+    if (live.length === 0) return persisted;
     const liveRecords: SessionRecord[] = [];
     const liveIds = new Set<string>();
     for (const session of live) {
@@ -328,7 +330,8 @@ export class WarmDiscovery {
    * be shared with other calls: read them, do not mutate them.
    */
   async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
-    const asked = [...ids];
+    // A copy: what the memo below compares the next question with must not change under it.
+    const asked: readonly SessionId[] = [...ids];
     const repeated = await this.#repeatedAnswer(asked, signal);
     if (repeated !== undefined) return repeated;
     const generation = this.#titleGeneration;

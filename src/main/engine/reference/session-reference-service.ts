@@ -72,6 +72,16 @@ export class SessionReferenceService {
   readonly config: SessionReferenceConfig;
   private readonly sessionQuery: ReferenceSessionQuery;
   private readonly renderer: ReferenceSourceRenderer;
+  /** The last order {@link orderFor} made, and what it was made from. */
+  private lastOrder:
+    | {
+        readonly listed: readonly SessionRecord[];
+        readonly agentId: string;
+        readonly targetCwd: string | undefined;
+        readonly ordered: readonly SessionRecord[];
+        readonly ids: readonly SessionId[];
+      }
+    | undefined;
   /** The titles of the last observations discovery labelled (the warm query answers a repeated keystroke with them). */
   private lastLabels: { readonly observations: readonly SessionTitleObservation[]; readonly labels: Map<string, string> } | undefined;
 
@@ -101,19 +111,10 @@ export class SessionReferenceService {
       Promise.resolve().then(() => this.sessionQuery.listSessions(signal)),
       signal,
     );
-    // One bucket per rank, each in listing order: concatenated they are the records sorted by (rank, listing
-    // position) — §7.3's order — without a sort, and the scan below can stop at `limit`.
-    const buckets: [SessionRecord[], SessionRecord[], SessionRecord[]] = [[], [], []];
-    for (const record of listed) if (record.header.id !== agent.id) buckets[rank(record.header.cwd, targetCwd)].push(record);
-    const ordered = buckets[0].concat(buckets[1], buckets[2]);
+    const { ordered, ids } = this.orderFor(listed, agent.id, targetCwd);
     const observed = needle === '' ? ordered.slice(0, limit) : ordered;
     const observations = await raceSignal(
-      Promise.resolve().then(() =>
-        this.sessionQuery.readTitleSnapshots(
-          observed.map((record) => record.header.id),
-          signal,
-        ),
-      ),
+      Promise.resolve().then(() => this.sessionQuery.readTitleSnapshots(needle === '' ? ids.slice(0, limit) : ids, signal)),
       signal,
     );
     const labels = this.labelsOf(observations);
@@ -125,6 +126,26 @@ export class SessionReferenceService {
       found.push(toCandidate(record, label));
     }
     return found;
+  }
+
+  /**
+   * The records in §7.3's order for a target, and their ids: one bucket per rank, each in listing order, so
+   * concatenated they are the records sorted by (rank, listing position) without a sort. Made once per listing array
+   * and target (a warm listing is the same array while nothing changed: each keystroke then reuses it).
+   */
+  private orderFor(
+    listed: readonly SessionRecord[],
+    agentId: string,
+    targetCwd: string | undefined,
+  ): { readonly ordered: readonly SessionRecord[]; readonly ids: readonly SessionId[] } {
+    const last = this.lastOrder;
+    if (last !== undefined && last.listed === listed && last.agentId === agentId && last.targetCwd === targetCwd) return last;
+    const buckets: [SessionRecord[], SessionRecord[], SessionRecord[]] = [[], [], []];
+    for (const record of listed) if (record.header.id !== agentId) buckets[rank(record.header.cwd, targetCwd)].push(record);
+    const ordered = buckets[0].concat(buckets[1], buckets[2]);
+    const order = { listed, agentId, targetCwd, ordered, ids: ordered.map((record) => record.header.id) };
+    this.lastOrder = order;
+    return order;
   }
 
   /** `observedTitles(observations)`, made once per observations array (shared answers are never mutated). */

@@ -215,7 +215,8 @@ describe('GET /api/events', () => {
       expect(changesOf(other)).toEqual([]);
       other.destroy();
     }
-  });
+    // Six streams and two catch-ups: more than the default 5 s on a loaded two-core machine.
+  }, 20_000);
 
   it('bounds the open streams, frees the place of a client that left, and sends heartbeat comments', async () => {
     const { port, cookie } = await serve({ maxEventStreams: 2, heartbeatMs: 50 });
