@@ -281,6 +281,19 @@ function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined
 }
 
 /**
+ * The sealed twin of an entry this build has sealed (written): its answer decoded from the sealed answer bytes (so
+ * its header and title lines are views into the encoder's shared buffers, not two arrays of their own) and its
+ * checkpoint left sealed, verified and decoded again only when a continued scan needs it (issue 27 item 3: an open
+ * checkpoint is a graph of a few dozen objects per session, held a second time beside its sealed bytes). An entry
+ * never sealed, or already sealed, is returned as it is.
+ */
+export function sealedTwin(entry: HeldTitleIndexEntry): HeldTitleIndexEntry {
+  if (entry.checkpoint.kind === 'sealed') return entry;
+  const form = sealedForms.get(entry);
+  return (form === undefined ? undefined : unsealEntry(form.sealed)?.[1]) ?? entry;
+}
+
+/**
  * The content of an index file, or `undefined` when the file must be discarded (not msgpack, truncated, another
  * format or version, no root, or no entry list). Entries failing their answer checksum are left out and counted.
  */

@@ -40,6 +40,7 @@ import {
   isEntryKey,
   isIndexablePath,
   openCheckpoint,
+  sealedTwin,
   type HeldTitleIndexEntry,
 } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
@@ -99,6 +100,9 @@ export interface TitleIndexStats {
 const CHANGED = Symbol('changed');
 /** The entry's prefix no longer matches its digests: scan from offset 0 (rule 3). */
 const RESCAN = Symbol('rescan');
+
+/** Entries replaced by their sealed twins between two hops after a write (each costs a checksum and a decode). */
+const SEAL_SLICE_ENTRIES = 256;
 
 /** How many artifacts a write's pruning pass stats at once. */
 const PRUNE_CONCURRENCY = 32;
@@ -544,6 +548,25 @@ export class TitleIndex {
   }
 
   /**
+   * After a write: every entry it wrote that memory still holds is replaced by its sealed twin ({@link sealedTwin}),
+   * so memory keeps each entry's bytes once instead of its decoded checkpoint beside them. In slices with a hop
+   * between them; an entry replaced meanwhile (a new observation) is left alone.
+   */
+  async #holdSealed(written: ReadonlyMap<string, HeldTitleIndexEntry>): Promise<void> {
+    let sinceHop = 0;
+    for (const [path, entry] of written) {
+      if (entry.checkpoint.kind === 'sealed' || this.#entries.get(path) !== entry) continue;
+      if (sinceHop === SEAL_SLICE_ENTRIES) {
+        sinceHop = 0;
+        await yieldToEventLoop();
+        if (this.#entries.get(path) !== entry) continue;
+      }
+      sinceHop += 1;
+      this.#entries.set(path, sealedTwin(entry));
+    }
+  }
+
+  /**
    * Drops from `merged` (and memory) every entry whose artifact is missing, stat'ing each entry this process has
    * not seen exist, once per process. Returns how many were dropped; a stat that fails otherwise keeps the entry.
    */
@@ -662,6 +685,7 @@ export class TitleIndex {
       await this.#fs.replaceFile(indexPath, blocks);
       this.#writtenRevision = await this.#fs.statRevision(indexPath).catch(() => undefined);
       this.#persistenceNote = undefined;
+      await this.#holdSealed(merged);
     } catch (error) {
       // Not persisted (read-only cache or root, missing directory, full disk): answers are unaffected, later ones
       // may rescan. Kept as the one diagnostic note (the latest failure), never printed.
