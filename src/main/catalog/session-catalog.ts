@@ -167,6 +167,17 @@ export interface ListingMemo {
   readonly rows: ReadonlyMap<string, { readonly row: CatalogRow; readonly stamp: string }>;
 }
 
+/** Options of {@link SessionCatalog.listAgain}. */
+export interface ListAgainOptions {
+  /**
+   * Read the titles that `memo` does not vouch for (default `true`). `false` answers from the headers alone: such a
+   * row is labelled by its id and marked `titlePending`, and the next listing reads its title. What a page's first
+   * paint needs on a root whose titles were never read (issue 28: at 10,000 sessions the title reads are seconds,
+   * the headers a fraction of one).
+   */
+  readonly readTitles?: boolean;
+}
+
 /** The catalog over one engine; the reader's cwd (from the client's roots) ranks discovery. */
 export class SessionCatalog {
   readonly #engine: CatalogEngine;
@@ -410,7 +421,9 @@ export class SessionCatalog {
   async listAgain(
     memo: ListingMemo | undefined,
     signal?: AbortSignal,
+    options: ListAgainOptions = {},
   ): Promise<{ readonly listing: CatalogListing; readonly memo: ListingMemo }> {
+    const readTitles = options.readTitles ?? true;
     const report = await this.#engine.listSessionsReport(signal);
     const stamps = await Promise.all(report.records.map((record) => this.#artifactStamp(record, signal)));
     const reread: number[] = [];
@@ -420,20 +433,26 @@ export class SessionCatalog {
     });
     const rereadIds = reread.map((index) => report.records[index]!.header.id);
     // The warm view's titles (no listing of the root per call; exact ones where the engine has no warm view).
-    const titles = rereadIds.length === 0 ? [] : await this.#engine.readListedTitleSnapshots(rereadIds, signal);
-    const readLabels = new Map(reread.map((index, at) => [index, discoveryLabel(report.records[index]!.header.id, titles[at])]));
+    const titles = rereadIds.length === 0 || !readTitles ? [] : await this.#engine.readListedTitleSnapshots(rereadIds, signal);
+    const readLabels = readTitles
+      ? new Map(reread.map((index, at) => [index, discoveryLabel(report.records[index]!.header.id, titles[at])]))
+      : new Map<number, string>();
+    const pending = readTitles ? new Set<number>() : new Set(reread);
     const next = new Map<string, { row: CatalogRow; stamp: string }>();
     const rows: CatalogRow[] = report.records.map((record, index) => {
       const stamp = stamps[index] ?? NO_ARTIFACT;
+      const titlePending = pending.has(index);
       const row: CatalogRow = {
         sessionId: record.header.id,
-        label: readLabels.get(index) ?? memo?.rows.get(record.header.id)?.row.label ?? record.header.id,
+        label: readLabels.get(index) ?? (titlePending ? undefined : memo?.rows.get(record.header.id)?.row.label) ?? record.header.id,
         ...(record.header.cwd === undefined ? {} : { cwd: escapeDisplayText(record.header.cwd) }),
         createdAt: record.header.createdAt,
         sizeBytes: stamp.size,
         live: record.live,
+        ...(titlePending ? { titlePending: true } : {}),
       };
-      next.set(record.header.id, { row, stamp: stamp.stamp });
+      // A row whose title was not read is read by the next listing (the empty stamp matches no artifact).
+      next.set(record.header.id, { row, stamp: titlePending ? '' : stamp.stamp });
       return row;
     });
     return { listing: { rows, skipped: report.problems.length }, memo: { rows: next } };

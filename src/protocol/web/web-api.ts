@@ -25,6 +25,12 @@ export interface WebSessionRow {
   /** Bytes of its artifact (0 for a live session without one). */
   readonly sizeBytes: number;
   readonly live: boolean;
+  /**
+   * Present (true) while the server has not read the session's title yet (the first listing of a root whose titles
+   * were never read answers from the headers alone): `label` is then the id, and the row with its title follows on the
+   * event stream as a changed row.
+   */
+  readonly titlePending?: true;
 }
 
 /** A discovery result with its canonical mention (the seed's host face: same order and contents as `candidates()`). */
@@ -239,7 +245,15 @@ export interface WebFileCandidates {
 export interface WebApi {
   'sessions/list': {
     readonly args: Record<string, never>;
-    readonly value: { readonly sessions: readonly WebSessionRow[]; readonly skipped: number };
+    readonly value: {
+      readonly sessions: readonly WebSessionRow[];
+      readonly skipped: number;
+      /**
+       * The event stream's revision these rows are at (absent from a server without a stream): a change the page
+       * receives with a revision at or below it is already in them.
+       */
+      readonly revision?: number;
+    };
   };
   'sessions/candidates': {
     readonly args: { readonly target?: string; readonly query: string; readonly limit?: number };

@@ -37,6 +37,20 @@ function allHeaders(): { header: Header; label: string }[] {
   return [...generated, ...fixture];
 }
 
+/** The label of a session by the generator's own title (else its id), or the fixture's title. */
+function labelOf(id: string): string {
+  const found = allHeaders().find(({ header }) => header.id === id);
+  return found?.label === '' || found === undefined ? (fixtureTitles().get(id) ?? id) : found.label;
+}
+
+/** The dsh-small fixture's titles by id (dsh's `titles.json`). */
+function fixtureTitles(): Map<string, string> {
+  const titles = readExpected<{ sessionId: string; status: string; value?: { title?: { title: string } } }[]>('titles.json');
+  return new Map(
+    titles.flatMap((entry) => (entry.value?.title === undefined ? [] : [[entry.sessionId, entry.value.title.title] as const])),
+  );
+}
+
 /** The expected groups by an independent definition: by cwd, newest first; groups by their newest session. */
 function expectedGroups(): { cwd: string; ids: string[] }[] {
   const groups = new Map<string, Header[]>();
@@ -81,6 +95,15 @@ describe('the page on 10,000 sessions', () => {
     {
       await page.locator('.session-row').first().waitFor();
       console.log(`scale: ${SESSIONS} sessions, first load (the server's first listing): ${await paintTimes(page)}`);
+      // A root whose titles were never read paints from its headers; the titles follow on the stream (revision 1).
+      const pendingAtFirstPaint = await page.locator('.title-pending').count();
+      const titlesStarted = Date.now();
+      await expect.poll(() => page.locator('.title-pending').count(), { timeout: 120_000, interval: 200 }).toBe(0);
+      console.log(
+        `scale: ${pendingAtFirstPaint} rows painted before their titles were read; every title shown ${Date.now() - titlesStarted} ms later`,
+      );
+      const firstTitle = await page.locator('.session-row .session-title').first().textContent();
+      expect(firstTitle).toBe(labelOf(expected[0]!.ids[0]!));
       const total = expected.reduce((n, group) => n + group.ids.length, 0);
       expect(await page.locator('.sessions-view > p.hint[role=status]').textContent()).toBe(`${total} sessions`);
       expect(await page.locator('.project-tools .hint').textContent()).toBe(`${expected.length} projects`);

@@ -29,3 +29,25 @@ export function applyCorpusChange(rows: readonly WebSessionRow[], change: WebCor
   if (arriving.length === 0) return kept;
   return [...kept, ...arriving].sort(listingOrder);
 }
+
+/**
+ * The rows of a listing brought up to date with the changes the stream delivered while it was under way: those with a
+ * revision after the listing's (a listing without one is taken as it is). A first listing answered from the headers
+ * alone (issue 28: titles still being read on a large cold root) is at revision 0, and its titles arrive as revision 1,
+ * possibly before the listing's own answer.
+ *
+ * @param rows the listing's rows, in listing order
+ * @param revision the listing's revision, if the server gave one
+ * @param recent the changes received since the last reset, oldest first
+ * @returns the rows with every later change applied
+ */
+export function catchUpListing(
+  rows: readonly WebSessionRow[],
+  revision: number | undefined,
+  recent: readonly WebCorpusChange[],
+): readonly WebSessionRow[] {
+  if (revision === undefined) return rows;
+  return recent
+    .filter((change) => change.revision > revision)
+    .reduce<readonly WebSessionRow[]>((shown, change) => applyCorpusChange(shown, change), rows);
+}

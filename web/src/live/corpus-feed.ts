@@ -17,6 +17,8 @@ export type FeedStatus = 'connecting' | 'live' | 'reconnecting';
 /** The first pause before a new stream is opened after the browser gave up; doubled up to {@link MAX_PAUSE_MS}. */
 const FIRST_PAUSE_MS = 500;
 const MAX_PAUSE_MS = 15_000;
+/** Changes kept for listings answered while they arrived (a listing is a second or two behind at most). */
+const KEPT_RECENT = 64;
 
 /** The shared stream and its subscribers. */
 class CorpusFeed {
@@ -28,6 +30,7 @@ class CorpusFeed {
   #pause = FIRST_PAUSE_MS;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #heard = false;
+  #recent: WebCorpusChange[] = [];
 
   /** True once the stream delivered its first message (so a view knows a `reset` is not still coming). */
   get heard(): boolean {
@@ -97,9 +100,22 @@ class CorpusFeed {
     });
   }
 
+  /**
+   * The changes since the last reset, oldest first (at most {@link KEPT_RECENT}): a listing answered meanwhile is
+   * brought up to date with those after its revision (`catchUpListing`).
+   */
+  get recent(): readonly WebCorpusChange[] {
+    return this.#recent;
+  }
+
   #deliver(message: MessageEvent, event: FeedEvent): void {
     if (message.lastEventId !== '') this.#lastId = message.lastEventId;
     this.#heard = true;
+    if (event.kind === 'reset') this.#recent = [];
+    else {
+      this.#recent.push(event.change);
+      if (this.#recent.length > KEPT_RECENT) this.#recent.shift();
+    }
     for (const listener of [...this.#listeners]) listener(event);
   }
 

@@ -10,7 +10,8 @@ import { canonicalText, type Draft, EMPTY_DRAFT } from '../compose/chip-model.js
 import { errorWords } from '../compose/error-words.js';
 import { MessageBox } from '../compose/message-box.js';
 import { SessionChooser } from '../compose/session-chooser.js';
-import { applyCorpusChange } from '../live/apply-change.js';
+import { applyCorpusChange, catchUpListing } from '../live/apply-change.js';
+import { corpusFeed } from '../live/corpus-feed.js';
 import { useCorpusFeed } from '../live/use-corpus-feed.js';
 import { clipboardText, PreviewPanel } from '../compose/preview-panel.js';
 import { hrefOf } from '../router.js';
@@ -33,7 +34,7 @@ export function ComposeView({ target }: { target?: string }): JSX.Element {
   useEffect(() => {
     const controller = new AbortController();
     call('sessions/list', {}, controller.signal).then(
-      (value) => setSessions(value.sessions),
+      (value) => setSessions(catchUpListing(value.sessions, value.revision, corpusFeed.recent)),
       (error: unknown) => {
         // The target picker is a convenience: without the list it offers only the current target.
         if (!isAbort(error)) setSessions([]);

@@ -13,7 +13,7 @@ import type { SearchPage } from '../../../src/protocol/search-types.js';
 import type { WebSessionRow } from '../../../src/protocol/web/web-api.js';
 import { call, isAbort, WebApiError } from '../api/client.js';
 import { formatBytes, formatTime, isoTime, plural } from '../format.js';
-import { applyCorpusChange } from '../live/apply-change.js';
+import { applyCorpusChange, catchUpListing } from '../live/apply-change.js';
 import { corpusFeed } from '../live/corpus-feed.js';
 import { useCorpusFeed } from '../live/use-corpus-feed.js';
 import { hrefOf } from '../router.js';
@@ -103,7 +103,7 @@ export function SessionsView(): JSX.Element {
     listing.current = controller;
     call('sessions/list', {}, controller.signal).then(
       (value) => {
-        setRows(value);
+        setRows({ ...value, sessions: catchUpListing(value.sessions, value.revision, corpusFeed.recent) });
         setFailure(undefined);
       },
       (error: unknown) => {
@@ -301,7 +301,11 @@ function SessionLine({
   const { row } = line;
   return (
     <li class="session-row" style={style} data-session-id={row.sessionId} aria-posinset={line.position} aria-setsize={line.groupSize}>
-      <a class="session-title" href={hrefOf({ view: 'session', sessionId: row.sessionId })} title={row.label}>
+      <a
+        class={row.titlePending === true ? 'session-title title-pending' : 'session-title'}
+        href={hrefOf({ view: 'session', sessionId: row.sessionId })}
+        title={row.titlePending === true ? `${row.label} (title still being read)` : row.label}
+      >
         {row.label}
       </a>
       <span class="session-links">

@@ -37,6 +37,14 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
  * a thread, not all of it.
  */
 const MIN_RELIST_GAP_MS = 100;
+/**
+ * How long a `sessions/list` before the first listing waits for it before it is answered from the headers alone
+ * ({@link CorpusEventsOptions.quickList}): a small root is listed with its titles well within it, a large cold one
+ * (10,000 sessions whose titles were never read: seconds) paints its rows first and gets its titles on the stream.
+ */
+export const QUICK_LISTING_AFTER_MS = 250;
+/** Default of {@link CorpusEventsOptions.quickListMinPending}: a root of a few hundred sessions is listed with its titles. */
+export const QUICK_LISTING_MIN_PENDING = 1000;
 /** The longest last-event id that is parsed (anything longer is not one of ours: a reset). */
 const MAX_EVENT_ID_LENGTH = 64;
 
@@ -44,6 +52,17 @@ const MAX_EVENT_ID_LENGTH = 64;
 export interface CorpusEventsOptions {
   /** The listing now (the `sessions/list` handler: rows newest first, and the damaged artifacts skipped). */
   readonly list: (signal: AbortSignal) => Promise<WebListing>;
+  /**
+   * The listing from the headers alone (rows whose title was not read are labelled by their id and marked
+   * `titlePending`): what a `sessions/list` before the first listing is answered with when that listing takes longer
+   * than {@link QUICK_LISTING_AFTER_MS} (a root whose titles were never read). Absent: such a call waits.
+   */
+  readonly quickList?: (signal: AbortSignal) => Promise<WebListing>;
+  /**
+   * The fewest rows still without a title for which the headers-only listing is answered (default
+   * {@link QUICK_LISTING_MIN_PENDING}): a smaller root waits for its titles, which take well under a second.
+   */
+  readonly quickListMinPending?: number;
   /** The change signal (the catalog's `onCorpusChange`); `undefined` from it: no changes are ever sent. */
   readonly onCorpusChange: (listener: () => void) => (() => void) | undefined;
   /** Default {@link DEFAULT_MAX_EVENT_STREAMS}. */
@@ -83,7 +102,14 @@ function diffRows(
 
 /** Field-by-field equality of two rows (every field is a primitive). */
 function sameRow(a: WebSessionRow, b: WebSessionRow): boolean {
-  return a.label === b.label && a.cwd === b.cwd && a.createdAt === b.createdAt && a.sizeBytes === b.sizeBytes && a.live === b.live;
+  return (
+    a.label === b.label &&
+    a.cwd === b.cwd &&
+    a.createdAt === b.createdAt &&
+    a.sizeBytes === b.sizeBytes &&
+    a.live === b.live &&
+    a.titlePending === b.titlePending
+  );
 }
 
 /** One server's event streams and the revisions they send. */
@@ -115,6 +141,13 @@ export class CorpusEvents {
   #lastListingMs = 0;
   /** The listing under way, shared by every caller that asks meanwhile. */
   #listing: Promise<WebListing> | undefined;
+  /** The headers-only listing, started by the first `sessions/list` that waited {@link QUICK_LISTING_AFTER_MS}. */
+  #quick: Promise<WebListing> | undefined;
+  /**
+   * The rows of the headers-only listing once a caller was answered with them: the first listing's differences from
+   * them (the titles) go out as a revision, so a page that painted them is brought up to date.
+   */
+  #quickRows: Map<string, WebSessionRow> | undefined;
 
   /** @param options - the listing, the change signal and the bounds. */
   constructor(options: CorpusEventsOptions) {
@@ -124,6 +157,9 @@ export class CorpusEvents {
     this.#stopWatching = options.onCorpusChange(() => this.#changed()) ?? (() => undefined);
     // The first listing is the revision every later one is compared with.
     this.#changed();
+    // The headers-only listing starts with it, so a page that comes while titles are being read paints at once.
+    this.#quick = options.quickList?.(this.#aborts.signal);
+    this.#quick?.catch(() => undefined);
   }
 
   /**
@@ -136,16 +172,59 @@ export class CorpusEvents {
    */
   listing(signal: AbortSignal): Promise<WebListing> {
     if (this.#rows !== undefined) {
-      const answer: WebListing = { sessions: [...this.#rows.values()], skipped: this.#skipped };
+      const answer: WebListing = { sessions: [...this.#rows.values()], skipped: this.#skipped, revision: this.#revision };
       this.#changed('revalidate');
       return Promise.resolve(answer);
     }
-    const shared = this.#sharedListing();
+    const shared = this.#firstListing();
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       shared.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  /**
+   * Before the first listing came back: that listing, or — once it has taken {@link QUICK_LISTING_AFTER_MS} — the
+   * headers-only listing if it comes back first. Rows answered from the headers are at revision 0; the first
+   * listing's titles then go out as revision 1.
+   */
+  #firstListing(): Promise<WebListing> {
+    const full = this.#sharedListing().then((listing) => ({ ...listing, revision: this.#revision }));
+    const quickList = this.#options.quickList;
+    if (quickList === undefined) return full;
+    const minPending = this.#options.quickListMinPending ?? QUICK_LISTING_MIN_PENDING;
+    return new Promise((resolve, reject) => {
+      let answered = false;
+      const answer = (listing: WebListing): void => {
+        if (answered) return;
+        answered = true;
+        clearTimeout(timer);
+        resolve(listing);
+      };
+      const timer = setTimeout(() => {
+        this.#quick ??= quickList(this.#aborts.signal);
+        this.#quick.then(
+          (listing) => {
+            // The first listing came back meanwhile: its rows are the answer (the full one resolves it); so it is for
+            // a small root, whose titles come soon.
+            const pending = listing.sessions.reduce((count, row) => count + (row.titlePending === true ? 1 : 0), 0);
+            if (answered || this.#rows !== undefined || pending < minPending) return;
+            this.#quickRows ??= new Map(listing.sessions.map((row) => [row.sessionId, row]));
+            answer({ ...listing, revision: 0 });
+          },
+          // A failed quick listing leaves the answer to the full one.
+          () => undefined,
+        );
+      }, QUICK_LISTING_AFTER_MS);
+      timer.unref();
+      full.then(answer, (error: unknown) => {
+        if (answered) return;
+        answered = true;
+        clearTimeout(timer);
+        reject(error);
+      });
     });
   }
 
@@ -283,7 +362,9 @@ export class CorpusEvents {
       this.#lastListingMs = performance.now() - started;
     }
     if (this.#closed) return;
-    const before = this.#rows;
+    // The first listing after a page was answered from the headers alone is compared with those rows.
+    const before = this.#rows ?? this.#quickRows;
+    this.#quickRows = undefined;
     this.#rows = new Map(rows.map((row) => [row.sessionId, row]));
     if (before === undefined) return;
     const diff = diffRows(before, rows);

@@ -54,6 +54,11 @@ export interface WebServerOptions {
   readonly search?: WebSearch;
   /** The bound of open event streams (`GET /api/events`; default 32); one more is refused with `WEB_TOO_MANY_STREAMS`. */
   readonly maxEventStreams?: number;
+  /**
+   * The fewest sessions without a read title for which the first `sessions/list` is answered from the headers alone
+   * (default 1,000, `corpus-events.ts`; tests lower it to see the path on a small root).
+   */
+  readonly quickListingMinPending?: number;
   /** The event streams' heartbeat interval (default 15 s). */
   readonly heartbeatMs?: number;
 }
@@ -323,8 +328,14 @@ export async function startWebServer(options: WebServerOptions): Promise<Running
       memo = again.memo;
       return { sessions: [...again.listing.rows], skipped: again.listing.skipped };
     },
+    // The headers-only listing leaves the memo alone: the first listing reads every title either way.
+    quickList: async (signal) => {
+      const quick = await catalog.listAgain(undefined, signal, { readTitles: false });
+      return { sessions: [...quick.listing.rows], skipped: quick.listing.skipped };
+    },
     onCorpusChange: (listener) => catalog.onCorpusChange(listener),
     ...(options.maxEventStreams === undefined ? {} : { maxStreams: options.maxEventStreams }),
+    ...(options.quickListingMinPending === undefined ? {} : { quickListMinPending: options.quickListingMinPending }),
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
   });
   // `sessions/list` shares the listing under way (the event stream's, another page's) instead of running a second one.

@@ -1,37 +1,12 @@
 // Each remote method against the dsh-small fixtures, over HTTP: values checked against the fixture's own listing and
 // table (sessions/list) or against the engine called directly with the same arguments (sessions/candidates).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { startWebServer } from '../../../../src/main/faces/web/web-server.js';
 import type { RunningWebServer } from '../../../../src/main/faces/web/web-server.js';
-import { DSH_SMALL, readExpected } from '../../../support/fixtures.js';
-import { callApi, signIn, serveFixture } from './web-test-support.js';
-import type { WebFixture } from './web-test-support.js';
-
-/** One row of `dsh-small/sessions.tsv`. */
-interface TableRow {
-  readonly id: string;
-  readonly cwd: string | undefined;
-  readonly title: string;
-  readonly fileBytes: number;
-}
-
-function fixtureTable(): TableRow[] {
-  const [head, ...lines] = readFileSync(join(DSH_SMALL, 'sessions.tsv'), 'utf8').trimEnd().split('\n');
-  const columns = (head as string).split('\t');
-  return lines.map((line) => {
-    const cells = line.split('\t');
-    const cell = (name: string): string => cells[columns.indexOf(name)] as string;
-    return {
-      id: cell('id'),
-      cwd: cell('cwd') === '(none)' ? undefined : cell('cwd'),
-      title: JSON.parse(cell('title')) as string,
-      fileBytes: Number(cell('fileBytes')),
-    };
-  });
-}
+import { readExpected } from '../../../support/fixtures.js';
+import { callApi, fixtureTable, signIn, serveFixture } from './web-test-support.js';
+import type { TableRow, WebFixture } from './web-test-support.js';
 
 const served = serveFixture();
 let fixture: WebFixture;
@@ -51,6 +26,8 @@ describe('sessions/list', () => {
     const table = new Map(fixtureTable().map((row) => [row.id, row]));
     expect(reply.value).toEqual({
       skipped: 0,
+      // A fresh server's first listing: the event stream's first revision.
+      revision: 0,
       sessions: listing.map(({ header }) => {
         const row = table.get(header.id) as TableRow;
         return {

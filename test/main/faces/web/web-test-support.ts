@@ -2,6 +2,7 @@
  * What the Web server tests share: a temporary copy of a fixture root, a tiny page to serve, an engine over the copy,
  * and a raw HTTP client whose every header (Host included) the test chooses.
  */
+import { readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { createEngine } from '../../../../src/main/engine/assembly/create-engine
 import { startWebServer } from '../../../../src/main/faces/web/web-server.js';
 import type { RunningWebServer } from '../../../../src/main/faces/web/web-server.js';
 import type { LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
-import { RAW_ROOT } from '../../../support/fixtures.js';
+import { DSH_SMALL, RAW_ROOT } from '../../../support/fixtures.js';
 
 /** The page the tests serve instead of the real build (which another part of the project produces). */
 export const TEST_INDEX_HTML = '<!doctype html><title>test page</title><script type="module" src="/assets/app.js"></script>\n';
@@ -143,4 +144,28 @@ export async function callApi(port: number, cookie: string, method: string, args
     body: JSON.stringify(args),
   });
   return { status: res.status, reply: JSON.parse(res.body) };
+}
+
+/** One row of `dsh-small/sessions.tsv`. */
+export interface TableRow {
+  readonly id: string;
+  readonly cwd: string | undefined;
+  readonly title: string;
+  readonly fileBytes: number;
+}
+
+/** The dsh-small fixture's session table (`sessions.tsv`): ids, cwds, titles and artifact sizes, as dsh wrote them. */
+export function fixtureTable(): TableRow[] {
+  const [head, ...lines] = readFileSync(join(DSH_SMALL, 'sessions.tsv'), 'utf8').trimEnd().split('\n');
+  const columns = (head as string).split('\t');
+  return lines.map((line) => {
+    const cells = line.split('\t');
+    const cell = (name: string): string => cells[columns.indexOf(name)] as string;
+    return {
+      id: cell('id'),
+      cwd: cell('cwd') === '(none)' ? undefined : cell('cwd'),
+      title: JSON.parse(cell('title')) as string,
+      fileBytes: Number(cell('fileBytes')),
+    };
+  });
 }
