@@ -26,6 +26,8 @@ export function standInCatalogEngine(given: Partial<CatalogEngine>): CatalogEngi
     // No warm corpus view: no change is ever reported, and its titles are the exact ones.
     onCorpusChange: () => undefined,
     readListedTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
+    // No warm view: every size is a `stat` of the artifact.
+    listedArtifactRevision: () => undefined,
     readTitleSnapshots: () => Promise.resolve([]),
     readSurface: notUsed,
     prepare: notUsed,

@@ -120,6 +120,7 @@ export type CatalogEngine = Pick<
   | 'publishedSessionIds'
   | 'onCorpusChange'
   | 'readListedTitleSnapshots'
+  | 'listedArtifactRevision'
   | 'listSessions'
   | 'listSessionsReport'
   | 'readSurface'
@@ -655,6 +656,10 @@ export class SessionCatalog {
     const store = this.#engine.store;
     if (store === undefined || !record.persisted) return NO_ARTIFACT;
     const { id, cwd } = record.header;
+    // The warm view's revision from the listing just taken: no `stat` per session (10,000 of them per listing).
+    const listed = record.live ? undefined : this.#engine.listedArtifactRevision(id);
+    if (listed !== undefined)
+      return { size: Number(listed.size), stamp: `${listed.dev}:${listed.ino}:${listed.size}:${listed.mtimeNs}:${listed.ctimeNs}` };
     try {
       const named = await fileStamp(artifactPathFor(store.config, id, cwd));
       if (named !== undefined) return named;

@@ -138,6 +138,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     listSessionsReport: (signal) => recordDiscovery('listSessionsReport', () => discovery.listSessionsReport(signal), discovered),
     readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
     readListedTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    listedArtifactRevision: (id) => discovery.warm?.listedArtifactRevision(id),
     readSurface: (id, signal) => query.readSurface(id, signal),
     listCandidates: (agent, text, limit, signal) =>
       recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered),

@@ -2,6 +2,7 @@
  * The in-process engine's types: what `createEngine` returns (the shared API plus what cannot cross a thread) and the
  * options it takes.
  */
+import type { FileRevision } from '../../../io/file-revision.js';
 import type { SessionId } from '../../../protocol/events.js';
 import type { ListingProblem } from '../../../protocol/listing-problem.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
@@ -34,6 +35,12 @@ export interface LocalSessionEngine extends SessionEngine {
    * sessions list); an exact read of one session stays `readTitleSnapshots`.
    */
   readListedTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+  /**
+   * The revision the warm corpus view recorded for listed session `id`'s log in the listing the latest discovery
+   * call was answered from (`undefined`: no warm view, not listed, or its log not read): a listing's sizes and
+   * revision stamps without a `stat` per session, current within the view's staleness bound as the listing is.
+   */
+  listedArtifactRevision(sessionId: string): FileRevision | undefined;
   /** The JSONL store over the root (`undefined` without a root): the writers (`dcp`, `script run`) append through it. */
   readonly store: JsonlSessionStore | undefined;
   /** The root's encoding, as given or detected. */

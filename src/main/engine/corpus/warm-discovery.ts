@@ -25,6 +25,7 @@ import { compareRecords, SessionQuery, type SessionListReport, type SessionRecor
 import type { SessionStorage } from './session-storage.js';
 import { sessionNotFound } from './storage-error-mapping.js';
 import { observeTitle, rejectedTitle } from './title-observation.js';
+import type { FileRevision } from '../../../io/file-revision.js';
 import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
 
 /** The engine calls whose discovery is reported. */
@@ -156,6 +157,8 @@ export class WarmDiscovery {
       }
     | undefined;
 
+  /** The snapshot the latest call was answered from (what {@link listedArtifactRevision} reads). */
+  #lastSnapshot: CorpusSnapshot | undefined;
   #prefetching = false;
   #prefetchWanted: CorpusSnapshot | undefined;
 
@@ -175,6 +178,7 @@ export class WarmDiscovery {
     try {
       const { snapshot, served, rechecked } = await this.#view.current();
       note(served, rechecked);
+      this.#lastSnapshot = snapshot;
       return snapshot;
     } catch {
       // The root could not be read (or the view is closed): the cold path meets the same failure and reports it
@@ -207,6 +211,16 @@ export class WarmDiscovery {
       else listed.push(header);
     }
     return { version: snapshot, changed: { listed, removed } };
+  }
+
+  /**
+   * The revision the view recorded for the log of listed session `id` when it last checked it, in the snapshot the
+   * latest call was answered from (`undefined`: not listed there, its log not read, or no call yet). Current within
+   * the view's staleness bound, as the listing itself: what lets a caller that shows each session's size and keys its
+   * memo on the log's revision (the Web's listing) skip a `stat` per session after every listing.
+   */
+  listedArtifactRevision(id: string): FileRevision | undefined {
+    return this.#lastSnapshot?.entryById.get(id)?.artifactRevision;
   }
 
   /**
