@@ -19,6 +19,7 @@ import { posix, win32 } from 'node:path';
 // The plain-JavaScript entry: see protocol/wire/log-entry-codec.ts.
 import { Packr } from 'msgpackr/pack';
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
+import { SealedPartArena } from './sealed-part-arena.js';
 import {
   isTitleIndexAnswer,
   isTitleIndexCheckpoint,
@@ -150,18 +151,20 @@ export function isEntryKey(path: string): boolean {
   return isIndexablePath(path) && !path.split(/[\\/]/u).includes('..');
 }
 
-function sealEntry(key: string, entry: HeldTitleIndexEntry): SealedForm {
+function sealEntry(key: string, entry: HeldTitleIndexEntry, arena: SealedPartArena): SealedForm {
   const known = sealedForms.get(entry);
   if (known !== undefined && known.key === key) return known;
   const { dev, ino, size, mtimeNs, ctimeNs, outcome } = entry;
-  const answer = packr.pack([key, { dev, ino, size, mtimeNs, ctimeNs, outcome }]);
+  // Each part in a buffer of its own size: a part kept as a view of the encoder's shared buffer would keep the whole
+  // buffer alive, with the file frames written into it beside the parts (about twice the parts' bytes held).
+  const answer = arena.keep(packr.pack([key, { dev, ino, size, mtimeNs, ctimeNs, outcome }]));
   const part = entry.checkpoint;
   let sealed: SealedEntry;
   // A still-sealed checkpoint is written back as read, checksum included: damage stays detectable, never laundered.
   if (part.kind === 'sealed') {
     sealed = [answer, checksumOf(answer), part.bytes, part.checksum];
   } else {
-    const checkpoint = packr.pack(part.value);
+    const checkpoint = arena.keep(packr.pack(part.value));
     sealed = [answer, checksumOf(answer), checkpoint, checksumOf(checkpoint)];
   }
   const form: SealedForm = { key, sealed };
@@ -174,8 +177,8 @@ function sealEntry(key: string, entry: HeldTitleIndexEntry): SealedForm {
  * the element itself is packed at each write (a copy of four parts: cheap), not kept, so memory holds each entry's
  * bytes once.
  */
-function entryFrame(key: string, entry: HeldTitleIndexEntry | TitleIndexEntry): Uint8Array {
-  return packr.pack(sealEntry(key, 'checkpoint' in entry ? entry : holdEntry(entry)).sealed);
+function entryFrame(key: string, entry: HeldTitleIndexEntry | TitleIndexEntry, arena: SealedPartArena): Uint8Array {
+  return packr.pack(sealEntry(key, 'checkpoint' in entry ? entry : holdEntry(entry), arena).sealed);
 }
 
 /**
@@ -194,7 +197,8 @@ function recordHead(root: string, count: number): Uint8Array {
 
 /** Encodes an index file for the root at `root` (its real path); entry keys are paths relative to it. */
 export function encodeTitleIndex(root: string, entries: ReadonlyMap<string, HeldTitleIndexEntry | TitleIndexEntry>): Uint8Array {
-  const frames = [...entries].map(([key, entry]) => entryFrame(key, entry));
+  const arena = new SealedPartArena();
+  const frames = [...entries].map(([key, entry]) => entryFrame(key, entry, arena));
   return Buffer.concat([recordHead(root, frames.length), ...frames]);
 }
 
@@ -218,6 +222,7 @@ export async function encodeTitleIndexInSlices<Key>(
   pause: () => Promise<void> = yieldToEventLoop,
 ): Promise<Uint8Array[]> {
   const frames: Uint8Array[] = [];
+  const arena = new SealedPartArena();
   let sinceHop = 0;
   for (const [ownKey, entry] of entries) {
     if (sinceHop === TITLE_INDEX_ENCODE_SLICE_ENTRIES) {
@@ -226,7 +231,7 @@ export async function encodeTitleIndexInSlices<Key>(
     }
     sinceHop += 1;
     const key = keyOf(ownKey);
-    if (key !== undefined) frames.push(entryFrame(key, entry));
+    if (key !== undefined) frames.push(entryFrame(key, entry, arena));
   }
   const blocks: Uint8Array[] = [recordHead(root, frames.length)];
   let pending: Uint8Array[] = [];

@@ -87,6 +87,23 @@ describe('the sealed twin of a written entry', () => {
   });
 });
 
+describe('the bytes sealed twins hold', () => {
+  it('are the parts alone: not the encoder buffers the file frames were written into beside them', () => {
+    const entries = new Map(Array.from({ length: 3000 }, (_, index) => [`p/s-${index}.jsonl`, openEntry(index)] as const));
+    const file = encodeTitleIndex('/real/root', entries);
+    const buffers = new Set<ArrayBufferLike>();
+    for (const entry of entries.values()) {
+      const twin = sealedTwin(entry);
+      if (twin.checkpoint.kind === 'sealed') buffers.add(twin.checkpoint.bytes.buffer);
+      if (twin.outcome.kind === 'valid') buffers.add(twin.outcome.headerLine.buffer);
+    }
+    const held = [...buffers].reduce((sum, buffer) => sum + buffer.byteLength, 0);
+    // The parts are most of the file (its frames add a few bytes each); their chunks add at most one chunk of slack.
+    expect(held).toBeLessThanOrEqual(file.length + 256 * 1024);
+    expect(held).toBeGreaterThan(file.length / 2);
+  });
+});
+
 describe('a title index after its write', () => {
   it('continues the sealed checkpoints of grown logs and answers as a full inspection does', async () => {
     const root = join(await tempDir(), 'sessions');
