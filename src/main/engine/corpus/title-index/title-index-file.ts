@@ -295,7 +295,11 @@ function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined
 export function sealedTwin(entry: HeldTitleIndexEntry): HeldTitleIndexEntry {
   if (entry.checkpoint.kind === 'sealed') return entry;
   const form = sealedForms.get(entry);
-  return (form === undefined ? undefined : unsealEntry(form.sealed)?.[1]) ?? entry;
+  const twin = form === undefined ? undefined : unsealEntry(form.sealed)?.[1];
+  if (form === undefined || twin === undefined) return entry;
+  // The twin is the same entry sealed the same way: it shares the form (its key and parts) instead of a decoded copy.
+  sealedForms.set(twin, form);
+  return twin;
 }
 
 /**
