@@ -27,10 +27,23 @@ export interface FileRevision {
   readonly ctimeNs: string;
 }
 
+/** The text of the devices seen so far (a root is on one or a few): every revision of a device shares one string. */
+const DEVICE_TEXTS = new Map<bigint, string>();
+/** More devices than this are not remembered (a revision's text is then its own). */
+const MAX_DEVICE_TEXTS = 64;
+
+function devText(dev: bigint): string {
+  const known = DEVICE_TEXTS.get(dev);
+  if (known !== undefined) return known;
+  const text = dev.toString();
+  if (DEVICE_TEXTS.size < MAX_DEVICE_TEXTS) DEVICE_TEXTS.set(dev, text);
+  return text;
+}
+
 /** The revision of a `stat({bigint: true})` result. */
 export function revisionOf(stats: BigIntStats): FileRevision {
   return {
-    dev: stats.dev.toString(),
+    dev: devText(stats.dev),
     ino: stats.ino.toString(),
     size: stats.size.toString(),
     mtimeNs: stats.mtimeNs.toString(),

@@ -104,7 +104,8 @@ export class ListedHeaderCache {
     const after = await revisionOrUndefined(path);
     signal?.throwIfAborted();
     // A read that overlapped a write still answers this listing (as an uncached read would) but is not kept.
-    if (after !== undefined && sameRevision(before, after)) this.#entries.set(path, { revision: after, listed });
+    // Kept with `before`, the object the listed revisions and the view already hold (one revision object per log).
+    if (after !== undefined && sameRevision(before, after)) this.#entries.set(path, { revision: before, listed });
     return listed;
   }
 }
