@@ -295,8 +295,11 @@ function unsealEntry(sealed: unknown): [string, HeldTitleIndexEntry] | undefined
 export function sealedTwin(entry: HeldTitleIndexEntry): HeldTitleIndexEntry {
   if (entry.checkpoint.kind === 'sealed') return entry;
   const form = sealedForms.get(entry);
-  const twin = form === undefined ? undefined : unsealEntry(form.sealed)?.[1];
-  if (form === undefined || twin === undefined) return entry;
+  const decoded = form === undefined ? undefined : unsealEntry(form.sealed)?.[1];
+  if (form === undefined || decoded === undefined) return entry;
+  // The revision's strings are the entry's own (equal to the decoded ones): only the outcome's lines become views.
+  const { dev, ino, size, mtimeNs, ctimeNs } = entry;
+  const twin: HeldTitleIndexEntry = { dev, ino, size, mtimeNs, ctimeNs, outcome: decoded.outcome, checkpoint: decoded.checkpoint };
   // The twin is the same entry sealed the same way: it shares the form (its key and parts) instead of a decoded copy.
   sealedForms.set(twin, form);
   return twin;
