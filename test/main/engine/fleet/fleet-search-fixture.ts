@@ -82,23 +82,46 @@ export function eventsOf(copy: SessionCopy): Map<number, unknown> {
   return events;
 }
 
-/** Every string inside `value`, in document order. */
-export function stringsOf(value: unknown, out: string[] = []): string[] {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) stringsOf(item, out);
-  else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) stringsOf(item, out);
+/** Every `text` field inside `value` (the text blocks of messages, summaries and results), in document order. */
+export function textsOf(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) textsOf(item, out);
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === 'text' && typeof item === 'string') out.push(item);
+      else textsOf(item, out);
+    }
+  }
   return out;
 }
 
+/**
+ * The tool text of an event's data as docs/SEARCH.md §3 defines it: each tool call's name and JSON arguments, and
+ * tool results' text blocks, one per line.
+ */
+export function toolTextOf(data: unknown): string {
+  const message = (data as { message?: { content?: unknown } } | undefined)?.message;
+  const content = Array.isArray(message?.content) ? (message.content as Array<Record<string, unknown>>) : [];
+  const parts: string[] = [];
+  for (const block of content) {
+    if (block['type'] === 'tool-call' && typeof block['name'] === 'string')
+      parts.push(`${block['name']} ${JSON.stringify(block['arguments'] ?? null)}`);
+    else if (block['type'] === 'tool-result') {
+      const text = textsOf(block['content']).join('\n');
+      if (text !== '') parts.push(text);
+    }
+  }
+  return parts.join('\n');
+}
+
 /** An engine over `root` (raw) as a host reads it, publishing search documents with its own document scan. */
-export async function hostEngine(root: string, searchDirectory: string): Promise<LocalSessionEngine> {
+export async function hostEngine(root: string, searchDirectory: string, includeTools = false): Promise<LocalSessionEngine> {
   return createEngine({
     root,
     compression: 'none',
     workers: false,
     corpus: { watch: false },
     sourceCache: false,
-    search: { directory: searchDirectory },
+    search: { directory: searchDirectory, includeTools },
   });
 }
 
