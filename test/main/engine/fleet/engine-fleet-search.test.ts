@@ -65,7 +65,11 @@ describe('searchSessions with the postgres corpus index', () => {
       expect(remote?.sessionId).toBe('session-theirs');
       expect(remote?.mention).toBe(formatSessionReferenceMention({ sessionId: 'session-theirs', label: remote?.label as string }));
       expect(remote?.hits[0]?.snippet).toContain('termites');
-      const prepared = await a.prepareSized(anonymousReader(), [{ type: 'text', text: 'see' }], [{ sessionId: 'session-theirs', label: 'theirs' }]);
+      const prepared = await a.prepareSized(
+        anonymousReader(),
+        [{ type: 'text', text: 'see' }],
+        [{ sessionId: 'session-theirs', label: 'theirs' }],
+      );
       expect(JSON.stringify(prepared)).toContain('numbats eat termites');
 
       // Live: its own log wins over the copy it published; a live-only session is found; the other host sees neither.

@@ -145,7 +145,10 @@ async function snapshot(database: string): Promise<Snapshot> {
     `SELECT ${ARTIFACT_COLUMNS} FROM sessionctx.artifacts ORDER BY session_id COLLATE "C"`,
   );
   const sources = await fleet.cluster.sql(database, `SELECT ${SOURCE_COLUMNS} FROM sessionctx.sources ORDER BY session_id COLLATE "C"`);
-  const states = await fleet.cluster.sql(database, 'SELECT session_id, revision, include_tools FROM sessionctx.search_sessions ORDER BY session_id COLLATE "C"');
+  const states = await fleet.cluster.sql(
+    database,
+    'SELECT session_id, revision, include_tools FROM sessionctx.search_sessions ORDER BY session_id COLLATE "C"',
+  );
   const docs = await fleet.cluster.sql(
     database,
     'SELECT session_id, seq, ord, role, time, body_json, tokens, token_count, folded FROM sessionctx.documents ORDER BY session_id, seq, ord',
@@ -406,7 +409,10 @@ function checkAfterKill(
   for (const [id, row] of after.artifacts) {
     expect(revisionOf(after.documents.get(id)), `${where}: the documents of ${id} are not of its revision`).toBe(row['revision']);
   }
-  expect([...after.documents.keys()].filter((id) => !after.artifacts.has(id)), `${where}: documents without their artifact`).toEqual([]);
+  expect(
+    [...after.documents.keys()].filter((id) => !after.artifacts.has(id)),
+    `${where}: documents without their artifact`,
+  ).toEqual([]);
   // Whole batches, in order: artifacts, then removals (one batch), then sources.
   const changed = order.filter((id) => revisionOf(before.artifacts.get(id)) !== revisionOf(current.artifacts.get(id)));
   const written = changed.filter((id) => revisionOf(after.artifacts.get(id)) === revisionOf(current.artifacts.get(id)));
@@ -543,7 +549,9 @@ describe('the wired background publisher, killed with SIGKILL at random points',
     expect([...final.artifacts.values()], `seed ${SEED}: artifacts after the last run`).toEqual([...clean.state.artifacts.values()]);
     expect([...final.sources.values()], `seed ${SEED}: sources after the last run`).toEqual([...clean.state.sources.values()]);
     expect([...final.documents.values()], `seed ${SEED}: documents after the last run`).toEqual([...clean.state.documents.values()]);
-    expect([...clean.state.documents.values()].filter((row) => (row['docs'] as string[]).length === 0).length).toBeLessThan(clean.order.length);
+    expect([...clean.state.documents.values()].filter((row) => (row['docs'] as string[]).length === 0).length).toBeLessThan(
+      clean.order.length,
+    );
     const corpora = 'SELECT corpus_id, host, root FROM sessionctx.corpora ORDER BY 1';
     expect(await fleet.cluster.sql(target, corpora)).toEqual(await fleet.cluster.sql(fresh, corpora));
     // Fleet discovery over it answers as one local engine over the root.
