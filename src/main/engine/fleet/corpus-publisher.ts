@@ -320,45 +320,76 @@ export class CorpusPublisher {
   }
 
   /**
-   * One artifact's documents, under its lock, inside its batch's transaction: nothing when they are already of its
-   * revision (another writer got there); an appended update only onto the revision it continues (else they are left
-   * for the next publish, which sees them stale); otherwise every document replaced.
+   * The documents of a batch's artifacts, inside its transaction and under their locks (taken by the caller before):
+   * nothing for an artifact whose documents are already of its revision (another writer got there); an appended
+   * update only onto the revision it continues (else they are left for the next publish, which sees them stale);
+   * otherwise every document replaced. A few statements per batch, not per artifact.
    */
-  async #writeDocuments(tx: FleetTransaction, artifact: PendingArtifact, includeTools: boolean): Promise<void> {
-    const { documents } = artifact;
-    if (documents === undefined) return;
-    const sessionId = artifact.record.header.id;
-    const [current] = await tx.query<{ revision: string; include_tools: boolean }>(
-      `SELECT revision, include_tools FROM ${FLEET_SCHEMA}.search_sessions WHERE corpus_id = $1 AND session_id = $2`,
-      [this.corpusId, sessionId],
+  async #writeDocuments(tx: FleetTransaction, artifacts: readonly PendingArtifact[], includeTools: boolean): Promise<void> {
+    const pending = artifacts.filter((artifact) => artifact.documents !== undefined);
+    if (pending.length === 0) return;
+    const rows = await tx.query<{ session_id: string; revision: string; include_tools: boolean }>(
+      `SELECT session_id, revision, include_tools FROM ${FLEET_SCHEMA}.search_sessions WHERE corpus_id = $1 AND session_id = ANY($2::text[])`,
+      [this.corpusId, pending.map((artifact) => artifact.record.header.id)],
     );
-    if (current?.revision === artifact.revision && current.include_tools === includeTools) return;
-    const { scan } = documents;
-    if (scan.kind === 'appended') {
-      if (current?.revision !== documents.base || current.include_tools !== includeTools) return;
-      if (scan.removed.length > 0) {
-        await tx.query(`DELETE FROM ${FLEET_SCHEMA}.documents WHERE corpus_id = $1 AND session_id = $2 AND seq = ANY($3::int[])`, [
-          this.corpusId,
-          sessionId,
-          [...scan.removed],
-        ]);
-      }
-    } else if (current !== undefined) {
-      await tx.query(`DELETE FROM ${FLEET_SCHEMA}.documents WHERE corpus_id = $1 AND session_id = $2`, [this.corpusId, sessionId]);
+    const current = new Map(rows.map((row) => [row.session_id, row]));
+    const reset: string[] = [];
+    const removed: { ids: string[]; seqs: number[] } = { ids: [], seqs: [] };
+    const states: { ids: string[]; revisions: string[]; states: Array<Buffer | null> } = { ids: [], revisions: [], states: [] };
+    const inserted: Array<{ id: string; steps: readonly SearchStep[] }> = [];
+    for (const artifact of pending) {
+      const id = artifact.record.header.id;
+      const { scan, base } = artifact.documents as NonNullable<PendingArtifact['documents']>;
+      const stored = current.get(id);
+      if (stored?.revision === artifact.revision && stored.include_tools === includeTools) continue;
+      if (scan.kind === 'appended') {
+        if (stored?.revision !== base || stored.include_tools !== includeTools) continue;
+        for (const seq of scan.removed) {
+          removed.ids.push(id);
+          removed.seqs.push(seq);
+        }
+      } else if (stored !== undefined) reset.push(id);
+      states.ids.push(id);
+      states.revisions.push(artifact.revision);
+      states.states.push(scan.kind === 'none' ? null : serialize(scan.state));
+      if (scan.kind !== 'none' && scan.steps.length > 0) inserted.push({ id, steps: scan.steps });
     }
+    if (reset.length > 0) {
+      await tx.query(`DELETE FROM ${FLEET_SCHEMA}.documents WHERE corpus_id = $1 AND session_id = ANY($2::text[])`, [this.corpusId, reset]);
+    }
+    if (removed.ids.length > 0) {
+      await tx.query(
+        `DELETE FROM ${FLEET_SCHEMA}.documents d USING unnest($2::text[], $3::int[]) AS r (session_id, seq)
+         WHERE d.corpus_id = $1 AND d.session_id = r.session_id AND d.seq = r.seq`,
+        [this.corpusId, removed.ids, removed.seqs],
+      );
+    }
+    if (states.ids.length === 0) return;
     await tx.query(
-      `INSERT INTO ${FLEET_SCHEMA}.search_sessions (corpus_id, session_id, revision, include_tools, state) VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO ${FLEET_SCHEMA}.search_sessions (corpus_id, session_id, revision, include_tools, state)
+       SELECT $1, r.session_id, r.revision, $4, r.state FROM unnest($2::text[], $3::text[], $5::bytea[]) AS r (session_id, revision, state)
        ON CONFLICT (corpus_id, session_id) DO UPDATE SET
          revision = EXCLUDED.revision, include_tools = EXCLUDED.include_tools, state = EXCLUDED.state`,
-      [this.corpusId, sessionId, artifact.revision, includeTools, scan.kind === 'none' ? null : serialize(scan.state)],
+      [this.corpusId, states.ids, states.revisions, includeTools, states.states],
     );
-    if (scan.kind === 'none' || scan.steps.length === 0) return;
-    const rows = documentRows(scan.steps);
+    if (inserted.length === 0) return;
+    const columns = documentRows(inserted);
     await tx.query(
       `INSERT INTO ${FLEET_SCHEMA}.documents
          (corpus_id, session_id, seq, ord, role, time, body_json, tokens, token_count, folded)
-       SELECT $1, $2, * FROM unnest($3::int[], $4::int[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::int[], $10::text[])`,
-      [this.corpusId, sessionId, rows.seqs, rows.ords, rows.roles, rows.times, rows.bodies, rows.tokens, rows.tokenCounts, rows.folded],
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::int[], $10::text[])`,
+      [
+        this.corpusId,
+        columns.ids,
+        columns.seqs,
+        columns.ords,
+        columns.roles,
+        columns.times,
+        columns.bodies,
+        columns.tokens,
+        columns.tokenCounts,
+        columns.folded,
+      ],
     );
   }
 
@@ -429,8 +460,9 @@ export class CorpusPublisher {
           keys.label,
         ],
       );
-      await this.#writeDocuments(tx, artifact, includeTools);
     }
+    // Every artifact's lock is held (until the transaction ends): its documents follow, batched.
+    await this.#writeDocuments(tx, ordered, includeTools);
     for (const sessionId of [...removals].sort(compareText)) {
       await this.#lock(tx, sessionId);
       await tx.query(`DELETE FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1 AND session_id = $2`, [this.corpusId, sessionId]);
@@ -466,6 +498,7 @@ async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T)
 
 /** A batch of documents as the columns of one `unnest` insert. */
 interface DocumentRows {
+  readonly ids: string[];
   readonly seqs: number[];
   readonly ords: number[];
   readonly roles: string[];
@@ -477,25 +510,27 @@ interface DocumentRows {
 }
 
 /**
- * The rows of `steps`' documents: the text as SQLite holds it (lone surrogates as U+FFFD) in JSON text (it may hold
+ * The rows of the sessions' documents: the text as SQLite holds it (lone surrogates as U+FFFD) in JSON text (it may hold
  * NUL, which PostgreSQL text cannot), with its match keys.
  */
-function documentRows(steps: readonly SearchStep[]): DocumentRows {
-  const rows: DocumentRows = { seqs: [], ords: [], roles: [], times: [], bodies: [], tokens: [], tokenCounts: [], folded: [] };
-  for (const step of steps) {
-    step.documents.forEach((document, ord) => {
-      const text = asStoredText(document.text);
-      const keys = documentKeys(text);
-      rows.seqs.push(step.seq);
-      rows.ords.push(ord);
-      rows.roles.push(document.role);
-      rows.times.push(step.time);
-      rows.bodies.push(JSON.stringify(text));
-      rows.tokens.push(keys.tokens);
-      rows.tokenCounts.push(keys.tokenCount);
-      rows.folded.push(keys.folded);
-    });
-  }
+function documentRows(sessions: ReadonlyArray<{ readonly id: string; readonly steps: readonly SearchStep[] }>): DocumentRows {
+  const rows: DocumentRows = { ids: [], seqs: [], ords: [], roles: [], times: [], bodies: [], tokens: [], tokenCounts: [], folded: [] };
+  for (const { id, steps } of sessions)
+    for (const step of steps) {
+      step.documents.forEach((document, ord) => {
+        const text = asStoredText(document.text);
+        const keys = documentKeys(text);
+        rows.ids.push(id);
+        rows.seqs.push(step.seq);
+        rows.ords.push(ord);
+        rows.roles.push(document.role);
+        rows.times.push(step.time);
+        rows.bodies.push(JSON.stringify(text));
+        rows.tokens.push(keys.tokens);
+        rows.tokenCounts.push(keys.tokenCount);
+        rows.folded.push(keys.folded);
+      });
+    }
   return rows;
 }
 
