@@ -86,23 +86,31 @@ function documentFilters(column: 'tokens' | 'folded'): string {
     AND d.role = ANY($6::text[])`;
 }
 
-/** The page's sessions: `$1` corpora, `$2` live ids, `$7` cwd, `$8` needle, `$9` how many. */
+/**
+ * The page's sessions: `$1` corpora, `$2` live ids, `$7` cwd, `$8` needle, `$9` how many. The matching documents are
+ * ranked and folded per session first (the trigram index serves the `LIKE`), then each session is joined to its
+ * artifact and kept only when no newer publication of its id exists (an index lookup per session: a session published
+ * by several corpora is searched in its latest publication, ties by corpus id).
+ */
 function sessionsSql(column: 'tokens' | 'folded'): string {
   return `
-WITH latest AS (
-  SELECT DISTINCT ON (session_id) corpus_id, session_id, cwd, header_json, title_json
-  FROM ${FLEET_SCHEMA}.artifacts
-  WHERE ($1::text[] IS NULL OR corpus_id = ANY($1::text[])) AND NOT (session_id = ANY($2::text[]))
-  ORDER BY session_id, published_at DESC
-), m AS (
+WITH m AS (
   SELECT d.corpus_id, d.session_id, ${scoreSql(column, '$8::text')} AS score
-  FROM ${FLEET_SCHEMA}.documents d JOIN latest l ON l.corpus_id = d.corpus_id AND l.session_id = d.session_id
-  WHERE ${documentFilters(column)} AND ($7::text IS NULL OR l.cwd = $7::text)
+  FROM ${FLEET_SCHEMA}.documents d
+  WHERE ${documentFilters(column)}
 ), b AS (
   SELECT corpus_id, session_id, max(score) AS best FROM m GROUP BY corpus_id, session_id
 )
-SELECT b.corpus_id, b.session_id, b.best, l.header_json, l.title_json
-FROM b JOIN latest l ON l.corpus_id = b.corpus_id AND l.session_id = b.session_id
+SELECT b.corpus_id, b.session_id, b.best, a.header_json, a.title_json
+FROM b JOIN ${FLEET_SCHEMA}.artifacts a ON a.corpus_id = b.corpus_id AND a.session_id = b.session_id
+WHERE ($1::text[] IS NULL OR a.corpus_id = ANY($1::text[]))
+  AND NOT (a.session_id = ANY($2::text[]))
+  AND ($7::text IS NULL OR a.cwd = $7::text)
+  AND NOT EXISTS (
+    SELECT 1 FROM ${FLEET_SCHEMA}.artifacts newer
+    WHERE newer.session_id = a.session_id
+      AND (newer.published_at, newer.corpus_id) > (a.published_at, a.corpus_id)
+      AND ($1::text[] IS NULL OR newer.corpus_id = ANY($1::text[])))
 ORDER BY b.best DESC, b.session_id COLLATE "C" LIMIT $9::int`;
 }
 

@@ -100,6 +100,31 @@ describe('searchSessions with the postgres corpus index', () => {
     }
   }, 120_000);
 
+  it('a session published by two corpora (hosts reading one shared root) is found once', async () => {
+    const database = await fleet.cluster.createDatabase();
+    const url = fleet.cluster.url(database);
+    const shared = new CorpusSession('session-shared', '/work/shared');
+    shared.turn('platypus eggs', 'platypus indeed');
+    const root = await rootWith('shared', [shared]);
+    const x = await fleetEngine(root, 'host-x', url);
+    const y = await fleetEngine(root, 'host-y', url);
+    try {
+      await x.publishToFleet();
+      await y.publishToFleet();
+      const corpora = await fleet.cluster.sql(
+        database,
+        "SELECT count(*)::int AS n FROM sessionctx.search_sessions WHERE session_id = 'session-shared'",
+      );
+      expect(corpora).toEqual([{ n: 2 }]);
+      const page = await x.searchSessions({ query: 'platypus' });
+      expect(page.results.map((result) => result.sessionId)).toEqual(['session-shared']);
+      expect(page.nextCursor).toBeUndefined();
+    } finally {
+      await x.close();
+      await y.close();
+    }
+  }, 60_000);
+
   it('fails with FLEET_UNREACHABLE when the server cannot be reached', async () => {
     const root = await rootWith('unreachable', []);
     // A port nothing listens on: the cluster's, once it is known to be unused by another server.
