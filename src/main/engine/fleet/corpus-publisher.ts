@@ -1,7 +1,8 @@
 /**
  * Publishing one engine's root into the shared corpus index (issue 29), incrementally: per artifact, the header
- * and the latest title, with the artifact's file revision — all of them first, so the corpus is discoverable soon —
- * then the source-cache entry another host cites it from. An artifact whose revision the database already holds is
+ * and the latest title, with the artifact's file revision and its search documents (docs/FLEET.md §7: continued over
+ * an appended log's new bytes, replaced otherwise) — all of them first, so the corpus is discoverable and searchable
+ * soon — then the source-cache entry another host cites it from. An artifact whose revision the database already holds is
  * skipped; one that vanished from the root is removed.
  *
  * Each batch is one transaction. Inside it every artifact is written under a transaction-scoped advisory lock keyed
