@@ -134,7 +134,11 @@ afterAll(async () => {
 
 /** Every (corpus, session) the fleet finds for `query`, with its hits, paged through. */
 async function fleetHits(query: SearchQuery, limit = 100) {
-  const out: { corpusId: string | null; sessionId: string; hits: readonly { seq: number; role: SearchRole; snippet: string }[] }[] = [];
+  const out: {
+    corpusId: string | null;
+    sessionId: string;
+    hits: readonly { seq: number; role: SearchRole; snippet: string; highlights: readonly (readonly [number, number])[] }[];
+  }[] = [];
   let offset = 0;
   for (;;) {
     const { plan } = planner.plan({ ...query, limit });
@@ -146,13 +150,16 @@ async function fleetHits(query: SearchQuery, limit = 100) {
 }
 
 /** The union of the hosts' local answers: "corpus|session". */
-async function localUnion(query: SearchQuery): Promise<string[]> {
+async function localUnion(query: SearchQuery): Promise<{ found: string[]; snippets: Map<string, unknown> }> {
   const found: string[] = [];
+  const snippets = new Map<string, unknown>();
   for (const host of hosts) {
-    for (const result of await everyResult((asked) => host.engine.searchSessions(asked), query))
+    for (const result of await everyResult((asked) => host.engine.searchSessions(asked), query)) {
       found.push(`${host.corpusId}|${result.sessionId}`);
+      for (const hit of result.hits) snippets.set(`${result.sessionId}/${hit.seq}/${hit.role}`, [hit.snippet, hit.highlights]);
+    }
   }
-  return found.sort();
+  return { found: found.sort(), snippets };
 }
 
 /** Line breaks and tabs as a snippet shows them. */
@@ -211,9 +218,10 @@ const queryArb = fc
 describe('fleet search over three hosts', () => {
   it('finds exactly the union of the hosts’ local answers, and every snippet comes from its own session', async () => {
     let matched = 0;
+    let compared = 0;
     await fc.assert(
       fc.asyncProperty(queryArb, async (query) => {
-        const expected = await localUnion(query);
+        const { found: expected, snippets } = await localUnion(query);
         const found = await fleetHits(query);
         expect(found.map((result) => `${result.corpusId}|${result.sessionId}`).sort(), JSON.stringify(query)).toEqual(expected);
         const viaEngine = await everyResult((asked) => asking.searchSessions(asked), query, 37);
@@ -227,6 +235,12 @@ describe('fleet search over three hosts', () => {
           for (const hit of result.hits) {
             expect(events.has(hit.seq), `${result.sessionId} has seq ${hit.seq}`).toBe(true);
             const core = hit.snippet.replace(/^…/, '').replace(/…$/, '');
+            // A document both searches chose as a hit shows the same snippet and highlights (FTS5's highlight()).
+            const local = snippets.get(`${result.sessionId}/${hit.seq}/${hit.role}`);
+            if (local !== undefined) {
+              expect([hit.snippet, hit.highlights], `${query.query}: ${result.sessionId} seq ${hit.seq}`).toEqual(local);
+              compared += 1;
+            }
             const data = events.get(hit.seq);
             const text = hit.role === 'tool' ? toolTextOf(data) : textsOf(data).join('\n');
             expect(shown(text), `${query.query}: ${result.sessionId} seq ${hit.seq}`).toContain(core);
@@ -237,6 +251,7 @@ describe('fleet search over three hosts', () => {
     );
     // The phrases are drawn from the texts: most find something (the check is not vacuous).
     expect(matched).toBeGreaterThan(RUNS / 3);
+    expect(compared).toBeGreaterThan(RUNS / 3);
   }, 600_000);
 
   it('pages through every session exactly once, in the order of one large page; a cursor is bound to its query', async () => {
