@@ -75,8 +75,8 @@ export async function runFleetSearch(): Promise<string> {
           local.readTitleSnapshots(ids, signal),
         search: {
           includeTools: false,
-          scan: (request: Parameters<typeof scanSearchDocuments>[1], signal?: AbortSignal) =>
-            scanSearchDocuments({ root, compression: 'none' }, request, false, signal),
+          scan: (request: Parameters<typeof scanSearchDocuments>[2], signal?: AbortSignal) =>
+            scanSearchDocuments(local.runner, { root, compression: 'none' }, request, false, signal),
         },
       };
       const start = performance.now();

@@ -146,7 +146,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
       ? {
           search: {
             includeTools: input.search.config.includeTools,
-            scan: (request, signal) => scanSearchDocuments(layout, request, input.search.config.includeTools, signal),
+            scan: (request, signal) => scanSearchDocuments(runner, layout, request, input.search.config.includeTools, signal),
           },
         }
       : {}),

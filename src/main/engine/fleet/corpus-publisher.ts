@@ -22,7 +22,7 @@ import { discoveryKeys } from './discovery-keys.js';
 import type { DocumentScan, DocumentScanRequest, PublishedSearchState } from './search-document-scan.js';
 import { documentKeys } from './phrase-match.js';
 import { asStoredText } from './fts5-tokens.js';
-import type { SearchStep } from '../../../workers/search/search-documents.js';
+import type { SearchDocumentStep } from '../../../protocol/wire/task-shapes.js';
 import type { FleetDatabase, FleetTransaction } from './fleet-database.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
@@ -337,7 +337,7 @@ export class CorpusPublisher {
     const reset: string[] = [];
     const removed: { ids: string[]; seqs: number[] } = { ids: [], seqs: [] };
     const states: { ids: string[]; revisions: string[]; states: Array<Buffer | null> } = { ids: [], revisions: [], states: [] };
-    const inserted: Array<{ id: string; steps: readonly SearchStep[] }> = [];
+    const inserted: Array<{ id: string; steps: readonly SearchDocumentStep[] }> = [];
     for (const artifact of pending) {
       const id = artifact.record.header.id;
       const { scan, base } = artifact.documents as NonNullable<PendingArtifact['documents']>;
@@ -514,7 +514,7 @@ interface DocumentRows {
  * The rows of the sessions' documents: the text as SQLite holds it (lone surrogates as U+FFFD) in JSON text (it may hold
  * NUL, which PostgreSQL text cannot), with its match keys.
  */
-function documentRows(sessions: ReadonlyArray<{ readonly id: string; readonly steps: readonly SearchStep[] }>): DocumentRows {
+function documentRows(sessions: ReadonlyArray<{ readonly id: string; readonly steps: readonly SearchDocumentStep[] }>): DocumentRows {
   const rows: DocumentRows = { ids: [], seqs: [], ords: [], roles: [], times: [], bodies: [], tokens: [], tokenCounts: [], folded: [] };
   for (const { id, steps } of sessions)
     for (const step of steps) {

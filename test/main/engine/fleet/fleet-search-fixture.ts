@@ -132,7 +132,7 @@ export function searchSource(engine: LocalSessionEngine, root: string, includeTo
     readTitleSnapshots: (ids, signal) => engine.readTitleSnapshots(ids, signal),
     search: {
       includeTools,
-      scan: (request, signal) => scanSearchDocuments({ root, compression: 'none' }, request, includeTools, signal),
+      scan: (request, signal) => scanSearchDocuments(engine.runner, { root, compression: 'none' }, request, includeTools, signal),
     },
   };
 }
