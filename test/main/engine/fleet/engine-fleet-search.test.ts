@@ -13,7 +13,10 @@ import { createEngine, type LocalSessionEngine } from '../../../../src/main/engi
 import { resolveCorpusIndexConfig } from '../../../../src/main/engine/fleet/corpus-index-config.js';
 import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
+import { fleetSearch } from '../../../../src/main/engine/fleet/fleet-search.js';
 import { anonymousReader } from '../../../../src/main/engine/reference/reader.js';
+import { resolveSearchConfig } from '../../../../src/main/engine/search/search-config.js';
+import { SearchService } from '../../../../src/main/engine/search/search-service.js';
 import { formatSessionReferenceMention } from '../../../../src/protocol/uri/mention-formatter.js';
 import { CorpusSession, writeSession } from '../search/search-corpus.js';
 import { useFleetFixture } from './fleet-test-fixture.js';
@@ -84,9 +87,49 @@ describe('searchSessions with the postgres corpus index', () => {
       expect(await idsOf(a, 'bilbies')).toEqual(['session-live-only']);
       expect(await idsOf(b, 'bilbies')).toEqual([]);
       expect(await idsOf(b, 'wombats')).toEqual(['session-mine', 'session-theirs']);
+      // Pages of one merge published and live sessions exactly once, in the order of one large page.
+      const extra = [1, 2, 3].map((index) => {
+        const session = new CorpusSession(`session-live-${index}`, '/work/a');
+        session.turn(`wombats ${'and wombats '.repeat(index)}`, 'live');
+        a.attachLive(session);
+        return session;
+      });
+      const whole = (await a.searchSessions({ query: 'wombats', limit: 100 })).results.map((result) => result.sessionId);
+      expect([...whole].sort()).toEqual(['session-live-1', 'session-live-2', 'session-live-3', 'session-theirs']);
+      const paged: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await a.searchSessions({ query: 'wombats', limit: 1, ...(cursor === undefined ? {} : { cursor }) });
+        paged.push(...page.results.map((result) => result.sessionId));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      expect(paged).toEqual(whole);
+      for (const session of extra) a.detachLive(session.header.id);
       a.detachLive(live.header.id);
       a.detachLive(liveOnly.header.id);
       expect(await idsOf(a, 'wombats')).toEqual(['session-mine', 'session-theirs']);
+
+      // Only the corpora asked for, when a caller names them (the shared index's own API).
+      const direct = await FleetDatabase.open({ url: new DatabaseUrl(url) });
+      try {
+        const planner = new SearchService({
+          config: resolveSearchConfig({ directory: null }),
+          index: undefined as never,
+          store: undefined,
+          readTitleSnapshots: async () => [],
+        });
+        const { plan } = planner.plan({ query: 'wombats' });
+        const only = async (corpora?: string[]) =>
+          (await fleetSearch(direct, { plan, ...(corpora === undefined ? {} : { corpora }) })).results
+            .map((result) => result.sessionId)
+            .sort();
+        expect(await only([b.fleetCorpusId as string])).toEqual(['session-theirs']);
+        expect(await only([a.fleetCorpusId as string])).toEqual(['session-mine']);
+        expect(await only([])).toEqual([]);
+        expect(await only()).toEqual(['session-mine', 'session-theirs']);
+      } finally {
+        await direct.close();
+      }
 
       // The local contract's validation and errors are the same.
       await expect(a.searchSessions({ query: '东京' })).rejects.toMatchObject({ code: 'SEARCH_INVALID_QUERY' });

@@ -195,6 +195,7 @@ const queryArb = fc
     roles: fc.option(fc.subarray(['user', 'assistant', 'checkpoint', 'tool'] as SearchRole[], { minLength: 1 }), { nil: undefined }),
     cwd: fc.option(fc.nat(), { nil: undefined }),
     since: fc.option(fc.nat(), { nil: undefined }),
+    until: fc.option(fc.nat(), { nil: undefined }),
   })
   .map((drawn): SearchQuery => {
     let phrase: string;
@@ -212,6 +213,7 @@ const queryArb = fc
       ...(drawn.roles === undefined ? {} : { roles: drawn.roles }),
       ...(drawn.cwd === undefined ? {} : { cwd: pick(cwds, drawn.cwd) }),
       ...(drawn.since === undefined ? {} : { since: pick(times, drawn.since) }),
+      ...(drawn.until === undefined ? {} : { until: pick(times, drawn.until) }),
     };
   });
 
