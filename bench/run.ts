@@ -25,6 +25,7 @@ import { runCliStartup } from './cli-startup.js';
 import { runDshDcpPreStep } from './dsh-dcp-pre-step.js';
 import { runMainThreadBudget } from './main-thread-budget.js';
 import { runDshSearchCompare } from './dsh-search-compare.js';
+import { runFleetSearch } from './fleet-search.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -49,6 +50,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   dshdcp: runDshDcpPreStep,
   budget: runMainThreadBudget,
   dshsearch: runDshSearchCompare,
+  fleetsearch: runFleetSearch,
 };
 
 const requested = process.argv.slice(2);

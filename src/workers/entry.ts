@@ -12,6 +12,8 @@ import type {
   ObserveTitlesValue,
   ReadSourcePayload,
   ReadSourceValue,
+  SearchDocumentsPayload,
+  SearchDocumentsValue,
   TaskOutcome,
 } from '../protocol/wire/task-shapes.js';
 import { serveTask } from './serve-task.js';
@@ -19,6 +21,7 @@ import { dcpLedgerTask } from './tasks/dcp-ledger.js';
 import { inspectTask } from './tasks/inspect-log.js';
 import { observeTitlesTask } from './tasks/observe-titles.js';
 import { readSourceTask } from './tasks/read-source.js';
+import { searchDocumentsTask } from './tasks/search-documents-task.js';
 import type { TaskRequest } from './tasks/task-request.js';
 // msgpackr's full Node entry, for its side effect: it installs the native string extractor (msgpackr-extract) into
 // the decoder every codec of this thread shares. The main thread uses the plain entry (protocol/wire/log-entry-codec.ts).
@@ -42,4 +45,9 @@ export function observeTitles(request: TaskRequest<ObserveTitlesPayload>): Promi
 /** `dcpLedger` (foldLog): the `/dcp stats` ledger of a live session's captured log. */
 export function dcpLedger(request: TaskRequest<DcpLedgerPayload>): Promise<TaskOutcome<DcpLedgerValue>> {
   return serveTask(request, dcpLedgerTask);
+}
+
+/** `searchDocuments`: the search documents of one artifact revision, for publishing into the fleet (docs/FLEET.md §7). */
+export function searchDocuments(request: TaskRequest<SearchDocumentsPayload>): Promise<TaskOutcome<SearchDocumentsValue>> {
+  return serveTask(request, searchDocumentsTask);
 }

@@ -4,9 +4,11 @@
  * run the built `sessionctx` as a person would. `fleet publish` publishes each root; `fleet status` (text and
  * `--json`) reports both hosts, their corpora and sessions, a lag and the database's size; `sessions --query` and MCP's
  * `find_sessions` on one host find the other host's sessions exactly as a local run over the union of the roots does,
- * and `prepare` cites the other host's session from the database as a local run over the union prepares it.
+ * and `prepare` cites the other host's session from the database as a local run over the union prepares it; `search`
+ * and MCP's `search_sessions` find the sessions of both hosts that a local search over the union finds, with the same
+ * labels and mentions.
  * With the server unreachable, a local listing still works (a warning on stderr) and a fleet query fails with
- * `FLEET_UNREACHABLE`. No output ever carries the password.
+ * `FLEET_UNREACHABLE` (a search too). No output ever carries the password.
  */
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,7 +110,7 @@ describe('a fleet of two hosts through the faces', () => {
     expect(status.database).toBe(
       `postgresql://${encodeURIComponent('sessionctx_test')}:***@127.0.0.1:${cluster.port}/${url.split('/').pop()}`,
     );
-    expect(status.schemaVersion).toBe(2);
+    expect(status.schemaVersion).toBe(3);
     expect(status.sessions).toBe(SESSIONS.length);
     expect(status.databaseBytes).toBeGreaterThan(status.indexBytes);
     expect(status.indexBytes).toBeGreaterThan(0);
@@ -129,7 +131,7 @@ describe('a fleet of two hosts through the faces', () => {
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(
-        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 2\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
+        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 3\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
       ),
     );
     expect(lines.filter((line) => line.startsWith('host '))).toEqual(
@@ -175,6 +177,44 @@ describe('a fleet of two hosts through the faces', () => {
     expect(fleet.stdout).toContain(`"capturedThroughSeq"`);
   }, 120_000);
 
+  it('search on each host finds the sessions a local search over the union finds, with the same labels and mentions', async () => {
+    /** The sessions of a search's pages as compared (ranking and hits are each backend's own). */
+    const sessionsOf = async (run: (cursor?: string) => Promise<CliOutcome>): Promise<unknown[]> => {
+      const found: Array<{ sessionId: string }> = [];
+      let cursor: string | undefined;
+      do {
+        const outcome = await run(cursor);
+        expect(outcome.code, outcome.stderr).toBe(0);
+        const page = JSON.parse(outcome.stdout) as { results: Array<Record<string, unknown>>; nextCursor?: string };
+        for (const result of page.results) {
+          const { sessionId, label, mention, cwd, createdAt } = result;
+          found.push({ sessionId, label, mention, cwd, createdAt } as { sessionId: string });
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      return found.sort((a, b) => (a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0));
+    };
+    const page = (cursor?: string) => (cursor === undefined ? [] : ['--cursor', cursor]);
+    for (const phrase of ['the', 'watcher', 'CAFÉ', '四舍五入']) {
+      const expected = await sessionsOf((cursor) =>
+        runBuiltCli(['search', phrase, '--json', '--limit', '5', ...page(cursor), '--root', unionRoot], {
+          env: { ...hostEnv(), XDG_CACHE_HOME: join(scratch, 'union-cache') },
+          cwd: scratch,
+        }),
+      );
+      for (const host of HOSTS) {
+        expect(
+          await sessionsOf((cursor) => onHost(host, ['search', phrase, '--json', '--limit', '5', ...page(cursor)])),
+          `${host}: ${phrase}`,
+        ).toEqual(expected);
+      }
+    }
+    const down = `postgresql://sessionctx_test:${encodeURIComponent(CLUSTER_PASSWORD)}@127.0.0.1:1/nowhere`;
+    const unreachable = await onHost('host-a', ['search', 'the', '--json'], down);
+    expect(unreachable.code).toBe(1);
+    expect((JSON.parse(unreachable.stdout) as { error: { code: string } }).error.code).toBe('FLEET_UNREACHABLE');
+  }, 240_000);
+
   it("MCP on one host finds the other host's sessions and cites one (reference_sessions) as MCP over the union does", async () => {
     const dir = hostDirs.get('host-a');
     if (dir === undefined) throw new Error('no host');
@@ -193,6 +233,17 @@ describe('a fleet of two hosts through the faces', () => {
     const fleet = await connect(['mcp'], dir.cwd);
     const local = await connect(['mcp', '--root', unionRoot], scratch);
     try {
+      // search_sessions: the same sessions as MCP over the union (each backend ranks its own way).
+      for (const query of ['watcher', 'the']) {
+        const ids = async (client: Client): Promise<string[]> => {
+          const found = await client.callTool({ name: 'search_sessions', arguments: { query, limit: 100 } });
+          expect(found.isError, JSON.stringify(found.content)).not.toBe(true);
+          return (found.structuredContent as { results: Array<{ sessionId: string }> }).results.map((result) => result.sessionId).sort();
+        };
+        const expected = await ids(local);
+        expect(expected.length).toBeGreaterThan(0);
+        expect(await ids(fleet)).toEqual(expected);
+      }
       const result = await fleet.callTool({ name: 'find_sessions', arguments: { query: '', limit: 100 } });
       const { sessions } = result.structuredContent as { sessions: Array<{ sessionId: string }> };
       expect(sessions.map((session) => session.sessionId).sort()).toEqual(SESSIONS.map((session) => session.id).sort());

@@ -9,7 +9,7 @@ import type { TaskRequest } from '../../src/workers/tasks/task-request.js';
 import { testFaultTask } from './fault-task.js';
 import type { TestFaultPayload, TestFaultValue } from './fault-task.js';
 
-export { dcpLedger, inspect, observeTitles, readSource } from '../../src/workers/entry.js';
+export { dcpLedger, inspect, observeTitles, readSource, searchDocuments } from '../../src/workers/entry.js';
 
 /** `testFault`: fault injection for the pool tests. */
 export function testFault(request: TaskRequest<TestFaultPayload>): Promise<TaskOutcome<TestFaultValue>> {

@@ -7,11 +7,12 @@ import type { LedgerFold, LedgerWindow } from '../dcp/ledger-fold.js';
 import type { RetentionStats } from '../retention-stats.js';
 import type { SessionHeader, SessionTitleSnapshot } from '../events.js';
 import type { Compression } from '../storage-paths.js';
+import type { SearchRole } from '../search-types.js';
 import type { LiveLogCapture } from './live-log-codec.js';
 import type { WireError } from './wire-error.js';
 
 /** The task kinds, one named export of the worker entry each. */
-export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'dcpLedger'] as const;
+export const TASK_KINDS = ['readSource', 'inspect', 'observeTitles', 'dcpLedger', 'searchDocuments'] as const;
 
 /** A task kind of the production worker entry. */
 export type TaskKind = (typeof TASK_KINDS)[number];
@@ -253,12 +254,58 @@ export interface DcpLedgerPayload {
 /** The value of a `dcpLedger` task: the §15.1 ledger of the captured prefix and one re-read figure per window. */
 export type DcpLedgerValue = LedgerFold;
 
+/** What a `searchDocuments` scan continues from: the title scan's checkpoint and the indexed surface's seqs. */
+export interface SearchDocumentsState {
+  readonly resume: ScanSourceResume;
+  /** The committed surface nodes' seqs, in surface order. */
+  readonly committed: readonly number[];
+  /** The seqs of the current answer (what the documents are of). */
+  readonly answer: readonly number[];
+}
+
+/**
+ * The payload of a `searchDocuments` task (fleet search, docs/FLEET.md §7): the search documents of a persisted
+ * artifact as of its capture, by the local search index's rules (docs/SEARCH.md §3–4).
+ */
+export interface SearchDocumentsPayload {
+  /** The artifact; `capture` is required (the scan is of that prefix). */
+  readonly artifact: ArtifactRef & { readonly capture: CapturedRevision };
+  /** The capture's `ctimeNs` (decimal). */
+  readonly ctimeNs: string;
+  /** Whether tool calls and results are documents (`search.includeTools`). */
+  readonly includeTools: boolean;
+  /** The stored state of an earlier, shorter revision of the same file to continue, or `null`: scanned whole. */
+  readonly previous: SearchDocumentsState | null;
+}
+
+/** One event's documents: its seq, time, and one text per role. */
+export interface SearchDocumentStep {
+  readonly seq: number;
+  readonly time: number;
+  readonly documents: readonly { readonly role: SearchRole; readonly text: string }[];
+}
+
+/**
+ * The value of a `searchDocuments` task: `none` (not a valid session at that revision: no documents), or the change —
+ * every document replaced (`rebuilt`), or the `removed` seqs' documents deleted and `steps`' added (`appended`) — with
+ * the state the next scan continues from.
+ */
+export type SearchDocumentsValue =
+  | { readonly status: 'none' }
+  | {
+      readonly status: 'rebuilt' | 'appended';
+      readonly state: SearchDocumentsState;
+      readonly removed: readonly number[];
+      readonly steps: readonly SearchDocumentStep[];
+    };
+
 /** Payload type per task kind. */
 export interface TaskPayloads {
   readonly readSource: ReadSourcePayload;
   readonly inspect: InspectPayload;
   readonly observeTitles: ObserveTitlesPayload;
   readonly dcpLedger: DcpLedgerPayload;
+  readonly searchDocuments: SearchDocumentsPayload;
 }
 
 /** Result value type per task kind. */
@@ -267,6 +314,7 @@ export interface TaskValues {
   readonly inspect: InspectValue;
   readonly observeTitles: ObserveTitlesValue;
   readonly dcpLedger: DcpLedgerValue;
+  readonly searchDocuments: SearchDocumentsValue;
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   InspectValue,
   ObserveTitlesValue,
   ReadSourceValue,
+  SearchDocumentsValue,
   SourceRender,
   TaskKind,
   TaskOutcome,
@@ -19,6 +20,7 @@ import type {
 import { isWireError } from './wire-error.js';
 import { isRecord } from '../record-guard.js';
 import { assertNever } from '../assert-never.js';
+import { SEARCH_ROLES } from '../search-types.js';
 
 type Check = (value: unknown) => boolean;
 
@@ -152,11 +154,40 @@ const isDcpLedgerValue: Check = (value): value is DcpLedgerValue => {
   return LEDGER_FIELDS.every((field) => Number.isFinite(ledger[field])) && value['reReadTokens'].every((tokens) => Number.isFinite(tokens));
 };
 
+const isSeqs = (value: unknown): boolean => Array.isArray(value) && value.every((seq) => Number.isSafeInteger(seq));
+
+const isSearchDocumentsValue: Check = (value): value is SearchDocumentsValue => {
+  if (isRecord(value) && value['status'] === 'none') return true;
+  if (!isRecord(value) || (value['status'] !== 'rebuilt' && value['status'] !== 'appended')) return false;
+  const state = value['state'];
+  const steps = value['steps'];
+  return (
+    isRecord(state) &&
+    isRecord(state['resume']) &&
+    isSeqs(state['committed']) &&
+    isSeqs(state['answer']) &&
+    isSeqs(value['removed']) &&
+    Array.isArray(steps) &&
+    steps.every(
+      (step) =>
+        isRecord(step) &&
+        Number.isSafeInteger(step['seq']) &&
+        Number.isFinite(step['time']) &&
+        Array.isArray(step['documents']) &&
+        step['documents'].every(
+          (document) =>
+            isRecord(document) && typeof document['text'] === 'string' && (SEARCH_ROLES as readonly unknown[]).includes(document['role']),
+        ),
+    )
+  );
+};
+
 const VALUE_CHECKS: { readonly [K in TaskKind]: Check } = {
   readSource: isReadSourceValue,
   inspect: isInspectValue,
   observeTitles: isObserveTitlesValue,
   dcpLedger: isDcpLedgerValue,
+  searchDocuments: isSearchDocumentsValue,
 };
 
 /** The per-item list of a value whose length must match the request, for the kinds that answer per item. */
@@ -168,6 +199,7 @@ function itemsOf(kind: TaskKind, value: unknown): readonly unknown[] | undefined
       return (value as DcpLedgerValue).reReadTokens;
     case 'readSource':
     case 'inspect':
+    case 'searchDocuments':
       return undefined;
     default:
       assertNever(kind, 'unknown task kind');

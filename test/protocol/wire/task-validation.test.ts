@@ -13,6 +13,30 @@ const STATS = { compacted: false, originalMessages: 1, retainedMessages: 1, omit
 const PROTOCOL = new SessionPoolError('SESSION_POOL_PROTOCOL', 'worker sent a malformed readSource result');
 
 describe('validateTaskOutcome', () => {
+  it('accepts well-formed searchDocuments values and rejects malformed ones with SESSION_POOL_PROTOCOL', () => {
+    const state = { resume: { checkpoint: {}, headerDigest: 'a', guard: 'b' }, committed: [0, 2], answer: [0, 2, 3] };
+    const good = [
+      { ok: true, value: { status: 'none' } },
+      {
+        ok: true,
+        value: { status: 'rebuilt', state, removed: [], steps: [{ seq: 2, time: 1, documents: [{ role: 'user', text: 'hi' }] }] },
+      },
+      { ok: true, value: { status: 'appended', state, removed: [1], steps: [] } },
+    ];
+    for (const reply of good) expect(validateTaskOutcome('searchDocuments', reply)).toBe(reply);
+    const bad = [
+      { ok: true, value: { status: 'scanned' } },
+      { ok: true, value: { status: 'rebuilt', state: { ...state, answer: [1.5] }, removed: [], steps: [] } },
+      {
+        ok: true,
+        value: { status: 'rebuilt', state, removed: [], steps: [{ seq: 2, time: 1, documents: [{ role: 'reasoning', text: 'x' }] }] },
+      },
+      { ok: true, value: { status: 'appended', state, removed: [], steps: [{ seq: 2, time: 1, documents: [{ role: 'user', text: 7 }] }] } },
+      { ok: true, value: { status: 'appended', state: { committed: [], answer: [] }, removed: [], steps: [] } },
+    ];
+    for (const reply of bad) expect(() => validateTaskOutcome('searchDocuments', reply)).toThrow(SessionPoolError);
+  });
+
   it('accepts well-formed readSource values', () => {
     const rendered = {
       ok: true,

@@ -66,6 +66,8 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
   const discovery = buildEngineDiscovery({ options, corpus, runner, registry, store });
   const { query, view } = discovery;
   const sourceCache = buildEngineSourceCache(options, store);
+  // Search: validated now, its worker started by the first search only.
+  const { search, config: searchConfig } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
   // The fleet (issue 29): only for the postgres backend over a root, so `pg` loads only then.
   const corpusIndex = options.corpusIndex;
   const fleet =
@@ -90,6 +92,33 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
             }));
           },
           onCorpusChange: (listener) => view?.onChange(listener),
+          search: {
+            config: searchConfig,
+            // The local service's validation and cursor binding (its SQLite worker is not started by planning).
+            plan: async (query) => (await search.parts()).service.plan(query),
+            live: async (signal) => {
+              const sessions = [...registry.list()];
+              if (sessions.length === 0) return [];
+              const titles = observedTitles(
+                await discovery.warmQuery.readTitleSnapshots(
+                  sessions.map((session) => session.header.id),
+                  signal,
+                ),
+              );
+              const logs = [];
+              for (const session of sessions) {
+                try {
+                  logs.push({
+                    record: { record: { header: session.header, live: true, persisted: false }, title: titles.get(session.header.id) },
+                    capture: liveLogs.snapshot(session).capture,
+                  });
+                } catch {
+                  // SESSION_LOG_TOO_DEEP: this session's log cannot be encoded, so it is not searched (as locally).
+                }
+              }
+              return logs;
+            },
+          },
           ...(options.onFleetEvent === undefined ? {} : { onEvent: options.onFleetEvent }),
           ...(options.fleetRetry === undefined ? {} : { retry: options.fleetRetry }),
         })
@@ -117,8 +146,6 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     );
     return loadingService;
   };
-  // Search: validated now, its worker started by the first search only.
-  const { search } = await buildEngineSearch({ options, store, discovery, registry, liveLogs });
   const discovered = options.onDiscovery;
   const notShared = (): Promise<never> =>
     Promise.reject(new FleetError('FLEET_NOT_CONFIGURED', 'the corpus index is not shared (set corpusIndex.backend to "postgres")'));
@@ -153,7 +180,9 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       ),
     prepare: async (agent, content, references, signal) => (await referenceService()).prepare(agent, content, references, signal),
     prepareSized: async (agent, content, references, signal) => (await referenceService()).prepareSized(agent, content, references, signal),
-    searchSessions: async (searched, signal) => (await search.parts()).service.search(searched, signal),
+    // Search answers over every published corpus when the index is shared.
+    searchSessions: async (searched, signal) =>
+      fleet === undefined ? (await search.parts()).service.search(searched, signal) : fleet.searchSessions(searched, signal),
     buildSearchIndex: async (build) => (await search.parts()).service.build(build),
     searchIndexStatus: async (signal) => (await search.parts()).service.status(signal),
     clearSearchIndex: async (signal) => (await search.parts()).service.clear(signal),

@@ -20,6 +20,16 @@ import { createSharedCorpusIndex, type PublishedSession } from '../fleet/shared-
 import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
 import type { PublishedPrefixMatches } from '../fleet/published-id-prefix.js';
 import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
+import type { LiveLogCapture } from '../../../protocol/wire/live-log-codec.js';
+import type { SearchPage, SearchQuery, SearchSessionResult } from '../../../protocol/search-types.js';
+import { escapeDisplayText } from '../../../protocol/uri/display-escape.js';
+import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import type { QueryPlan } from '../../../workers/search/search-messages.js';
+import { SearchError } from '../../../workers/search/search-error.js';
+import type { SearchConfig } from '../search/search-config.js';
+import { nextPageCursor } from '../search/search-service.js';
+import { scanSearchDocuments } from '../fleet/search-document-scan.js';
+import { liveSearchSteps } from '../fleet/live-search-steps.js';
 
 /** What the fleet part is built from. */
 export interface EngineFleetInput {
@@ -38,6 +48,23 @@ export interface EngineFleetInput {
   readonly onCorpusChange: (listener: () => void) => (() => void) | undefined;
   readonly onEvent?: (event: FleetPublishEvent) => void;
   readonly retry?: PublishRetry;
+  /** The engine's search: its configuration, its planning of a query, and its live sessions' logs. */
+  readonly search: EngineFleetSearchInput;
+}
+
+/** What fleet search needs of the engine's own search. */
+export interface EngineFleetSearchInput {
+  readonly config: SearchConfig;
+  /** The search service's validation of a query into a plan and the key its cursors are bound to. */
+  plan(query: SearchQuery): Promise<{ readonly plan: QueryPlan; readonly key: string }>;
+  /** The live sessions attached to the engine, each with its title and a capture of its byte log. */
+  live(signal?: AbortSignal): Promise<readonly LiveSearchLog[]>;
+}
+
+/** A live session as fleet search reads it. */
+export interface LiveSearchLog {
+  readonly record: LabelledRecord;
+  readonly capture: LiveLogCapture;
 }
 
 /** The fleet part of one engine. */
@@ -51,6 +78,12 @@ export interface EngineFleet {
   start(): void;
   /** Discovery over every published corpus. */
   listCandidates(target: ReferenceTarget, query: string, limit: number, signal?: AbortSignal): Promise<Candidate[]>;
+  /**
+   * Full-text search over every published corpus with the engine's live sessions merged in (the local search
+   * contract, docs/FLEET.md §7).
+   * @throws SearchError as the local search validates; FleetError from the database
+   */
+  searchSessions(query: SearchQuery, signal?: AbortSignal): Promise<SearchPage>;
   /** Publishes what changed now and resolves when it is committed. */
   publishNow(): Promise<PublishSummary>;
   /** The index's status. */
@@ -108,6 +141,15 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
     listSessions: (signal) => input.source.listSessions(signal),
     readTitleSnapshots: (ids, signal) => input.source.readTitleSnapshots(ids, signal),
     readSourceRecord: (request, signal) => scanSourceRecord(runner, layout, request, signal),
+    // Documents are published while this host searches (a host that turned search off spends no scans on them).
+    ...(input.search.config.enabled
+      ? {
+          search: {
+            includeTools: input.search.config.includeTools,
+            scan: (request, signal) => scanSearchDocuments(runner, layout, request, input.search.config.includeTools, signal),
+          },
+        }
+      : {}),
   };
   const index = createSharedCorpusIndex(input.config, { source, layout });
   const publisher = input.publishes
@@ -128,6 +170,33 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
     async listCandidates(target, query, limit, signal) {
       await publisher?.firstAttempt();
       return index.listCandidates(target, query, limit, signal, await input.live(signal));
+    },
+    async searchSessions(query, signal) {
+      signal?.throwIfAborted();
+      const { config } = input.search;
+      if (!config.enabled) throw new SearchError('SEARCH_DISABLED', 'full-text search is turned off (search.enabled is false)');
+      const { plan, key } = await input.search.plan(query);
+      // As discovery: this engine's own sessions are in its first fleet answer whenever the server allows.
+      await publisher?.firstAttempt();
+      const live = (await input.search.live(signal)).map(({ record, capture }) => ({
+        header: record.record.header,
+        title: record.title,
+        steps: liveSearchSteps(capture, config.includeTools),
+      }));
+      const page = await index.search({ plan, live }, signal);
+      const results = page.results.map((result): SearchSessionResult => {
+        const label = escapeDisplayText(result.title ?? result.sessionId);
+        return {
+          sessionId: result.sessionId,
+          label,
+          ...(result.cwd === null ? {} : { cwd: escapeDisplayText(result.cwd) }),
+          createdAt: result.createdAt,
+          mention: formatSessionReferenceMention({ sessionId: result.sessionId, label }),
+          score: result.score,
+          hits: result.hits,
+        };
+      });
+      return page.more ? { results, nextCursor: nextPageCursor(plan, key) } : { results };
     },
     publishNow: () =>
       publisher === undefined

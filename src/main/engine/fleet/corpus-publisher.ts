@@ -1,7 +1,8 @@
 /**
  * Publishing one engine's root into the shared corpus index (issue 29), incrementally: per artifact, the header
- * and the latest title, with the artifact's file revision — all of them first, so the corpus is discoverable soon —
- * then the source-cache entry another host cites it from. An artifact whose revision the database already holds is
+ * and the latest title, with the artifact's file revision and its search documents (docs/FLEET.md §7: continued over
+ * an appended log's new bytes, replaced otherwise) — all of them first, so the corpus is discoverable and searchable
+ * soon — then the source-cache entry another host cites it from. An artifact whose revision the database already holds is
  * skipped; one that vanished from the root is removed.
  *
  * Each batch is one transaction. Inside it every artifact is written under a transaction-scoped advisory lock keyed
@@ -11,12 +12,17 @@
  * of that batch at its previous revision: the server rolls back the dead connection's transaction and frees its locks.
  */
 import { resolve } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { artifactPathFor, type StoreLayout } from '../../../io/artifact-path.js';
 import { statRevision, type FileRevision } from '../../../io/file-revision.js';
 import type { SessionId } from '../../../protocol/events.js';
 import { observedTitle } from '../corpus/discovery-label.js';
 import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import { discoveryKeys } from './discovery-keys.js';
+import type { DocumentScan, DocumentScanRequest, PublishedSearchState } from './search-document-scan.js';
+import { documentKeys } from './phrase-match.js';
+import { asStoredText } from './fts5-tokens.js';
+import type { SearchDocumentStep } from '../../../protocol/wire/task-shapes.js';
 import type { FleetDatabase, FleetTransaction } from './fleet-database.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 
@@ -42,6 +48,18 @@ export interface PublishSource {
    * that revision is not a valid session. Without it, no source is published (discovery only).
    */
   readSourceRecord?(request: SourceRecordRequest, signal?: AbortSignal): Promise<PublishedSourceRecord | undefined>;
+  /**
+   * The search documents of one artifact at a revision (`search-document-scan.ts`), and whether tool text is in them.
+   * Without it, no document is published (the artifact is not searched over the fleet).
+   */
+  readonly search?: PublishedSearch;
+}
+
+/** How a source's search documents are read. */
+export interface PublishedSearch {
+  /** `search.includeTools` of the publishing host: a change re-indexes each artifact once. */
+  readonly includeTools: boolean;
+  scan(request: DocumentScanRequest, signal?: AbortSignal): Promise<DocumentScan>;
 }
 
 /** Who publishes: this machine's name and the root it reads. */
@@ -100,6 +118,34 @@ interface PendingArtifact {
   title?: string;
   /** `null`: not a valid session at this revision; absent: not read (yet). */
   source?: PublishedSourceRecord | null;
+  /** The documents' change, with the revision it continues (absent: documents not published in this batch). */
+  documents?: { readonly scan: DocumentScan; readonly base: string | null };
+}
+
+/** A stored revision's numbers. */
+function parseRevision(text: string): FileRevision | undefined {
+  const [dev, ino, size, mtimeNs, ctimeNs, extra] = text.split(':');
+  if (
+    dev === undefined ||
+    ino === undefined ||
+    size === undefined ||
+    mtimeNs === undefined ||
+    ctimeNs === undefined ||
+    extra !== undefined
+  ) {
+    return undefined;
+  }
+  return { dev, ino, size, mtimeNs, ctimeNs };
+}
+
+/** A stored search state, or `undefined` when this build cannot read it (the artifact is then scanned whole). */
+function searchStateOf(bytes: Buffer | null): PublishedSearchState | undefined {
+  if (bytes === null) return undefined;
+  try {
+    return deserialize(bytes) as PublishedSearchState;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The stored form of a revision: its five numbers, colon-separated. */
@@ -139,14 +185,27 @@ export class CorpusPublisher {
       `INSERT INTO ${FLEET_SCHEMA}.corpora (corpus_id, host, root) VALUES ($1, $2, $3) ON CONFLICT (corpus_id) DO NOTHING`,
       [this.corpusId, this.#identity.host, this.#identity.root],
     );
-    const storedRows = await this.#database.query<{ session_id: string; revision: string; source_revision: string | null }>(
-      `SELECT a.session_id, a.revision, s.revision AS source_revision FROM ${FLEET_SCHEMA}.artifacts a
+    const storedRows = await this.#database.query<{
+      session_id: string;
+      revision: string;
+      source_revision: string | null;
+      search_revision: string | null;
+      include_tools: boolean | null;
+    }>(
+      `SELECT a.session_id, a.revision, s.revision AS source_revision, d.revision AS search_revision, d.include_tools
+       FROM ${FLEET_SCHEMA}.artifacts a
        LEFT JOIN ${FLEET_SCHEMA}.sources s ON s.corpus_id = a.corpus_id AND s.session_id = a.session_id
+       LEFT JOIN ${FLEET_SCHEMA}.search_sessions d ON d.corpus_id = a.corpus_id AND d.session_id = a.session_id
        WHERE a.corpus_id = $1`,
       [this.corpusId],
     );
     const stored = new Map(storedRows.map((row) => [row.session_id, row.revision]));
     const storedSources = new Map(storedRows.map((row) => [row.session_id, row.source_revision]));
+    const { search } = source;
+    // The documents' revision, when they are of the host's tool setting (another setting re-indexes the artifact).
+    const storedSearch = new Map(
+      storedRows.map((row) => [row.session_id, row.include_tools === (search?.includeTools ?? null) ? row.search_revision : null]),
+    );
     const publishesSources = source.readSourceRecord !== undefined;
     const records = (await source.listSessions(signal)).filter((record) => record.persisted);
     signal?.throwIfAborted();
@@ -166,7 +225,10 @@ export class CorpusPublisher {
       }
       const revision = revisionText(fileRevision);
       const artifact: PendingArtifact = { record, path, fileRevision, revision };
-      if (stored.get(record.header.id) !== revision) changed.push(artifact);
+      // Changed: a new revision, or documents not of it (new, a database migrated from version 2, another tool setting).
+      if (stored.get(record.header.id) !== revision || (search !== undefined && storedSearch.get(record.header.id) !== revision)) {
+        changed.push(artifact);
+      }
       // A source missing at this revision (new, changed, or a database migrated from version 1) is published too.
       if (publishesSources && storedSources.get(record.header.id) !== revision) uncited.push(artifact);
     }
@@ -184,13 +246,14 @@ export class CorpusPublisher {
         const title = titles.get(artifact.record.header.id);
         if (title !== undefined) artifact.title = title;
       }
+      if (search !== undefined) await this.#scanDocuments(search, batch, storedSearch, signal);
       signal?.throwIfAborted();
-      await this.#database.transaction((tx) => this.#writeBatch(tx, batch, []));
+      await this.#database.transaction((tx) => this.#writeBatch(tx, batch, [], search?.includeTools ?? false));
       batches += 1;
       onProgress?.(Math.min(start + this.#batchSize, changed.length), changed.length, 'artifacts');
     }
     if (removed.length > 0) {
-      await this.#database.transaction((tx) => this.#writeBatch(tx, [], removed));
+      await this.#database.transaction((tx) => this.#writeBatch(tx, [], removed, false));
       batches += 1;
     }
     // The corpus's time is that of its last complete publish: what `fleet status` reports as its lag.
@@ -220,6 +283,115 @@ export class CorpusPublisher {
       sources: readSourceRecord === undefined ? 0 : uncited.length,
       batches,
     };
+  }
+
+  /**
+   * The documents of a batch's artifacts, read before its transaction (so no lock is held across reads), a few at a
+   * time: each continued from its stored state when that is of an earlier revision of the same file.
+   */
+  async #scanDocuments(
+    search: PublishedSearch,
+    batch: readonly PendingArtifact[],
+    storedSearch: ReadonlyMap<string, string | null>,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const continuable = batch.filter((artifact) => {
+      const base = storedSearch.get(artifact.record.header.id);
+      return base !== undefined && base !== null && base !== artifact.revision;
+    });
+    const states = new Map<string, { revision: string; state: Buffer | null }>();
+    if (continuable.length > 0) {
+      const rows = await this.#database.query<{ session_id: string; revision: string; state: Buffer | null }>(
+        `SELECT session_id, revision, state FROM ${FLEET_SCHEMA}.search_sessions WHERE corpus_id = $1 AND session_id = ANY($2::text[])`,
+        [this.corpusId, continuable.map((artifact) => artifact.record.header.id)],
+        signal,
+      );
+      for (const row of rows) states.set(row.session_id, { revision: row.revision, state: row.state });
+    }
+    await eachAtMost(SOURCE_READS_IN_FLIGHT, batch, async (artifact) => {
+      const id = artifact.record.header.id;
+      if (storedSearch.get(id) === artifact.revision) return;
+      const stored = states.get(id);
+      const previousRevision = stored === undefined ? undefined : parseRevision(stored.revision);
+      const state = stored === undefined ? undefined : searchStateOf(stored.state);
+      const previous = previousRevision === undefined || state === undefined ? undefined : { revision: previousRevision, state };
+      const scan = await search.scan({ sessionId: id, path: artifact.path, revision: artifact.fileRevision, previous }, signal);
+      artifact.documents = { scan, base: scan.kind === 'appended' ? (stored?.revision ?? null) : null };
+    });
+  }
+
+  /**
+   * The documents of a batch's artifacts, inside its transaction and under their locks (taken by the caller before):
+   * nothing for an artifact whose documents are already of its revision (another writer got there); an appended
+   * update only onto the revision it continues (else they are left for the next publish, which sees them stale);
+   * otherwise every document replaced. A few statements per batch, not per artifact.
+   */
+  async #writeDocuments(tx: FleetTransaction, artifacts: readonly PendingArtifact[], includeTools: boolean): Promise<void> {
+    const pending = artifacts.filter((artifact) => artifact.documents !== undefined);
+    if (pending.length === 0) return;
+    const rows = await tx.query<{ session_id: string; revision: string; include_tools: boolean }>(
+      `SELECT session_id, revision, include_tools FROM ${FLEET_SCHEMA}.search_sessions WHERE corpus_id = $1 AND session_id = ANY($2::text[])`,
+      [this.corpusId, pending.map((artifact) => artifact.record.header.id)],
+    );
+    const current = new Map(rows.map((row) => [row.session_id, row]));
+    const reset: string[] = [];
+    const removed: { ids: string[]; seqs: number[] } = { ids: [], seqs: [] };
+    const states: { ids: string[]; revisions: string[]; states: Array<Buffer | null> } = { ids: [], revisions: [], states: [] };
+    const inserted: Array<{ id: string; steps: readonly SearchDocumentStep[] }> = [];
+    for (const artifact of pending) {
+      const id = artifact.record.header.id;
+      const { scan, base } = artifact.documents as NonNullable<PendingArtifact['documents']>;
+      const stored = current.get(id);
+      if (stored?.revision === artifact.revision && stored.include_tools === includeTools) continue;
+      if (scan.kind === 'appended') {
+        if (stored?.revision !== base || stored.include_tools !== includeTools) continue;
+        for (const seq of scan.removed) {
+          removed.ids.push(id);
+          removed.seqs.push(seq);
+        }
+      } else if (stored !== undefined) reset.push(id);
+      states.ids.push(id);
+      states.revisions.push(artifact.revision);
+      states.states.push(scan.kind === 'none' ? null : serialize(scan.state));
+      if (scan.kind !== 'none' && scan.steps.length > 0) inserted.push({ id, steps: scan.steps });
+    }
+    if (reset.length > 0) {
+      await tx.query(`DELETE FROM ${FLEET_SCHEMA}.documents WHERE corpus_id = $1 AND session_id = ANY($2::text[])`, [this.corpusId, reset]);
+    }
+    if (removed.ids.length > 0) {
+      await tx.query(
+        `DELETE FROM ${FLEET_SCHEMA}.documents d USING unnest($2::text[], $3::int[]) AS r (session_id, seq)
+         WHERE d.corpus_id = $1 AND d.session_id = r.session_id AND d.seq = r.seq`,
+        [this.corpusId, removed.ids, removed.seqs],
+      );
+    }
+    if (states.ids.length === 0) return;
+    await tx.query(
+      `INSERT INTO ${FLEET_SCHEMA}.search_sessions (corpus_id, session_id, revision, include_tools, state)
+       SELECT $1, r.session_id, r.revision, $4, r.state FROM unnest($2::text[], $3::text[], $5::bytea[]) AS r (session_id, revision, state)
+       ON CONFLICT (corpus_id, session_id) DO UPDATE SET
+         revision = EXCLUDED.revision, include_tools = EXCLUDED.include_tools, state = EXCLUDED.state`,
+      [this.corpusId, states.ids, states.revisions, includeTools, states.states],
+    );
+    if (inserted.length === 0) return;
+    const columns = documentRows(inserted);
+    await tx.query(
+      `INSERT INTO ${FLEET_SCHEMA}.documents
+         (corpus_id, session_id, seq, ord, role, time, body_json, tokens, token_count, folded)
+       SELECT $1, * FROM unnest($2::text[], $3::int[], $4::int[], $5::text[], $6::float8[], $7::text[], $8::text[], $9::int[], $10::text[])`,
+      [
+        this.corpusId,
+        columns.ids,
+        columns.seqs,
+        columns.ords,
+        columns.roles,
+        columns.times,
+        columns.bodies,
+        columns.tokens,
+        columns.tokenCounts,
+        columns.folded,
+      ],
+    );
   }
 
   async #markPublished(): Promise<void> {
@@ -255,8 +427,13 @@ export class CorpusPublisher {
     }
   }
 
-  /** One batch: each artifact under its advisory lock, in session-id order; removals likewise. */
-  async #writeBatch(tx: FleetTransaction, artifacts: readonly PendingArtifact[], removals: readonly string[]): Promise<void> {
+  /** One batch: each artifact (and its documents) under its advisory lock, in session-id order; removals likewise. */
+  async #writeBatch(
+    tx: FleetTransaction,
+    artifacts: readonly PendingArtifact[],
+    removals: readonly string[],
+    includeTools: boolean,
+  ): Promise<void> {
     const ordered = [...artifacts].sort((a, b) => compareText(a.record.header.id, b.record.header.id));
     for (const artifact of ordered) {
       const { header } = artifact.record;
@@ -285,6 +462,8 @@ export class CorpusPublisher {
         ],
       );
     }
+    // Every artifact's lock is held (until the transaction ends): its documents follow, batched.
+    await this.#writeDocuments(tx, ordered, includeTools);
     for (const sessionId of [...removals].sort(compareText)) {
       await this.#lock(tx, sessionId);
       await tx.query(`DELETE FROM ${FLEET_SCHEMA}.artifacts WHERE corpus_id = $1 AND session_id = $2`, [this.corpusId, sessionId]);
@@ -316,6 +495,44 @@ async function eachAtMost<T>(limit: number, items: readonly T[], work: (item: T)
   const settled = await Promise.allSettled(lanes);
   const failed = settled.find((outcome) => outcome.status === 'rejected');
   if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+}
+
+/** A batch of documents as the columns of one `unnest` insert. */
+interface DocumentRows {
+  readonly ids: string[];
+  readonly seqs: number[];
+  readonly ords: number[];
+  readonly roles: string[];
+  readonly times: number[];
+  readonly bodies: string[];
+  readonly tokens: string[];
+  readonly tokenCounts: number[];
+  readonly folded: Array<string | null>;
+}
+
+/**
+ * The rows of the sessions' documents: the text as SQLite holds it (lone surrogates as U+FFFD) in JSON text (it may hold
+ * NUL, which PostgreSQL text cannot), with its match keys.
+ */
+function documentRows(sessions: ReadonlyArray<{ readonly id: string; readonly steps: readonly SearchDocumentStep[] }>): DocumentRows {
+  const rows: DocumentRows = { ids: [], seqs: [], ords: [], roles: [], times: [], bodies: [], tokens: [], tokenCounts: [], folded: [] };
+  for (const { id, steps } of sessions)
+    for (const step of steps) {
+      step.documents.forEach((document, ord) => {
+        const text = asStoredText(document.text);
+        const keys = documentKeys(text);
+        rows.ids.push(id);
+        rows.seqs.push(step.seq);
+        rows.ords.push(ord);
+        rows.roles.push(document.role);
+        rows.times.push(step.time);
+        rows.bodies.push(JSON.stringify(text));
+        rows.tokens.push(keys.tokens);
+        rows.tokenCounts.push(keys.tokenCount);
+        rows.folded.push(keys.folded);
+      });
+    }
+  return rows;
 }
 
 /** Code-unit order: the same in every process and locale, as a lock order must be. */

@@ -136,6 +136,65 @@ export class FleetDatabase {
     }
   }
 
+  /**
+   * Runs `body` in one read-only transaction that sees one snapshot of the database (`REPEATABLE READ`), so several
+   * statements answer from the same state while publishers write. With `signal`, an abort cancels the statement in
+   * flight on the server (as {@link query} does) and rejects at once with `signal.reason`.
+   */
+  async readSnapshot<T>(body: (tx: FleetTransaction) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    signal?.throwIfAborted();
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw fleetFailure(error, 'connecting to the corpus index');
+    }
+    let rejectAborted: (reason: unknown) => void = () => undefined;
+    const aborted = new Promise<never>((_resolve, reject) => {
+      rejectAborted = reject;
+    });
+    const onAbort = (): void => {
+      const backend = (client as unknown as { processID?: unknown }).processID;
+      // The cancel's own failure changes nothing: the statement then ends by itself.
+      if (typeof backend === 'number') this.#pool.query('SELECT pg_cancel_backend($1)', [backend]).catch(() => undefined);
+      rejectAborted(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const work = (async () => {
+      let broken = false;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const result = await body({
+          query: async <Row extends Record<string, unknown>>(text: string, values: SqlValues = []) => {
+            signal?.throwIfAborted();
+            return (await client.query(text, [...values])).rows as Row[];
+          },
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
+        throw error;
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+        // The connection goes back once the server ended the transaction (answered, failed or cancelled).
+        client.release(broken);
+      }
+    })();
+    // Observed at once: after an abort nobody awaits it.
+    work.catch(() => undefined);
+    try {
+      return await Promise.race([work, aborted]);
+    } catch (error) {
+      if (signal?.aborted === true) throw signal.reason;
+      throw fleetFailure(error, 'querying the corpus index');
+    }
+  }
+
   /** Closes every connection. */
   async close(): Promise<void> {
     await this.#pool.end();

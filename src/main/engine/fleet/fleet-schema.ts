@@ -14,7 +14,7 @@ import { FleetError } from './fleet-error.js';
 export const FLEET_SCHEMA = 'sessionctx';
 
 /** The version this program writes and reads. */
-export const FLEET_SCHEMA_VERSION = 2;
+export const FLEET_SCHEMA_VERSION = 3;
 
 /** The advisory lock key (one 64-bit key) that serialises migrations across processes: "sctxmig" in ASCII. */
 const MIGRATION_LOCK = '32496624787810663';
@@ -89,6 +89,46 @@ const MIGRATIONS: readonly Migration[] = [
         FOREIGN KEY (corpus_id, session_id) REFERENCES ${FLEET_SCHEMA}.artifacts (corpus_id, session_id) ON DELETE CASCADE
       )`,
       `CREATE INDEX sources_session ON ${FLEET_SCHEMA}.sources (session_id)`,
+    ],
+  },
+  /**
+   * Version 3: search documents (docs/FLEET.md §7). `search_sessions`: per published artifact, the revision its
+   * documents are of, whether tool text is in them, and what the next publish continues an appended log from (the
+   * title scan's checkpoint and the surface, v8-serialised; NULL: not a valid session, no documents). `documents`: one
+   * row per event and role of the current surface, with the text as JSON text (exactly what was indexed), the
+   * unicode61 token string a phrase is matched in (` tok1 tok2 `, `fts5-tokens.ts`) and, for text with CJK
+   * characters, the trigram-folded text; both under `pg_trgm` GIN indexes (which serve `LIKE '%…%'`). Both go with
+   * their artifact.
+   */
+  {
+    version: 3,
+    tables: ['schema_version', 'corpora', 'artifacts', 'sources', 'search_sessions', 'documents'],
+    statements: [
+      `CREATE TABLE ${FLEET_SCHEMA}.search_sessions (
+        corpus_id text NOT NULL,
+        session_id text NOT NULL,
+        revision text NOT NULL,
+        include_tools boolean NOT NULL,
+        state bytea,
+        PRIMARY KEY (corpus_id, session_id),
+        FOREIGN KEY (corpus_id, session_id) REFERENCES ${FLEET_SCHEMA}.artifacts (corpus_id, session_id) ON DELETE CASCADE
+      )`,
+      `CREATE TABLE ${FLEET_SCHEMA}.documents (
+        corpus_id text NOT NULL,
+        session_id text NOT NULL,
+        seq integer NOT NULL,
+        ord integer NOT NULL,
+        role text NOT NULL,
+        time double precision NOT NULL,
+        body_json text NOT NULL,
+        tokens text NOT NULL,
+        token_count integer NOT NULL,
+        folded text,
+        PRIMARY KEY (corpus_id, session_id, seq, ord),
+        FOREIGN KEY (corpus_id, session_id) REFERENCES ${FLEET_SCHEMA}.search_sessions (corpus_id, session_id) ON DELETE CASCADE
+      )`,
+      `CREATE INDEX documents_tokens_trgm ON ${FLEET_SCHEMA}.documents USING gin (tokens gin_trgm_ops)`,
+      `CREATE INDEX documents_folded_trgm ON ${FLEET_SCHEMA}.documents USING gin (folded gin_trgm_ops)`,
     ],
   },
 ];

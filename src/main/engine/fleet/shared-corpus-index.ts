@@ -18,6 +18,7 @@ import {
 } from './corpus-publisher.js';
 import { FleetConnection } from './fleet-connection.js';
 import { fleetCandidates, type LabelledRecord } from './fleet-discovery.js';
+import { fleetSearch, type FleetSearchPage, type FleetSearchRequest } from './fleet-search.js';
 import { FLEET_SCHEMA } from './fleet-schema.js';
 import { fleetStatus, type FleetStatus } from './fleet-status.js';
 import { publishedIdsByPrefix, type PublishedPrefixMatches } from './published-id-prefix.js';
@@ -39,6 +40,8 @@ export interface SharedCorpusIndex {
     signal?: AbortSignal,
     live?: readonly LabelledRecord[],
   ): Promise<Candidate[]>;
+  /** Full-text search over every published corpus (or `request.corpora`), with the asking engine's live sessions. */
+  search(request: FleetSearchRequest, signal?: AbortSignal): Promise<FleetSearchPage>;
   /**
    * The latest source entry another corpus published for `sessionId` at its current revision, or `undefined` when no
    * other corpus has a citable one.
@@ -106,6 +109,7 @@ export function createSharedCorpusIndex(config: PostgresCorpusIndexConfig, optio
     },
     listCandidates: async (target, query, limit, signal, live) =>
       fleetCandidates(await connection.database(), target, query, limit, signal, live),
+    search: async (request, signal) => fleetSearch(await connection.database(), request, signal),
     readRemoteSource: async (sessionId, signal) => {
       const database = await connection.database();
       signal?.throwIfAborted();

@@ -9,6 +9,7 @@ import { SessionPoolError } from '../../../protocol/wire/pool-errors.js';
 import { isTaskKind } from '../../../protocol/wire/task-shapes.js';
 import type { TaskKind, TaskPayloads, TaskTable, TaskValues } from '../../../protocol/wire/task-shapes.js';
 import { dcpLedgerTask } from '../../../workers/tasks/dcp-ledger.js';
+import { searchDocumentsTask } from '../../../workers/tasks/search-documents-task.js';
 import { inspectTask } from '../../../workers/tasks/inspect-log.js';
 import { observeTitlesTask } from '../../../workers/tasks/observe-titles.js';
 import { readSourceTask } from '../../../workers/tasks/read-source.js';
@@ -79,6 +80,8 @@ function dispatchProduction(kind: TaskKind, payload: unknown, control: MessagePo
       return observeTitlesTask({ payload: payload as TaskPayloads['observeTitles'], control });
     case 'dcpLedger':
       return dcpLedgerTask({ payload: payload as TaskPayloads['dcpLedger'], control });
+    case 'searchDocuments':
+      return searchDocumentsTask({ payload: payload as TaskPayloads['searchDocuments'], control });
     default:
       return assertNever(kind, 'unknown task kind');
   }

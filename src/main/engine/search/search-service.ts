@@ -130,6 +130,11 @@ function encodeCursor(offset: number, key: string): string {
   return encodeOpaqueCursor({ v: 1, o: offset, k: key } satisfies CursorData);
 }
 
+/** The cursor of the page after `plan`'s, bound to the query `key` names (every backend's pages, one format). */
+export function nextPageCursor(plan: Pick<QueryPlan, 'offset' | 'limit'>, key: string): string {
+  return encodeCursor(plan.offset + plan.limit, key);
+}
+
 function decodeCursor(cursor: string, key: string): number {
   const value = decodeOpaqueCursor(cursor) as Partial<CursorData> | null | undefined;
   if (value?.v !== 1 || typeof value.o !== 'number' || !Number.isSafeInteger(value.o) || value.o < 0 || value.k !== key) {
@@ -212,8 +217,7 @@ export class SearchService {
         hits: result.hits,
       };
     });
-    const next = plan.offset + plan.limit;
-    return page.more ? { results, nextCursor: encodeCursor(next, key) } : { results };
+    return page.more ? { results, nextCursor: nextPageCursor(plan, key) } : { results };
   }
 
   /**

@@ -81,7 +81,10 @@ describe('fleet discovery', () => {
         fc.asyncProperty(
           fc.array(fc.integer({ min: 0, max: 3 }), { minLength: SESSIONS.length, maxLength: SESSIONS.length }),
           async (placement) => {
-            await fleet.cluster.sql(name, 'TRUNCATE sessionctx.sources, sessionctx.artifacts, sessionctx.corpora');
+            await fleet.cluster.sql(
+              name,
+              'TRUNCATE sessionctx.documents, sessionctx.search_sessions, sessionctx.sources, sessionctx.artifacts, sessionctx.corpora',
+            );
             const union: number[] = [];
             for (const host of [0, 1, 2]) {
               const indexes = placement.flatMap((where, index) => (where === host ? [index] : []));

@@ -9,9 +9,10 @@
  * for kills to land inside it. After each kill, once the server ended the child's sessions, the database is read
  * directly:
  *
- * - every artifact row and every source row is exactly what an uninterrupted publish (in this process, into a
- *   reference database, after each round's changes) writes for that artifact at that revision: no row mixes two
- *   revisions' header, title, keys or source-cache entry;
+ * - every artifact row, every source row and every artifact's search documents are exactly what an uninterrupted
+ *   publish (in this process, into a reference database, after each round's changes) writes for that artifact at that
+ *   revision: no row mixes two revisions' header, title, keys or source-cache entry, and no artifact holds documents of
+ *   two revisions or of another revision than its own (they are written in its transaction, under its lock);
  * - every artifact (and source) is at its revision before the round or at the root's current one: an artifact
  *   committed earlier and unchanged since is still there at that revision, a removed one is gone or still there;
  * - the artifacts the child wrote are whole batches, in its listing order (a prefix of multiples of the batch size),
@@ -122,26 +123,46 @@ class MutableRoot {
 /** An artifact row (publication time aside) or a source row (its entry as hex). */
 type Row = Record<string, unknown>;
 
-/** What one database holds of the corpus: per session id, its artifact row and its source row. */
+/** What one database holds of the corpus: per session id, its artifact row, its source row and its documents. */
 interface Snapshot {
   readonly artifacts: Map<string, Row>;
   readonly sources: Map<string, Row>;
+  /** Per session id: the revision its documents are of, and every document (sorted, as JSON). */
+  readonly documents: Map<string, Row>;
 }
+
+/** The kinds of rows a snapshot holds. */
+const KINDS = ['artifacts', 'sources', 'documents'] as const;
 
 const ARTIFACT_COLUMNS = 'corpus_id, session_id, revision, header_json, created_at, cwd, title_json, id_key, cwd_key, label_key';
 const SOURCE_COLUMNS = "corpus_id, session_id, revision, record_key, encode(record, 'hex') AS record";
 
 async function snapshot(database: string): Promise<Snapshot> {
   const [exists] = await fleet.cluster.sql(database, "SELECT to_regclass('sessionctx.sources') IS NOT NULL AS exists");
-  if (exists?.['exists'] !== true) return { artifacts: new Map(), sources: new Map() };
+  if (exists?.['exists'] !== true) return { artifacts: new Map(), sources: new Map(), documents: new Map() };
   const artifacts = await fleet.cluster.sql(
     database,
     `SELECT ${ARTIFACT_COLUMNS} FROM sessionctx.artifacts ORDER BY session_id COLLATE "C"`,
   );
   const sources = await fleet.cluster.sql(database, `SELECT ${SOURCE_COLUMNS} FROM sessionctx.sources ORDER BY session_id COLLATE "C"`);
+  const states = await fleet.cluster.sql(
+    database,
+    'SELECT session_id, revision, include_tools FROM sessionctx.search_sessions ORDER BY session_id COLLATE "C"',
+  );
+  const docs = await fleet.cluster.sql(
+    database,
+    'SELECT session_id, seq, ord, role, time, body_json, tokens, token_count, folded FROM sessionctx.documents ORDER BY session_id, seq, ord',
+  );
+  const documents = new Map<string, Row>();
+  for (const state of states) {
+    const id = state['session_id'] as string;
+    const own = docs.filter((doc) => doc['session_id'] === id).map((doc) => JSON.stringify(doc));
+    documents.set(id, { session_id: id, revision: state['revision'], include_tools: state['include_tools'], docs: own });
+  }
   return {
     artifacts: new Map(artifacts.map((row) => [row['session_id'] as string, row])),
     sources: new Map(sources.map((row) => [row['session_id'] as string, row])),
+    documents,
   };
 }
 
@@ -169,13 +190,11 @@ const keyOf = (id: string, revision: unknown): string => `${id}\u0000${String(re
 class History {
   readonly artifacts = new Map<string, Row>();
   readonly sources = new Map<string, Row>();
+  readonly documents = new Map<string, Row>();
 
   add(state: Snapshot): void {
-    for (const [kind, rows] of [
-      ['artifacts', state.artifacts],
-      ['sources', state.sources],
-    ] as const) {
-      for (const [id, row] of rows) {
+    for (const kind of KINDS) {
+      for (const [id, row] of state[kind]) {
         const key = keyOf(id, row['revision']);
         const known = this[kind].get(key);
         if (known !== undefined) expect(known, `seed ${SEED}: two uninterrupted publishes of ${id} at one revision differ`).toEqual(row);
@@ -368,11 +387,8 @@ function checkAfterKill(
   events: ChildRun['events'],
 ): void {
   // Every row is exactly an uninterrupted publish's row at its revision: nothing mixes two revisions.
-  for (const [kind, rows] of [
-    ['artifacts', after.artifacts],
-    ['sources', after.sources],
-  ] as const) {
-    for (const [id, row] of rows) {
+  for (const kind of KINDS) {
+    for (const [id, row] of after[kind]) {
       expect(row, `${where}: the ${kind} row of ${id} is not what an uninterrupted publish writes at its revision`).toEqual(
         history[kind].get(keyOf(id, row['revision'])),
       );
@@ -381,7 +397,7 @@ function checkAfterKill(
   // Every artifact and source is at its revision before the round or at the current one.
   const ids = new Set([...before.artifacts.keys(), ...after.artifacts.keys(), ...current.artifacts.keys(), ...after.sources.keys()]);
   for (const id of ids) {
-    for (const kind of ['artifacts', 'sources'] as const) {
+    for (const kind of KINDS) {
       const was = revisionOf(before[kind].get(id));
       const now = revisionOf(after[kind].get(id));
       const wanted = revisionOf(current[kind].get(id));
@@ -389,6 +405,14 @@ function checkAfterKill(
       else expect([was, wanted], `${where}: ${kind} of ${id} is at a revision of neither the round's start nor the root`).toContain(now);
     }
   }
+  // An artifact's documents are of its own revision (committed with it), whatever the kill interrupted.
+  for (const [id, row] of after.artifacts) {
+    expect(revisionOf(after.documents.get(id)), `${where}: the documents of ${id} are not of its revision`).toBe(row['revision']);
+  }
+  expect(
+    [...after.documents.keys()].filter((id) => !after.artifacts.has(id)),
+    `${where}: documents without their artifact`,
+  ).toEqual([]);
   // Whole batches, in order: artifacts, then removals (one batch), then sources.
   const changed = order.filter((id) => revisionOf(before.artifacts.get(id)) !== revisionOf(current.artifacts.get(id)));
   const written = changed.filter((id) => revisionOf(after.artifacts.get(id)) === revisionOf(current.artifacts.get(id)));
@@ -524,6 +548,10 @@ describe('the wired background publisher, killed with SIGKILL at random points',
     const final = await snapshot(target);
     expect([...final.artifacts.values()], `seed ${SEED}: artifacts after the last run`).toEqual([...clean.state.artifacts.values()]);
     expect([...final.sources.values()], `seed ${SEED}: sources after the last run`).toEqual([...clean.state.sources.values()]);
+    expect([...final.documents.values()], `seed ${SEED}: documents after the last run`).toEqual([...clean.state.documents.values()]);
+    expect([...clean.state.documents.values()].filter((row) => (row['docs'] as string[]).length === 0).length).toBeLessThan(
+      clean.order.length,
+    );
     const corpora = 'SELECT corpus_id, host, root FROM sessionctx.corpora ORDER BY 1';
     expect(await fleet.cluster.sql(target, corpora)).toEqual(await fleet.cluster.sql(fresh, corpora));
     // Fleet discovery over it answers as one local engine over the root.

@@ -56,9 +56,9 @@ describe('configuration', () => {
   });
 
   it('production knows no test task: TASK_KINDS and the entry module lack it, and production runners refuse it before any thread starts', async () => {
-    expect(TASK_KINDS).toEqual(['readSource', 'inspect', 'observeTitles', 'dcpLedger']);
+    expect(TASK_KINDS).toEqual(['readSource', 'inspect', 'observeTitles', 'dcpLedger', 'searchDocuments']);
     const entry: Record<string, unknown> = await import('../../../../src/workers/entry.js');
-    expect(Object.keys(entry).sort()).toEqual(['dcpLedger', 'inspect', 'observeTitles', 'readSource']);
+    expect(Object.keys(entry).sort()).toEqual(['dcpLedger', 'inspect', 'observeTitles', 'readSource', 'searchDocuments']);
     const expected = { code: 'SESSION_POOL_UNKNOWN_TASK', message: 'the session task runner serves no "testFault" task' };
     const production = new WorkerPool({ size: 1 });
     const error = (await rejection(production.run('testFault' as never, { mode: 'exit' } as never))) as SessionPoolError;
