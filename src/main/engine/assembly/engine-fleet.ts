@@ -21,13 +21,11 @@ import { RemoteSourceRenderer } from '../fleet/remote-source-renderer.js';
 import type { PublishedPrefixMatches } from '../fleet/published-id-prefix.js';
 import type { Candidate, ReferenceSourceRenderer, ReferenceTarget } from '../reference/reference-types.js';
 import type { LiveLogCapture } from '../../../protocol/wire/live-log-codec.js';
-import type { SearchPage, SearchQuery, SearchSessionResult } from '../../../protocol/search-types.js';
-import { escapeDisplayText } from '../../../protocol/uri/display-escape.js';
-import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
+import type { SearchPage, SearchQuery } from '../../../protocol/search-types.js';
 import type { QueryPlan } from '../../../workers/search/search-messages.js';
 import { SearchError } from '../../../workers/search/search-error.js';
 import type { SearchConfig } from '../search/search-config.js';
-import { nextPageCursor } from '../search/search-service.js';
+import { labelledSearchResult, nextPageCursor } from '../search/search-service.js';
 import { scanSearchDocuments } from '../fleet/search-document-scan.js';
 import { liveSearchSteps } from '../fleet/live-search-steps.js';
 
@@ -184,18 +182,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
         steps: liveSearchSteps(capture, config.includeTools),
       }));
       const page = await index.search({ plan, live }, signal);
-      const results = page.results.map((result): SearchSessionResult => {
-        const label = escapeDisplayText(result.title ?? result.sessionId);
-        return {
-          sessionId: result.sessionId,
-          label,
-          ...(result.cwd === null ? {} : { cwd: escapeDisplayText(result.cwd) }),
-          createdAt: result.createdAt,
-          mention: formatSessionReferenceMention({ sessionId: result.sessionId, label }),
-          score: result.score,
-          hits: result.hits,
-        };
-      });
+      const results = page.results.map((result) => labelledSearchResult(result, result.title ?? result.sessionId));
       return page.more ? { results, nextCursor: nextPageCursor(plan, key) } : { results };
     },
     publishNow: () =>

@@ -26,6 +26,43 @@ export interface FleetTransaction {
   query<Row extends Record<string, unknown>>(text: string, values?: SqlValues): Promise<Row[]>;
 }
 
+/**
+ * `body` in one transaction on `client`, begun with `begin`: committed when it resolves, rolled back when it throws
+ * (its error as it is), and the client released — as broken when even the rollback failed. With `signal`, each
+ * statement checks it first; `beforeRelease` runs just before the client goes back to the pool (a cancel listener
+ * removed later could cancel another caller's statement on the same connection).
+ */
+async function inTransaction<T>(
+  client: pg.PoolClient,
+  begin: string,
+  body: (tx: FleetTransaction) => Promise<T>,
+  signal?: AbortSignal,
+  beforeRelease?: () => void,
+): Promise<T> {
+  let broken = false;
+  try {
+    await client.query(begin);
+    const result = await body({
+      query: async <Row extends Record<string, unknown>>(text: string, values: SqlValues = []) => {
+        signal?.throwIfAborted();
+        return (await client.query(text, [...values])).rows as Row[];
+      },
+    });
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw error;
+  } finally {
+    beforeRelease?.();
+    client.release(broken);
+  }
+}
+
 /** The shared database, with its schema at this program's version. */
 export class FleetDatabase {
   readonly #pool: pg.Pool;
@@ -115,24 +152,10 @@ export class FleetDatabase {
     } catch (error) {
       throw fleetFailure(error, 'connecting to the corpus index');
     }
-    let broken = false;
     try {
-      await client.query('BEGIN');
-      const result = await body({
-        query: async <Row extends Record<string, unknown>>(text: string, values: SqlValues = []) =>
-          (await client.query(text, [...values])).rows as Row[],
-      });
-      await client.query('COMMIT');
-      return result;
+      return await inTransaction(client, 'BEGIN', body);
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
-      }
       throw fleetFailure(error, 'writing the corpus index');
-    } finally {
-      client.release(broken);
     }
   }
 
@@ -160,31 +183,10 @@ export class FleetDatabase {
       rejectAborted(signal?.reason);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const work = (async () => {
-      let broken = false;
-      try {
-        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-        const result = await body({
-          query: async <Row extends Record<string, unknown>>(text: string, values: SqlValues = []) => {
-            signal?.throwIfAborted();
-            return (await client.query(text, [...values])).rows as Row[];
-          },
-        });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        try {
-          await client.query('ROLLBACK');
-        } catch {
-          broken = true;
-        }
-        throw error;
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-        // The connection goes back once the server ended the transaction (answered, failed or cancelled).
-        client.release(broken);
-      }
-    })();
+    // The connection goes back once the server ended the transaction (answered, failed or cancelled).
+    const work = inTransaction(client, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', body, signal, () =>
+      signal?.removeEventListener('abort', onAbort),
+    );
     // Observed at once: after an abort nobody awaits it.
     work.catch(() => undefined);
     try {

@@ -19,7 +19,14 @@ import { escapeDisplayText } from '../../../protocol/uri/display-escape.js';
 import { formatSessionReferenceMention } from '../../../protocol/uri/mention-formatter.js';
 import { SearchError } from '../../../workers/search/search-error.js';
 import type { LiveLogCapture } from '../../../protocol/wire/live-log-codec.js';
-import type { IndexClearResult, IndexFileStatus, QueryPlan, SyncLive, SyncSummary } from '../../../workers/search/search-messages.js';
+import type {
+  IndexClearResult,
+  IndexFileStatus,
+  QueryPlan,
+  SyncLive,
+  SyncSummary,
+  WorkerSessionResult,
+} from '../../../workers/search/search-messages.js';
 import { SEARCH_SCHEMA_VERSION } from '../../../workers/search/search-database.js';
 import { CJK_PATTERN } from '../../../workers/search/search-sync.js';
 import { realPathOf } from '../config/cache-location.js';
@@ -29,6 +36,23 @@ import type { SearchConfig } from './search-config.js';
 import type { SearchIndex } from './search-index.js';
 import { observedTitles } from '../corpus/discovery-label.js';
 import { decodeOpaqueCursor, encodeOpaqueCursor } from '../../../protocol/opaque-cursor.js';
+
+/**
+ * One ranked session as every face gets it: its label (`labelText`, the title or else the id) and cwd escaped as
+ * discovery escapes them, and the canonical mention that cites it — for the local index's hits and the fleet's alike.
+ */
+export function labelledSearchResult(result: WorkerSessionResult, labelText: string): SearchSessionResult {
+  const label = escapeDisplayText(labelText);
+  return {
+    sessionId: result.sessionId,
+    label,
+    ...(result.cwd === null ? {} : { cwd: escapeDisplayText(result.cwd) }),
+    createdAt: result.createdAt,
+    mention: formatSessionReferenceMention({ sessionId: result.sessionId, label }),
+    score: result.score,
+    hits: result.hits,
+  };
+}
 
 /** What the service reads of the store: its root, encoding and listing. */
 export interface SearchStore {
@@ -205,18 +229,9 @@ export class SearchService {
     const ids = page.results.map((result) => result.sessionId as SessionId);
     const titles = await this.#options.readTitleSnapshots(ids, signal);
     const labels = observedTitles(titles);
-    const results: SearchSessionResult[] = page.results.map((result) => {
-      const label = escapeDisplayText(labels.get(result.sessionId) ?? result.sessionId);
-      return {
-        sessionId: result.sessionId,
-        label,
-        ...(result.cwd === null ? {} : { cwd: escapeDisplayText(result.cwd) }),
-        createdAt: result.createdAt,
-        mention: formatSessionReferenceMention({ sessionId: result.sessionId, label }),
-        score: result.score,
-        hits: result.hits,
-      };
-    });
+    const results: SearchSessionResult[] = page.results.map((result) =>
+      labelledSearchResult(result, labels.get(result.sessionId) ?? result.sessionId),
+    );
     return page.more ? { results, nextCursor: nextPageCursor(plan, key) } : { results };
   }
 
