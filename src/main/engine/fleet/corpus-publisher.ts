@@ -316,7 +316,7 @@ export class CorpusPublisher {
       const state = stored === undefined ? undefined : searchStateOf(stored.state);
       const previous = previousRevision === undefined || state === undefined ? undefined : { revision: previousRevision, state };
       const scan = await search.scan({ sessionId: id, path: artifact.path, revision: artifact.fileRevision, previous }, signal);
-      artifact.documents = { scan, base: scan.kind === 'appended' ? (stored?.revision ?? null) : null };
+      artifact.documents = { scan, base: scan.status === 'appended' ? (stored?.revision ?? null) : null };
     });
   }
 
@@ -343,7 +343,7 @@ export class CorpusPublisher {
       const { scan, base } = artifact.documents as NonNullable<PendingArtifact['documents']>;
       const stored = current.get(id);
       if (stored?.revision === artifact.revision && stored.include_tools === includeTools) continue;
-      if (scan.kind === 'appended') {
+      if (scan.status === 'appended') {
         if (stored?.revision !== base || stored.include_tools !== includeTools) continue;
         for (const seq of scan.removed) {
           removed.ids.push(id);
@@ -352,8 +352,8 @@ export class CorpusPublisher {
       } else if (stored !== undefined) reset.push(id);
       states.ids.push(id);
       states.revisions.push(artifact.revision);
-      states.states.push(scan.kind === 'none' ? null : serialize(scan.state));
-      if (scan.kind !== 'none' && scan.steps.length > 0) inserted.push({ id, steps: scan.steps });
+      states.states.push(scan.status === 'none' ? null : serialize(scan.state));
+      if (scan.status !== 'none' && scan.steps.length > 0) inserted.push({ id, steps: scan.steps });
     }
     if (reset.length > 0) {
       await tx.query(`DELETE FROM ${FLEET_SCHEMA}.documents WHERE corpus_id = $1 AND session_id = ANY($2::text[])`, [this.corpusId, reset]);

@@ -7,7 +7,7 @@
 import type { StoreLayout } from '../../../io/artifact-path.js';
 import type { FileRevision } from '../../../io/file-revision.js';
 import type { SessionId } from '../../../protocol/events.js';
-import type { SearchDocumentStep, SearchDocumentsState } from '../../../protocol/wire/task-shapes.js';
+import type { SearchDocumentsState, SearchDocumentsValue } from '../../../protocol/wire/task-shapes.js';
 import type { TaskRunner } from '../pool/task-runner.js';
 
 /** What the next publish continues an artifact's documents from: the scan's checkpoint and the indexed surface. */
@@ -23,17 +23,11 @@ export interface DocumentScanRequest {
   readonly previous: { readonly revision: FileRevision; readonly state: PublishedSearchState } | undefined;
 }
 
-/** What changes in an artifact's documents. */
-export type DocumentScan =
-  /** Not a valid session at this revision: no documents. */
-  | { readonly kind: 'none' }
-  | {
-      /** `rebuilt`: every document replaced; `appended`: `removed` seqs leave, `steps` are added. */
-      readonly kind: 'rebuilt' | 'appended';
-      readonly state: PublishedSearchState;
-      readonly removed: readonly number[];
-      readonly steps: readonly SearchDocumentStep[];
-    };
+/**
+ * What changes in an artifact's documents: the `searchDocuments` task's value as it is — `none` (not a valid session at
+ * this revision), or `rebuilt` (every document replaced) / `appended` (`removed` seqs leave, `steps` are added).
+ */
+export type DocumentScan = SearchDocumentsValue;
 
 /**
  * The documents of `request`'s artifact at its revision, scanned on `runner`'s pool.
@@ -70,6 +64,5 @@ export async function scanSearchDocuments(
     },
     signal === undefined ? {} : { signal },
   );
-  if (value.status === 'none') return { kind: 'none' };
-  return { kind: value.status, state: value.state, removed: value.removed, steps: value.steps };
+  return value;
 }

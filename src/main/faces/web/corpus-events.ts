@@ -365,6 +365,8 @@ export class CorpusEvents {
     // The first listing after a page was answered from the headers alone is compared with those rows.
     const before = this.#rows ?? this.#quickRows;
     this.#quickRows = undefined;
+    // Answered only before the first listing came back: its rows are not needed again.
+    this.#quick = undefined;
     this.#rows = new Map(rows.map((row) => [row.sessionId, row]));
     if (before === undefined) return;
     const diff = diffRows(before, rows);

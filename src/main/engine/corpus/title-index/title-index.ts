@@ -552,10 +552,12 @@ export class TitleIndex {
    * so memory keeps each entry's bytes once instead of its decoded checkpoint beside them. In slices with a hop
    * between them; an entry replaced meanwhile (a new observation) is left alone.
    */
-  async #holdSealed(written: ReadonlyMap<string, HeldTitleIndexEntry>): Promise<void> {
+  async #holdSealed(written: ReadonlyMap<string, HeldTitleIndexEntry>, touched: ReadonlySet<string>): Promise<void> {
     let sinceHop = 0;
-    for (const [path, entry] of written) {
-      if (entry.checkpoint.kind === 'sealed' || this.#entries.get(path) !== entry) continue;
+    // Only an entry this process observed is open, and every observation touches its path: the rest are sealed.
+    for (const path of touched) {
+      const entry = written.get(path);
+      if (entry === undefined || entry.checkpoint.kind === 'sealed' || this.#entries.get(path) !== entry) continue;
       if (sinceHop === SEAL_SLICE_ENTRIES) {
         sinceHop = 0;
         await yieldToEventLoop();
@@ -685,7 +687,7 @@ export class TitleIndex {
       await this.#fs.replaceFile(indexPath, blocks);
       this.#writtenRevision = await this.#fs.statRevision(indexPath).catch(() => undefined);
       this.#persistenceNote = undefined;
-      await this.#holdSealed(merged);
+      await this.#holdSealed(merged, touched);
     } catch (error) {
       // Not persisted (read-only cache or root, missing directory, full disk): answers are unaffected, later ones
       // may rescan. Kept as the one diagnostic note (the latest failure), never printed.
