@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { JsonlSessionStore } from '../store/jsonl-store.js';
 import type { ListingProblem } from '../../../protocol/listing-problem.js';
 import { CorpusView, dearerServed, type CorpusSnapshot, type DiscoveryServed, type ViewSessionEntry } from './corpus-view.js';
-import { InMemoryLiveRegistry, type LiveRegistry } from './live-registry.js';
+import { InMemoryLiveRegistry, type LiveRegistry, type LiveSession } from './live-registry.js';
 import type { SessionQueryConfigInput } from './query-config.js';
 import { compareRecords, SessionQuery, type SessionListReport, type SessionRecord, type SessionTitleObservation } from './session-query.js';
 import type { SessionStorage } from './session-storage.js';
@@ -131,6 +131,19 @@ interface SortedRecords {
   readonly records: readonly SessionRecord[];
 }
 
+/** A live session a memoized title answer held, and the index of its observation there (-1: not asked). */
+interface LiveSlot {
+  readonly session: LiveSession;
+  index: number;
+}
+
+/** True when two fulfilled observations carry the same header and title (a live log folded again). */
+function sameTitleValue(observed: SessionTitleObservation, previous: SessionTitleObservation): boolean {
+  return (
+    previous.status === 'fulfilled' && observed.status === 'fulfilled' && JSON.stringify(observed.value) === JSON.stringify(previous.value)
+  );
+}
+
 const NO_LIVE_SESSIONS = new InMemoryLiveRegistry();
 
 /** Records detached between two hops of a listing (about a millisecond of `structuredClone`). */
@@ -153,7 +166,18 @@ export class WarmDiscovery {
         readonly snapshot: CorpusSnapshot;
         readonly generation: number;
         readonly asked: readonly SessionId[];
-        readonly answer: SessionTitleObservation[];
+        answer: SessionTitleObservation[];
+        /** The live sessions when it was read, in the registry's order, and where each one's observation is. */
+        readonly live: readonly LiveSlot[];
+      }
+    | undefined;
+  /** The last overlay of live sessions on a snapshot's records (see `#overlay`). */
+  #lastOverlay:
+    | {
+        readonly persisted: readonly SessionRecord[];
+        readonly live: readonly LiveSession[];
+        readonly headers: readonly SessionHeader[];
+        readonly records: readonly SessionRecord[];
       }
     | undefined;
 
@@ -285,6 +309,23 @@ export class WarmDiscovery {
     // The snapshot's own frozen records, the same array while nothing changed: its readers never mutate it, and a
     // caller that keys work on it (discovery's order per keystroke) finds it again.
     if (live.length === 0) return persisted;
+    // Likewise the previous overlay while the snapshot, the live sessions and their headers are the same.
+    const last = this.#lastOverlay;
+    if (
+      last !== undefined &&
+      last.persisted === persisted &&
+      last.live.length === live.length &&
+      live.every((session, index) => last.live[index] === session && last.headers[index] === session.header)
+    ) {
+      return last.records;
+    }
+    const records = Object.freeze(this.#overlayOnce(snapshot, persisted, live));
+    this.#lastOverlay = { persisted, live, headers: live.map((session) => session.header), records };
+    return records;
+  }
+
+  /** {@link #overlay} made afresh. */
+  #overlayOnce(snapshot: CorpusSnapshot, persisted: readonly SessionRecord[], live: readonly LiveSession[]): SessionRecord[] {
     const liveRecords: SessionRecord[] = [];
     const liveIds = new Set<string>();
     for (const session of live) {
@@ -350,18 +391,30 @@ export class WarmDiscovery {
     if (repeated !== undefined) return repeated;
     const generation = this.#titleGeneration;
     const { answer, from } = await this.#readTitleSnapshots(asked, signal);
-    // Kept only when the view answered, nothing was live (a live session's title changes with no new snapshot), no
-    // title was kept meanwhile (the generation names the title cache's state the answer was read from), and every
-    // title was read (a failed read is tried again by the next call, as before).
-    if (
-      from !== undefined &&
-      generation === this.#titleGeneration &&
-      this.#noLiveSessions() &&
-      answer.every((observation) => observation.status === 'fulfilled')
-    ) {
-      this.#lastAnswer = { snapshot: from, generation, asked, answer };
+    // Kept only when the view answered, no title was kept meanwhile (the generation names the title cache's state the
+    // answer was read from), and every title was read (a failed read is tried again by the next call, as before). A
+    // live session's title changes with no new snapshot: where each live observation sits is kept, to observe again.
+    if (from !== undefined && generation === this.#titleGeneration && answer.every((observation) => observation.status === 'fulfilled')) {
+      this.#lastAnswer = { snapshot: from, generation, asked, answer, live: this.#liveSlots(answer) };
     }
     return answer;
+  }
+
+  /** The attached sessions in the registry's order, and the index of each one's observation in `answer`. */
+  #liveSlots(answer: readonly SessionTitleObservation[]): LiveSlot[] {
+    const slots: LiveSlot[] = [];
+    const wanted = new Map<string, LiveSlot>();
+    for (const session of this.#registry.list()) {
+      const slot = { session, index: -1 };
+      slots.push(slot);
+      wanted.set(session.header.id, slot);
+    }
+    if (wanted.size === 0) return slots;
+    for (let index = 0; index < answer.length; index += 1) {
+      const slot = wanted.get((answer[index] as SessionTitleObservation).sessionId);
+      if (slot !== undefined) slot.index = index;
+    }
+    return slots;
   }
 
   /**
@@ -372,18 +425,34 @@ export class WarmDiscovery {
   async #repeatedAnswer(asked: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[] | undefined> {
     const last = this.#lastAnswer;
     if (last === undefined || last.generation !== this.#titleGeneration || last.asked.length !== asked.length) return undefined;
-    if (!this.#noLiveSessions()) return undefined;
+    if (!this.#sameLiveSessions(last.live)) return undefined;
     const snapshot = await this.#snapshot();
     signal?.throwIfAborted();
-    if (snapshot !== last.snapshot || last.generation !== this.#titleGeneration) return undefined;
+    if (snapshot !== last.snapshot || last.generation !== this.#titleGeneration || !this.#sameLiveSessions(last.live)) return undefined;
     for (let index = 0; index < asked.length; index += 1) if (asked[index] !== last.asked[index]) return undefined;
-    return last.answer;
+    // The live titles observed again (a fold of each live log, as any call does); the same answer while each equals
+    // what it was, so what callers key on it (discovery's labels and match keys) is kept.
+    let answer = last.answer;
+    for (const { session, index } of last.live) {
+      if (index < 0) continue;
+      const observed = observeTitle(session.header.id, session.header, session.events, signal);
+      if (observed.status !== 'fulfilled') return undefined;
+      if (sameTitleValue(observed, answer[index] as SessionTitleObservation)) continue;
+      if (answer === last.answer) answer = [...answer];
+      answer[index] = observed;
+    }
+    last.answer = answer;
+    return answer;
   }
 
-  /** True when no session is attached live. */
-  #noLiveSessions(): boolean {
-    for (const _ of this.#registry.list()) return false;
-    return true;
+  /** True when the registry holds exactly `slots`' sessions, in the same order. */
+  #sameLiveSessions(slots: readonly LiveSlot[]): boolean {
+    let index = 0;
+    for (const session of this.#registry.list()) {
+      if (slots[index]?.session !== session) return false;
+      index += 1;
+    }
+    return index === slots.length;
   }
 
   /** The answer of {@link readTitleSnapshots}, and the snapshot it comes from (`undefined`: all live, or cold). */

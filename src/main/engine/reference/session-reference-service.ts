@@ -43,6 +43,7 @@ import type {
   RenderedSource,
 } from './reference-types.js';
 import { observedTitles } from '../corpus/discovery-label.js';
+import { DiscoveryHaystack } from './discovery-haystack.js';
 
 /** One normalised reference: the id and the label it will carry (mention label, or the id). */
 interface NormalizedReference {
@@ -82,6 +83,8 @@ export class SessionReferenceService {
         readonly ids: readonly SessionId[];
       }
     | undefined;
+  /** The match keys discovery made last, and the labels they hold. */
+  private lastHaystack: { readonly labels: Map<string, string>; readonly haystack: DiscoveryHaystack } | undefined;
   /** The titles of the last observations discovery labelled (the warm query answers a repeated keystroke with them). */
   private lastLabels: { readonly observations: readonly SessionTitleObservation[]; readonly labels: Map<string, string> } | undefined;
 
@@ -112,20 +115,27 @@ export class SessionReferenceService {
       signal,
     );
     const { ordered, ids } = this.orderFor(listed, agent.id, targetCwd);
-    const observed = needle === '' ? ordered.slice(0, limit) : ordered;
     const observations = await raceSignal(
       Promise.resolve().then(() => this.sessionQuery.readTitleSnapshots(needle === '' ? ids.slice(0, limit) : ids, signal)),
       signal,
     );
     const labels = this.labelsOf(observations);
-    const found: Candidate[] = [];
-    for (const record of observed) {
-      if (found.length === limit) break;
-      const label = labels.get(record.header.id) ?? record.header.id;
-      if (needle !== '' && !matchesNeedle(record, label, needle)) continue;
-      found.push(toCandidate(record, label));
-    }
-    return found;
+    const labelOf = (record: SessionRecord): string => labels.get(record.header.id) ?? record.header.id;
+    const matched = needle === '' ? ordered.slice(0, limit) : this.haystackFor(ordered, labels, labelOf).matching(needle, limit);
+    return matched.map((record) => toCandidate(record, labelOf(record)));
+  }
+
+  /** The match keys of an order under a set of labels, made once per pair (each keystroke then reuses them). */
+  private haystackFor(
+    ordered: readonly SessionRecord[],
+    labels: Map<string, string>,
+    labelOf: (record: SessionRecord) => string,
+  ): DiscoveryHaystack {
+    const last = this.lastHaystack;
+    if (last !== undefined && last.haystack.records === ordered && last.labels === labels) return last.haystack;
+    const haystack = new DiscoveryHaystack(ordered, labelOf);
+    this.lastHaystack = { labels, haystack };
+    return haystack;
   }
 
   /**
@@ -314,40 +324,6 @@ export class SessionReferenceService {
 /** Reads `signal.aborted` afresh (a plain property check would be narrowed away across awaits). */
 function isAborted(signal: AbortSignal | undefined): signal is AbortSignal {
   return signal?.aborted === true;
-}
-
-function matchesNeedle(record: SessionRecord, label: string, needle: string): boolean {
-  const keys = searchKeys(record, label);
-  return keys.id.includes(needle) || (keys.cwd?.includes(needle) ?? false) || keys.label.includes(needle);
-}
-
-/** A record's lower-cased id, cwd and label, as discovery matches them. */
-interface SearchKeys {
-  readonly id: string;
-  readonly cwd: string | undefined;
-  /** The label the lower-cased {@link label} was made from. */
-  readonly labelSource: string;
-  readonly label: string;
-}
-
-/**
- * Lower-cased keys per header object. The warm corpus view hands out the same frozen header objects until a session
- * changes, so a keystroke lower-cases only what changed (the label is checked, since titles change without a new
- * header); a header the view replaces is simply collected.
- */
-const SEARCH_KEYS = new WeakMap<SessionRecord['header'], SearchKeys>();
-
-function searchKeys(record: SessionRecord, label: string): SearchKeys {
-  const known = SEARCH_KEYS.get(record.header);
-  if (known !== undefined && known.labelSource === label) return known;
-  const keys: SearchKeys = {
-    id: known?.id ?? record.header.id.toLocaleLowerCase(),
-    cwd: known === undefined ? record.header.cwd?.toLocaleLowerCase() : known.cwd,
-    labelSource: label,
-    label: label.toLocaleLowerCase(),
-  };
-  SEARCH_KEYS.set(record.header, keys);
-  return keys;
 }
 
 /** A discovery result of a record and its raw label, display fields escaped (D5); also the shared corpus index's. */
