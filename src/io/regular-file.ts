@@ -15,6 +15,7 @@ import type { Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { SessionLogError } from '../protocol/errors.js';
+import { closeDescriptor, openDescriptor, statDescriptor } from './callback-fs.js';
 
 /**
  * Opening flags of every artifact read. `O_NONBLOCK` is absent on Windows, where opening a named pipe does not
@@ -134,6 +135,44 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
     throw notAFileError(path, entryKind(stats));
   }
   return handle;
+}
+
+/**
+ * {@link openRegularFile} as a bare descriptor, over the callback API (`callback-fs.ts`: the listing opens one log
+ * per session, and a `FileHandle` per open doubled its cost): the same flags, check and errors. Close it with
+ * {@link closeDescriptorQuietly}.
+ *
+ * @throws what {@link openRegularFile} throws.
+ */
+export async function openRegularDescriptor(path: string): Promise<number> {
+  let fd: number;
+  try {
+    fd = await openDescriptor(path, READ_FLAGS);
+  } catch (error) {
+    if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, await kindOf(path), error);
+    throw storeIoError('open', path, error);
+  }
+  let stats: Stats;
+  try {
+    stats = await statDescriptor(fd);
+  } catch (error) {
+    await closeDescriptorQuietly(fd);
+    throw storeIoError('stat', path, error);
+  }
+  if (!stats.isFile()) {
+    await closeDescriptorQuietly(fd);
+    throw notAFileError(path, entryKind(stats));
+  }
+  return fd;
+}
+
+/** {@link closeQuietly} of a descriptor. */
+export async function closeDescriptorQuietly(fd: number): Promise<void> {
+  try {
+    await closeDescriptor(fd);
+  } catch {
+    // As closeQuietly: a read-only descriptor loses nothing by a failed close.
+  }
 }
 
 /**

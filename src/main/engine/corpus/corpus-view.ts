@@ -19,7 +19,7 @@
  * The residual risk is the header cache's (`listed-header-cache.ts`): an in-place rewrite of the same size within
  * one timestamp tick, with its notification lost, is not seen.
  */
-import { stat } from 'node:fs/promises';
+import { statPath } from '../../../io/callback-fs.js';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../../protocol/events.js';
 import { artifactFileName, encodeSegment } from '../../../protocol/storage-paths.js';
@@ -138,7 +138,7 @@ const REFRESH_MAX_DELAY_MS = 200;
 /** The revision of `path`, or `undefined` when it cannot be stat'ed (missing, refused: the check then says why). */
 async function stampOf(path: string): Promise<FileRevision | undefined> {
   try {
-    return revisionOf(await stat(path, { bigint: true }));
+    return revisionOf(await statPath(path, { bigint: true }));
   } catch {
     // Missing or unreachable: recorded as "no revision"; the directory's own check reports what is wrong.
     return undefined;

@@ -3,12 +3,12 @@
  * time until the first line (raw) or the first complete frame (zstd) is available. The artifact is opened
  * without blocking and only when it is a regular file (see `regular-file.ts`).
  */
-import type { FileHandle } from 'node:fs/promises';
 import { isHeaderLine, headerRecordFromLine } from '../../../protocol/header-line.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { readHeaderFromPrefix } from '../../../workers/decode/decode-artifact.js';
 import { codecReadyFor } from '../../../workers/decode/zstd-codec.js';
-import { isMissingFile, openRegularFile, storeIoError } from '../../../io/regular-file.js';
+import { readDescriptor } from '../../../io/callback-fs.js';
+import { closeDescriptorQuietly, isMissingFile, openRegularDescriptor, storeIoError } from '../../../io/regular-file.js';
 import { concatBytes } from '../../../protocol/concat-bytes.js';
 
 /** Bytes read per step while looking for the header. */
@@ -40,9 +40,9 @@ export type ListedHeaderOutcome =
 export async function readListedHeader(path: string, compression: Compression, signal?: AbortSignal): Promise<ListedHeaderOutcome> {
   await codecReadyFor(compression);
   signal?.throwIfAborted();
-  let handle: FileHandle;
+  let fd: number;
   try {
-    handle = await openRegularFile(path);
+    fd = await openRegularDescriptor(path);
   } catch (error) {
     if (isMissingFile(error)) return MISSING;
     throw error;
@@ -54,7 +54,7 @@ export async function readListedHeader(path: string, compression: Compression, s
       const chunk = Buffer.allocUnsafe(HEADER_READ_CHUNK);
       let bytesRead: number;
       try {
-        ({ bytesRead } = await handle.read(chunk, 0, HEADER_READ_CHUNK, prefix.byteLength));
+        bytesRead = await readDescriptor(fd, chunk, 0, HEADER_READ_CHUNK, prefix.byteLength);
       } catch (error) {
         throw storeIoError('read', path, error);
       }
@@ -65,9 +65,8 @@ export async function readListedHeader(path: string, compression: Compression, s
       return listedHeaderOfLine(found.line);
     }
   } finally {
-    await handle.close().catch(() => {
-      // A failed close of a read-only handle loses nothing; the header (or the read's own error) is the answer.
-    });
+    // A failed close of a read-only descriptor loses nothing; the header (or the read's own error) is the answer.
+    await closeDescriptorQuietly(fd);
   }
 }
 

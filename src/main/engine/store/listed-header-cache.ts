@@ -3,15 +3,17 @@
  * result of {@link readListedHeader} per artifact path, kept with the file revision it was read at, so a
  * listing of an unchanged artifact costs one `stat` instead of an open, a read and a close.
  *
- * Equivalence: the listed header is a function of the artifact's bytes. A result is stored only when the
- * `stat`s taken just before and just after the read agree (no write landed during it), and it is reused only
- * while a fresh `stat` shows that same revision — device, inode, size, mtime and ctime, all in nanoseconds.
- * Every append, truncation, in-place rewrite, replacement by rename, or permission change moves at least one
- * of them, so the artifact is read again exactly when re-reading could give a different answer. The residual
- * risk (a same-size in-place rewrite within one timestamp tick) is the one the title index's revision check
- * already accepts (§10.7 lookup rule 1). Failures are never cached: they are read (and thrown) again.
+ * Equivalence: the listed header is a function of the artifact's bytes. A result is stored under the revision a
+ * `stat` showed just before the read — device, inode, size, mtime and ctime, all in nanoseconds — and reused only
+ * while a fresh `stat` shows that same revision. Every append, truncation, in-place rewrite, replacement by rename,
+ * or permission change moves at least one of them, so the artifact is read again exactly when re-reading could give
+ * a different answer. A write landing between that `stat` and the read files newer bytes under the older revision,
+ * which no later `stat` shows again: the entry is never served (the listing that read it answers with what it read,
+ * as an uncached read would), so no second `stat` after the read is needed (it cost one call per log of a cold
+ * listing). The residual risk (a same-size in-place rewrite within one timestamp tick) is the one the title index's
+ * revision check already accepts (§10.7 lookup rule 1). Failures are never cached: they are read (and thrown) again.
  */
-import { stat } from 'node:fs/promises';
+import { statPath } from '../../../io/callback-fs.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { revisionOf, sameRevision, type FileRevision } from '../../../io/file-revision.js';
 import { listedHeaderOfLine, readListedHeader, type ListedHeaderOutcome } from './header-reader.js';
@@ -36,7 +38,7 @@ async function revisionOrUndefined(path: string): Promise<FileRevision | undefin
   try {
     // Asynchronous on purpose: a host's main thread must never block on the file system (a synchronous stat
     // per session would stall the event loop for the whole listing of a large root).
-    return revisionOf(await stat(path, { bigint: true }));
+    return revisionOf(await statPath(path, { bigint: true }));
   } catch {
     // Missing or unreachable: the caller reads the header itself, which skips or fails exactly as uncached.
     return undefined;
@@ -101,11 +103,8 @@ export class ListedHeaderCache {
       return recalled;
     }
     const listed = await readListedHeader(path, compression, signal);
-    const after = await revisionOrUndefined(path);
-    signal?.throwIfAborted();
-    // A read that overlapped a write still answers this listing (as an uncached read would) but is not kept.
     // Kept with `before`, the object the listed revisions and the view already hold (one revision object per log).
-    if (after !== undefined && sameRevision(before, after)) this.#entries.set(path, { revision: before, listed });
+    this.#entries.set(path, { revision: before, listed });
     return listed;
   }
 }

@@ -4,7 +4,7 @@
  * `io/artifact-identity.ts`, shared with the pool tasks. File-system failures leave as typed store I/O errors
  * (`storeIoError`); a missing entry is "absent", as in dsh.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { listDirectory, statPath } from '../../../io/callback-fs.js';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { artifactFileName, encodeSegment } from '../../../protocol/storage-paths.js';
@@ -39,7 +39,7 @@ export function isAccessDenied(error: unknown): boolean {
 /** Directory entries, or an empty list when the directory does not exist; other failures are typed. */
 export async function readDirectory(path: string): Promise<Dirent[]> {
   try {
-    return await readdir(path, { withFileTypes: true });
+    return await listDirectory(path, { withFileTypes: true });
   } catch (error) {
     if (isMissingFile(error)) return [];
     throw storeIoError('list directory', path, error);
@@ -49,7 +49,7 @@ export async function readDirectory(path: string): Promise<Dirent[]> {
 /** True when a path exists (any kind of entry); a failure other than "missing" is typed. */
 export async function pathExists(path: string): Promise<boolean> {
   try {
-    await stat(path);
+    await statPath(path);
     return true;
   } catch (error) {
     if (isMissingFile(error)) return false;
@@ -143,7 +143,7 @@ export async function locateArtifact(config: JsonlStoreConfig, id: string, signa
 /** True when `path` is a regular file (following links); missing is `false`, other failures are typed. */
 async function isFile(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    return (await statPath(path)).isFile();
   } catch (error) {
     if (isMissingFile(error)) return false;
     throw storeIoError('stat', path, error);

@@ -5,7 +5,7 @@
  * Healthy sessions stay listed. Only the root itself failing (unreadable) still fails the listing: then no
  * session can be listed at all.
  */
-import { lstat, readdir } from 'node:fs/promises';
+import { listDirectory, lstatPath } from '../../../io/callback-fs.js';
 import type { Dirent } from 'node:fs';
 import { basename, join } from 'node:path';
 import { asSessionId } from '../../../protocol/events.js';
@@ -111,7 +111,7 @@ export interface ProjectWalk {
 export async function walkProject(projectPath: string, signal?: AbortSignal): Promise<ProjectWalk> {
   let entries: Dirent[];
   try {
-    entries = await readdir(projectPath, { withFileTypes: true });
+    entries = await listDirectory(projectPath, { withFileTypes: true });
   } catch (error) {
     // Removed since the root was read: nothing to list, nothing damaged.
     if (isMissingFile(error)) return { directories: [], problems: [], flatSegments: [], readable: true };
@@ -259,7 +259,7 @@ export async function listSessionDirectory(
   const artifact = join(dir.sessionPath, name);
   let entries: string[];
   try {
-    entries = await readdir(dir.sessionPath);
+    entries = await listDirectory(dir.sessionPath);
   } catch (error) {
     if (isMissingFile(error)) return SKIPPED;
     return {
@@ -312,7 +312,7 @@ export async function listSessionDirectory(
  */
 async function missingArtifact(artifact: string): Promise<DirectoryListing> {
   try {
-    if ((await lstat(artifact)).isSymbolicLink()) {
+    if ((await lstatPath(artifact)).isSymbolicLink()) {
       return problem(
         artifact,
         'SESSION_STORE_BROKEN_LINK',

@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, openSync } from 'node:fs';
+import fs, { closeSync, constants, openSync } from 'node:fs';
 import fsp, { chmod, cp, mkdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
@@ -69,6 +69,10 @@ const SYSCALLS: Record<FsFunctionName, string> = {
   readFile: 'open',
 };
 
+/** The callback API's functions the listing calls (`src/io/callback-fs.ts`), refused as their promise twins. */
+const CALLBACK_FUNCTIONS = ['readdir', 'stat', 'lstat', 'open'] as const;
+type CallbackFunctionName = (typeof CALLBACK_FUNCTIONS)[number];
+
 /**
  * Unreadable paths for a process that permission bits do not stop (see the module comment). Without any
  * denied path nothing is replaced; {@link restore} puts the original functions back.
@@ -77,6 +81,8 @@ export class AccessDenial {
   readonly #directories: string[] = [];
   readonly #files: string[] = [];
   readonly #originals = new Map<FsFunctionName, unknown>();
+  /** The callback API's functions replaced beside the promise API's (the listing's hot path uses those). */
+  readonly #callbackOriginals = new Map<CallbackFunctionName, unknown>();
 
   /** Makes `dir` behave like a directory with mode 000. */
   denyDirectory(dir: string): void {
@@ -112,6 +118,20 @@ export class AccessDenial {
         return original.apply(fsp, args);
       };
     }
+    const callbacks = fs as unknown as Record<CallbackFunctionName, (...args: unknown[]) => void>;
+    for (const fn of CALLBACK_FUNCTIONS) {
+      const original = callbacks[fn];
+      this.#callbackOriginals.set(fn, original);
+      callbacks[fn] = (...args: unknown[]) => {
+        const refusal = this.#refusal(fn, args[0]);
+        const callback = args.at(-1);
+        if (refusal !== undefined && typeof callback === 'function') {
+          process.nextTick(callback as (error: Error) => void, refusal);
+          return;
+        }
+        original.apply(fs, args);
+      };
+    }
     syncBuiltinESMExports();
   }
 
@@ -121,6 +141,9 @@ export class AccessDenial {
     const target = fsp as unknown as Record<string, unknown>;
     for (const [fn, original] of this.#originals) target[fn] = original;
     this.#originals.clear();
+    const callbacks = fs as unknown as Record<string, unknown>;
+    for (const [fn, original] of this.#callbackOriginals) callbacks[fn] = original;
+    this.#callbackOriginals.clear();
     syncBuiltinESMExports();
   }
 }
