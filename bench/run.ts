@@ -26,6 +26,7 @@ import { runDshDcpPreStep } from './dsh-dcp-pre-step.js';
 import { runMainThreadBudget } from './main-thread-budget.js';
 import { runDshSearchCompare } from './dsh-search-compare.js';
 import { runFleetSearch } from './fleet-search.js';
+import { runFleetHosts } from './fleet-hosts.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -51,6 +52,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   budget: runMainThreadBudget,
   dshsearch: runDshSearchCompare,
   fleetsearch: runFleetSearch,
+  fleethosts: runFleetHosts,
 };
 
 const requested = process.argv.slice(2);
