@@ -114,27 +114,12 @@ export function notAFileError(path: string, kind: string, cause?: unknown): Sess
  *   otherwise {@link storeIoError} of the failed `open` or `fstat` (a missing file is recognised by
  *   {@link isMissingFile}).
  */
-export async function openRegularFile(path: string): Promise<FileHandle> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, READ_FLAGS);
-  } catch (error) {
-    // Opening a socket fails with ENXIO ("no such device or address"): the entry exists but is no file.
-    if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, await kindOf(path), error);
-    throw storeIoError('open', path, error);
-  }
-  let stats: Stats;
-  try {
-    stats = await handle.stat();
-  } catch (error) {
-    await closeQuietly(handle);
-    throw storeIoError('stat', path, error);
-  }
-  if (!stats.isFile()) {
-    await closeQuietly(handle);
-    throw notAFileError(path, entryKind(stats));
-  }
-  return handle;
+export function openRegularFile(path: string): Promise<FileHandle> {
+  return openChecked(path, {
+    open: () => open(path, READ_FLAGS),
+    stat: (handle) => handle.stat(),
+    close: closeQuietly,
+  });
 }
 
 /**
@@ -144,26 +129,39 @@ export async function openRegularFile(path: string): Promise<FileHandle> {
  *
  * @throws what {@link openRegularFile} throws.
  */
-export async function openRegularDescriptor(path: string): Promise<number> {
-  let fd: number;
+export function openRegularDescriptor(path: string): Promise<number> {
+  return openChecked(path, {
+    open: () => openDescriptor(path, READ_FLAGS),
+    stat: statDescriptor,
+    close: closeDescriptorQuietly,
+  });
+}
+
+/** The open, the check of the opened entry and the close on refusal, over either file API. */
+async function openChecked<T>(
+  path: string,
+  api: { open(): Promise<T>; stat(opened: T): Promise<Stats>; close(opened: T): Promise<void> },
+): Promise<T> {
+  let opened: T;
   try {
-    fd = await openDescriptor(path, READ_FLAGS);
+    opened = await api.open();
   } catch (error) {
+    // Opening a socket fails with ENXIO ("no such device or address"): the entry exists but is no file.
     if (systemErrorCode(error) === 'ENXIO') throw notAFileError(path, await kindOf(path), error);
     throw storeIoError('open', path, error);
   }
   let stats: Stats;
   try {
-    stats = await statDescriptor(fd);
+    stats = await api.stat(opened);
   } catch (error) {
-    await closeDescriptorQuietly(fd);
+    await api.close(opened);
     throw storeIoError('stat', path, error);
   }
   if (!stats.isFile()) {
-    await closeDescriptorQuietly(fd);
+    await api.close(opened);
     throw notAFileError(path, entryKind(stats));
   }
-  return fd;
+  return opened;
 }
 
 /** {@link closeQuietly} of a descriptor. */
