@@ -131,10 +131,14 @@ interface SortedRecords {
   readonly records: readonly SessionRecord[];
 }
 
-/** A live session a memoized title answer held, and the index of its observation there (-1: not asked). */
+/**
+ * A live session a memoized title answer held, the index of its observation there (-1: not asked), and how many
+ * events its log had when observed (a live log only grows, SESSION-LOG.md §1: the same length is the same log).
+ */
 interface LiveSlot {
   readonly session: LiveSession;
   index: number;
+  length: number;
 }
 
 /** True when two fulfilled observations carry the same header and title (a live log folded again). */
@@ -142,6 +146,17 @@ function sameTitleValue(observed: SessionTitleObservation, previous: SessionTitl
   return (
     previous.status === 'fulfilled' && observed.status === 'fulfilled' && JSON.stringify(observed.value) === JSON.stringify(previous.value)
   );
+}
+
+/** `slots` with the index of each one's observation in `answer` (the answer is in first-occurrence order of the ids). */
+function placeLiveSlots(slots: LiveSlot[], answer: readonly SessionTitleObservation[]): LiveSlot[] {
+  if (slots.length === 0) return slots;
+  const wanted = new Map(slots.map((slot) => [slot.session.header.id as string, slot]));
+  for (let index = 0; index < answer.length; index += 1) {
+    const slot = wanted.get((answer[index] as SessionTitleObservation).sessionId);
+    if (slot !== undefined) slot.index = index;
+  }
+  return slots;
 }
 
 const NO_LIVE_SESSIONS = new InMemoryLiveRegistry();
@@ -390,37 +405,30 @@ export class WarmDiscovery {
     const repeated = await this.#repeatedAnswer(asked, signal);
     if (repeated !== undefined) return repeated;
     const generation = this.#titleGeneration;
+    // Taken before the read: a live log that grows during it is folded again by the next repeated question.
+    const live = this.#liveBefore();
     const { answer, from } = await this.#readTitleSnapshots(asked, signal);
     // Kept only when the view answered, no title was kept meanwhile (the generation names the title cache's state the
     // answer was read from), and every title was read (a failed read is tried again by the next call, as before). A
     // live session's title changes with no new snapshot: where each live observation sits is kept, to observe again.
     if (from !== undefined && generation === this.#titleGeneration && answer.every((observation) => observation.status === 'fulfilled')) {
-      this.#lastAnswer = { snapshot: from, generation, asked, answer, live: this.#liveSlots(answer) };
+      this.#lastAnswer = { snapshot: from, generation, asked, answer, live: placeLiveSlots(live, answer) };
     }
     return answer;
   }
 
-  /** The attached sessions in the registry's order, and the index of each one's observation in `answer`. */
-  #liveSlots(answer: readonly SessionTitleObservation[]): LiveSlot[] {
+  /** The attached sessions in the registry's order, with their logs as they are now (no index yet). */
+  #liveBefore(): LiveSlot[] {
     const slots: LiveSlot[] = [];
-    const wanted = new Map<string, LiveSlot>();
-    for (const session of this.#registry.list()) {
-      const slot = { session, index: -1 };
-      slots.push(slot);
-      wanted.set(session.header.id, slot);
-    }
-    if (wanted.size === 0) return slots;
-    for (let index = 0; index < answer.length; index += 1) {
-      const slot = wanted.get((answer[index] as SessionTitleObservation).sessionId);
-      if (slot !== undefined) slot.index = index;
-    }
+    for (const session of this.#registry.list()) slots.push({ session, index: -1, length: session.events.length });
     return slots;
   }
 
   /**
    * The previous answer, when the question is the same ids in the same order, the view's snapshot is the same, no
-   * title was kept since and no session is live: every observation would be the one that answer holds (discovery asks
-   * this of every listed session on each keystroke; issue 27 item 3, 100,000 sessions).
+   * title was kept since and the same live sessions are attached: every observation would be the one that answer holds,
+   * but for a live log that grew since, folded again (discovery asks this of every listed session on each keystroke;
+   * issue 27 item 3, 100,000 sessions).
    */
   async #repeatedAnswer(asked: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[] | undefined> {
     const last = this.#lastAnswer;
@@ -430,13 +438,16 @@ export class WarmDiscovery {
     signal?.throwIfAborted();
     if (snapshot !== last.snapshot || last.generation !== this.#titleGeneration || !this.#sameLiveSessions(last.live)) return undefined;
     for (let index = 0; index < asked.length; index += 1) if (asked[index] !== last.asked[index]) return undefined;
-    // The live titles observed again (a fold of each live log, as any call does); the same answer while each equals
-    // what it was, so what callers key on it (discovery's labels and match keys) is kept.
+    // A live log that grew since is folded again (its title may have changed: no snapshot says so); an unchanged one is
+    // not (a fold is a pass over the whole log, per keystroke). The same answer while each title equals what it was, so
+    // what callers key on it (discovery's labels and match keys) is kept.
     let answer = last.answer;
-    for (const { session, index } of last.live) {
-      if (index < 0) continue;
+    for (const slot of last.live) {
+      const { session, index } = slot;
+      if (index < 0 || session.events.length === slot.length) continue;
       const observed = observeTitle(session.header.id, session.header, session.events, signal);
       if (observed.status !== 'fulfilled') return undefined;
+      slot.length = session.events.length;
       if (sameTitleValue(observed, answer[index] as SessionTitleObservation)) continue;
       if (answer === last.answer) answer = [...answer];
       answer[index] = observed;

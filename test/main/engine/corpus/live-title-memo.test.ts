@@ -1,7 +1,7 @@
 // Discovery's repeated-keystroke memo with live sessions attached (issue 27 item 3: one live session — the citing one,
 // in a real host — made every keystroke list, order, observe and match every session again). The memo keeps the
 // previous answer only while the live sessions are the same objects and each one's title, folded again from its
-// events, is what it was: a title appended in place to a live log, a session attached, detached or replaced under
+// events when the log grew, is what it was: a title appended in place to a live log, a session attached, detached or replaced under
 // the same id is seen on the next call, exactly as an engine with no memory of the previous call sees it.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -34,7 +34,10 @@ describe('discovery with live sessions: the repeated-answer memo', () => {
       try {
         const seq = new EventSequence();
         const events: SessionEvent[] = seq.closedTurn(1, 'live question', ['live answer']);
-        const live = { header: sessionHeader('live-one', '/w/app', { createdAt: BASE_TIME + 100 }), events };
+        const live: { header: ReturnType<typeof sessionHeader>; events: SessionEvent[] } = {
+          header: sessionHeader('live-one', '/w/app', { createdAt: BASE_TIME + 100 }),
+          events,
+        };
         engine.attachLive(live);
         // Asked twice so the second answer is the memo's.
         expect(await found(engine, 'quokka')).toEqual([]);
@@ -48,6 +51,10 @@ describe('discovery with live sessions: the repeated-answer memo', () => {
         events.push(seq.sessionTitle('Zebra rollout', [2]));
         expect(await found(engine, 'quokka')).toEqual([]);
         expect(await found(engine, 'zebra')).toEqual(['live-one:Zebra rollout']);
+        // The same object given a new, longer events array (a host that copies its log on append).
+        live.events = [...live.events, seq.sessionTitle('Zebra rollout, phase two', [2])];
+        expect(await found(engine, 'phase two')).toEqual(['live-one:Zebra rollout, phase two']);
+        expect(await found(engine, 'phase two')).toEqual(['live-one:Zebra rollout, phase two']);
 
         // A second live session attached, then the first replaced under its id by another object, then detached.
         const otherSeq = new EventSequence();
@@ -56,7 +63,7 @@ describe('discovery with live sessions: the repeated-answer memo', () => {
           events: [...otherSeq.closedTurn(1, 'q', ['a']), otherSeq.sessionTitle('Zebra crossing', [2])],
         };
         engine.attachLive(other);
-        expect(await found(engine, 'zebra')).toEqual(['live-one:Zebra rollout', 'live-two:Zebra crossing']);
+        expect(await found(engine, 'zebra')).toEqual(['live-one:Zebra rollout, phase two', 'live-two:Zebra crossing']);
         const replacedSeq = new EventSequence();
         engine.attachLive({
           header: live.header,
