@@ -77,7 +77,11 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
           layout: store.config,
           source: {
             listSessions: (signal) => discovery.listSessions(signal),
-            readTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+            // The warm view answers from memory; without one, the titles are read against the publish's own listing.
+            readTitleSnapshots: (ids, signal, listing) =>
+              (discovery.warm === undefined
+                ? discovery.titles.readTitleSnapshots(ids, signal, listing)
+                : discovery.warmQuery.readTitleSnapshots(ids, signal)) as Promise<SessionTitleObservation[]>,
           },
           publishes: options.fleetPublish ?? true,
           runner,

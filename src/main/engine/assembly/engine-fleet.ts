@@ -137,7 +137,7 @@ export function buildEngineFleet(input: EngineFleetInput): EngineFleet {
   const { layout, runner } = input;
   const source: PublishSource = {
     listSessions: (signal) => input.source.listSessions(signal),
-    readTitleSnapshots: (ids, signal) => input.source.readTitleSnapshots(ids, signal),
+    readTitleSnapshots: (ids, signal, listing) => input.source.readTitleSnapshots(ids, signal, listing),
     readSourceRecord: (request, signal) => scanSourceRecord(runner, layout, request, signal),
     // Documents are published while this host searches (a host that turned search off spends no scans on them).
     ...(input.search.config.enabled

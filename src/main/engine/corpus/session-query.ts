@@ -183,8 +183,16 @@ export class SessionQuery {
    * `persistedInspectConcurrency` simultaneous inspections, each folded before its worker takes
    * the next id. A failure rejects only its id; an abort rejects the whole call with `signal.reason`
    * once started inspections have settled.
+   *
+   * `listing`: the persisted headers of a listing the caller made itself (a publisher walking its own listing in
+   * batches), used instead of listing the root again — one listing per batch would make a pass over N sessions cost
+   * N/batch listings. An id it does not hold is treated as unlisted (step 5), exactly as a fresh listing missing it.
    */
-  async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+  async readTitleSnapshots(
+    ids: Iterable<SessionId>,
+    signal?: AbortSignal,
+    listing?: readonly SessionHeader[],
+  ): Promise<SessionTitleObservation[]> {
     const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
     if (unresolved.length === 0) return orderedResults(uniqueIds, results);
 
@@ -194,9 +202,9 @@ export class SessionQuery {
       return orderedResults(uniqueIds, results);
     }
 
-    let listing: readonly SessionHeader[];
+    let listed: readonly SessionHeader[];
     try {
-      listing = await listPersisted(storage, signal);
+      listed = listing ?? (await listPersisted(storage, signal));
     } catch (error: unknown) {
       // A listing that failed under abort fails the whole call with signal.reason (step 4).
       signal?.throwIfAborted();
@@ -205,7 +213,7 @@ export class SessionQuery {
     }
     signal?.throwIfAborted();
     const listedById = new Map<string, SessionHeader>();
-    for (const header of listing) listedById.set(header.id, header);
+    for (const header of listed) listedById.set(header.id, header);
 
     let cursor = 0;
     const worker = async (): Promise<void> => {
@@ -214,7 +222,7 @@ export class SessionQuery {
         const id = unresolved[cursor];
         if (id === undefined) return;
         cursor += 1;
-        results.set(id, await this.#observePersistedTitle(storage, id, listedById.get(id), listing, signal));
+        results.set(id, await this.#observePersistedTitle(storage, id, listedById.get(id), listed, signal));
       }
     };
     const workerCount = Math.min(this.config.persistedInspectConcurrency, unresolved.length);

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import { artifactPathFor, type StoreLayout } from '../../../io/artifact-path.js';
 import { statRevision, type FileRevision } from '../../../io/file-revision.js';
-import type { SessionId } from '../../../protocol/events.js';
+import type { SessionHeader, SessionId } from '../../../protocol/events.js';
 import { observedTitle } from '../corpus/discovery-label.js';
 import type { SessionRecord, SessionTitleObservation } from '../corpus/session-query.js';
 import { discoveryKeys } from './discovery-keys.js';
@@ -42,7 +42,16 @@ export interface PublishedSourceRecord {
 /** What a publisher reads of an engine (a `SessionEngine` fits): its listing and title observations. */
 export interface PublishSource {
   listSessions(signal?: AbortSignal): Promise<SessionRecord[]>;
-  readTitleSnapshots(sessionIds: readonly SessionId[], signal?: AbortSignal): Promise<SessionTitleObservation[]>;
+  /**
+   * Title observations of a batch of listed ids. `listing` is the persisted headers of the listing the publish walks:
+   * a source may answer against it rather than list its root again per batch (without a warm corpus view, a fresh
+   * listing per batch made a first publish quadratic in the root's size).
+   */
+  readTitleSnapshots(
+    sessionIds: readonly SessionId[],
+    signal?: AbortSignal,
+    listing?: readonly SessionHeader[],
+  ): Promise<SessionTitleObservation[]>;
   /**
    * The source-cache entry of one artifact at `revision` (what another host needs to cite it), or `undefined` when
    * that revision is not a valid session. Without it, no source is published (discovery only).
@@ -208,6 +217,7 @@ export class CorpusPublisher {
     );
     const publishesSources = source.readSourceRecord !== undefined;
     const records = (await source.listSessions(signal)).filter((record) => record.persisted);
+    const listing = records.map((record) => record.header);
     signal?.throwIfAborted();
     // Discoverable first (headers and titles: cheap), then citable (source entries: a read of each log).
     const changed: PendingArtifact[] = [];
@@ -240,6 +250,7 @@ export class CorpusPublisher {
       const observations = await source.readTitleSnapshots(
         batch.map((artifact) => artifact.record.header.id),
         signal,
+        listing,
       );
       const titles = new Map(observations.map((observation) => [observation.sessionId, observedTitle(observation)]));
       for (const artifact of batch) {

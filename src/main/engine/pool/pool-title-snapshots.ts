@@ -50,14 +50,21 @@ export class PoolTitleSnapshots {
     this.#batchSize = options.batchSize ?? 16;
   }
 
-  /** One result per unique id in first-occurrence order (§10.5). */
-  async readTitleSnapshots(ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionTitleObservation[]> {
+  /**
+   * One result per unique id in first-occurrence order (§10.5); `listing`, when given, is the caller's own listing,
+   * used instead of a fresh one (as `SessionQuery.readTitleSnapshots` takes it).
+   */
+  async readTitleSnapshots(
+    ids: Iterable<SessionId>,
+    signal?: AbortSignal,
+    listing?: readonly SessionHeader[],
+  ): Promise<SessionTitleObservation[]> {
     const { uniqueIds, results, unresolved } = observeLiveFirst(ids, this.#registry, signal);
     const storage = this.#storage;
     if (unresolved.length > 0 && storage === undefined)
       for (const id of unresolved) results.set(id, rejectedTitle(id, sessionNotFound(id)));
     if (unresolved.length > 0 && storage !== undefined) {
-      const work = this.#observePersisted(storage, unresolved, results, signal);
+      const work = this.#observePersisted(storage, unresolved, results, signal, listing);
       await (signal === undefined ? work : raceWithSignal(work, signal));
     }
     signal?.throwIfAborted();
@@ -69,10 +76,11 @@ export class PoolTitleSnapshots {
     unresolved: readonly SessionId[],
     results: Map<SessionId, SessionTitleObservation>,
     signal: AbortSignal | undefined,
+    given: readonly SessionHeader[] | undefined,
   ): Promise<void> {
     let listing: readonly SessionHeader[];
     try {
-      listing = await storage.list(signal);
+      listing = given ?? (await storage.list(signal));
     } catch (error) {
       signal?.throwIfAborted();
       for (const id of unresolved) results.set(id, rejectedTitle(id, listingFailure(error)));

@@ -7,7 +7,9 @@
  * (expected/candidates.json). A server that is down costs no local work: fleet queries fail typed, publishing retries
  * with backoff and catches up once it is back; a server that drops its connections mid-query recovers.
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { dshCorpusSession, writeDshCorpus } from '../../../../bench/support/dsh-corpus.js';
 import { asSessionId } from '../../../../src/protocol/events.js';
 import { SessionCatalog } from '../../../../src/main/catalog/session-catalog.js';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
@@ -246,6 +248,44 @@ describe('an engine with the postgres corpus index', () => {
       await next.close();
     }
   }, 60_000);
+
+  it('without a warm corpus view, a publish of several batches lists the root once, not once per batch of titles', async () => {
+    // The regression: each batch's title read listed the whole root again, so a first publish of N sessions cost
+    // N / 64 listings of N sessions (4 × 25,000 never finished in 33 minutes).
+    const database = await fleet.cluster.createDatabase();
+    const root = join(fleet.scratch, 'generated-batches');
+    const corpus = { sessions: 200, projects: 9, seed: 29 };
+    await writeDshCorpus(root, corpus, 'zstd');
+    let listings = 0;
+    const events: FleetPublishEvent[] = [];
+    const engine = await createEngine({
+      root,
+      compression: 'zstd',
+      workers: false,
+      corpus: { watch: false },
+      sourceCache: false,
+      store: { onListingProgress: (progress) => void (progress.checked === 0 && (listings += 1)) },
+      onFleetEvent: (event: FleetPublishEvent) => events.push(event),
+      corpusIndex: resolveCorpusIndexConfig({ backend: 'postgres', host: 'batches' }, { SESSIONCTX_DATABASE_URL: fleet.cluster.url(database) }),
+    });
+    try {
+      await eventually('the first publish', () => events.some((event) => event.kind === 'published'));
+      const [summary] = events.flatMap((event) => (event.kind === 'published' ? [event.summary] : []));
+      expect(summary).toMatchObject({ published: corpus.sessions, unchanged: 0 });
+      // 200 artifacts are 4 batches of 64: one listing for the engine's whole first publish, whatever the batches.
+      expect(listings).toBe(1);
+      // Titles read against that listing are the logs' own (the generator's title fold).
+      const rows = await fleet.cluster.sql(database, 'SELECT session_id, title_json FROM sessionctx.artifacts');
+      const published = new Map(rows.map((row) => [row['session_id'] as string, row['title_json'] as string | null]));
+      for (let index = 0; index < corpus.sessions; index += 1) {
+        const session = dshCorpusSession(index, corpus);
+        const stored = published.get(session.header.id);
+        expect(stored === null || stored === undefined ? undefined : JSON.parse(stored)).toBe(session.title);
+      }
+    } finally {
+      await engine.close();
+    }
+  }, 120_000);
 
   it('the sqlite default shares nothing: fleet verbs are refused typed, discovery is local', async () => {
     const engine = await createEngine({ root: ZSTD_ROOT, compression: 'zstd', workers: false, corpus: { watch: false } });
