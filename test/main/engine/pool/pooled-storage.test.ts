@@ -92,6 +92,37 @@ describe.each([
     const titled = actual.find((observation) => observation.status === 'fulfilled' && observation.value.title !== undefined);
     expect(Object.isFrozen((titled as { value: { title: object } }).value.title)).toBe(true);
   });
+
+  it("both title readers answer against a caller's own listing without listing again, as against a fresh one", async () => {
+    const store = await JsonlSessionStore.open({ root, compression, titleIndex: false });
+    const registry = new InMemoryLiveRegistry();
+    registry.attach({ header: header('live-one', 5), events: [userEvent(0, 'x'), titleEvent(1, 'Live title')] });
+    const listing = await store.list();
+    const ids = [...listing.map((listed) => listed.id), asSessionId('live-one'), asSessionId('missing')];
+    const fresh = comparableObservations(await new SessionQuery({ registry, storage: store }).readTitleSnapshots(ids));
+    // The readers see the store through a wrapper that counts its listings (every other call goes to the store).
+    let listings = 0;
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'list' || key === 'listReport') listings += 1;
+        const value: unknown = Reflect.get(target, key, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const inThread = await new SessionQuery({ registry, storage: counted }).readTitleSnapshots(ids, undefined, listing);
+    const pooled = await new PoolTitleSnapshots({ runner: pool, registry, storage: counted, batchSize: 4 }).readTitleSnapshots(
+      ids,
+      undefined,
+      listing,
+    );
+    expect(comparableObservations(inThread)).toEqual(fresh);
+    expect(comparableObservations(pooled)).toEqual(fresh);
+    expect(listings).toBe(0);
+    // An id the given listing does not hold is unlisted, as a fresh listing missing it would make it.
+    const [first] = listing;
+    const narrowed = await new SessionQuery({ registry, storage: counted }).readTitleSnapshots([first!.id], undefined, []);
+    expect(narrowed[0]).toMatchObject({ status: 'rejected', reason: { code: 'SESSION_QUERY_SESSION_NOT_FOUND' } });
+  });
 });
 
 describe('failures match the store', () => {
