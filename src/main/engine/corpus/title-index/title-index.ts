@@ -118,6 +118,13 @@ const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 export const TITLE_INDEX_FLUSH_QUIET_MS = 50;
 /** The longest a change waits for a quiet moment, so a never-ending stream of observations still persists. */
 export const TITLE_INDEX_FLUSH_MAX_DELAY_MS = 2_000;
+/**
+ * After a write, the next one waits at least this many times as long as that write took (unless `flush()` asks): a
+ * write re-encodes every entry, so a steady trickle of observations (a fleet publish reads titles batch by batch,
+ * with quiet moments between) would otherwise rewrite the whole file after each batch — quadratic in the root's size.
+ * Spaced so, writing takes at most a tenth of the time, whatever the index's size.
+ */
+export const TITLE_INDEX_WRITE_SPACING = 9;
 
 function revisionFields(revision: FileRevision): FileRevision {
   return { dev: revision.dev, ino: revision.ino, size: revision.size, mtimeNs: revision.mtimeNs, ctimeNs: revision.ctimeNs };
@@ -208,6 +215,8 @@ export class TitleIndex {
   #urgent = 0;
   /** Ends the current quiet-period wait early (set while one is running). */
   #wake: (() => void) | undefined;
+  /** When the next write may start ({@link TITLE_INDEX_WRITE_SPACING}), in `Date.now()` time. */
+  #nextWriteAt = 0;
   #stats: TitleIndexStats = { statOnly: 0, incremental: 0, full: 0, unavailable: 0, discarded: 0, discardedFiles: 0 };
 
   constructor(options: TitleIndexOptions) {
@@ -628,23 +637,31 @@ export class TitleIndex {
 
   /** Resolves once the entries stopped changing for a quiet period, the maximum delay passed, or `flush()` asks. */
   async #quietPeriod(): Promise<void> {
+    // The spacing after the previous write first (what changes meanwhile joins this write).
+    const spacing = this.#nextWriteAt - Date.now();
+    if (spacing > 0 && this.#urgent === 0) await this.#sleep(spacing);
     const started = Date.now();
     for (;;) {
       if (this.#urgent > 0) return;
       const seen = this.#changes;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          this.#wake = undefined;
-          resolve();
-        }, TITLE_INDEX_FLUSH_QUIET_MS);
-        this.#wake = () => {
-          clearTimeout(timer);
-          this.#wake = undefined;
-          resolve();
-        };
-      });
+      await this.#sleep(TITLE_INDEX_FLUSH_QUIET_MS);
       if (this.#urgent > 0 || this.#changes === seen || Date.now() - started >= TITLE_INDEX_FLUSH_MAX_DELAY_MS) return;
     }
+  }
+
+  /** Waits `ms`, or less when `flush()` wakes the write loop. */
+  #sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.#wake = undefined;
+        resolve();
+      }, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        this.#wake = undefined;
+        resolve();
+      };
+    });
   }
 
   /**
@@ -676,6 +693,7 @@ export class TitleIndex {
     }
     const pruned = await this.#prune(merged);
     if (touched.size === 0 && pruned === 0) return;
+    const writeStarted = Date.now();
     try {
       if (this.#createDirectory) await this.#fs.ensureDirectory(dirname(indexPath));
       this.#writtenRevision = undefined;
@@ -693,5 +711,7 @@ export class TitleIndex {
       // may rescan. Kept as the one diagnostic note (the latest failure), never printed.
       this.#persistenceNote = `title index not written to ${indexPath}: ${error instanceof Error ? error.message : String(error)}`;
     }
+    const finished = Date.now();
+    this.#nextWriteAt = finished + TITLE_INDEX_WRITE_SPACING * (finished - writeStarted);
   }
 }

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../../../../src/protocol/events.js';
-import { TITLE_INDEX_FLUSH_MAX_DELAY_MS } from '../../../../../src/main/engine/corpus/title-index/title-index.js';
+import { TITLE_INDEX_FLUSH_MAX_DELAY_MS, TITLE_INDEX_WRITE_SPACING } from '../../../../../src/main/engine/corpus/title-index/title-index.js';
 import { CountingFs, appendLines, expectSameTitles, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);
@@ -73,6 +73,36 @@ describe('title index writes', () => {
     while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
     await sleep(200);
     expect(fs.writes).toBe(1);
+    expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
+  });
+
+  it('a trickle of observations with quiet moments between is written in spaced writes, not one per quiet moment', async () => {
+    // A fleet publish reads titles batch by batch: each batch's observations, then a pause (its database writes) longer
+    // than the quiet period. Every write re-encodes the whole index, so one per pause was quadratic in the root's size.
+    const { root, ids } = await corpus();
+    const WRITE_MS = 60;
+    const fs = new (class extends WriteCountingFs {
+      override async replaceFile(path: string, content: Uint8Array | readonly Uint8Array[]): Promise<void> {
+        await sleep(WRITE_MS); // a slow disk: each write takes WRITE_MS
+        return super.replaceFile(path, content);
+      }
+    })();
+    const pair = await openPair(root, 'none', { titleIndexFs: fs });
+    const BATCHES = 10;
+    const perBatch = SESSIONS / BATCHES;
+    for (let batch = 0; batch < BATCHES; batch += 1) {
+      await expectSameTitles(pair, ids.slice(batch * perBatch, (batch + 1) * perBatch), `batch ${batch}`);
+      await sleep(120); // longer than the quiet period, shorter than a write's spacing
+    }
+    // Ten pauses of 120 ms (1.2 s) hold far fewer writes than pauses; each write is followed by WRITE_SPACING × its
+    // duration (≥ 540 ms) without another.
+    const spacing = TITLE_INDEX_WRITE_SPACING * WRITE_MS;
+    expect(fs.writes).toBeGreaterThanOrEqual(1);
+    expect(fs.writes).toBeLessThanOrEqual(Math.ceil((BATCHES * 120) / spacing) + 1);
+    // flush() does not wait for the spacing, and the file then holds every entry.
+    const flushed = Date.now();
+    await pair.indexed.flushTitleIndex();
+    expect(Date.now() - flushed).toBeLessThan(spacing);
     expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
   });
 
