@@ -212,8 +212,7 @@ export class SessionQuery {
       return orderedResults(uniqueIds, results);
     }
     signal?.throwIfAborted();
-    const listedById = new Map<string, SessionHeader>();
-    for (const header of listed) listedById.set(header.id, header);
+    const listedById = headersById(listed);
 
     let cursor = 0;
     const worker = async (): Promise<void> => {
@@ -287,6 +286,24 @@ export class SessionQuery {
     }
     return observeTitle(id, inspection.meta, inspection.events, signal);
   }
+}
+
+/**
+ * A listing's headers by id, made once per listing: a caller reading titles batch by batch against its own listing
+ * (a fleet publish) would otherwise index all N headers again for each batch.
+ */
+const listingsById = new WeakMap<readonly SessionHeader[], ReadonlyMap<string, SessionHeader>>();
+
+/** The headers of `listing` by id (filled in order, as before: a later header of the same id replaces an earlier one). */
+export function headersById(listing: readonly SessionHeader[]): ReadonlyMap<string, SessionHeader> {
+  let byId = listingsById.get(listing);
+  if (byId === undefined) {
+    const made = new Map<string, SessionHeader>();
+    for (const header of listing) made.set(header.id, header);
+    byId = made;
+    listingsById.set(listing, byId);
+  }
+  return byId;
 }
 
 /** Storage listing with its problems, with the §10.1 mapping. */

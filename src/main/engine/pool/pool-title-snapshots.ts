@@ -13,7 +13,7 @@ import { assertCompatibleHeaders } from '../../../protocol/session-header.js';
 import type { ArtifactRef, TitleFileOutcome } from '../../../protocol/wire/task-shapes.js';
 import { rebuildError } from '../../../protocol/wire/wire-error.js';
 import type { LiveRegistry } from '../corpus/live-registry.js';
-import type { SessionTitleObservation } from '../corpus/session-query.js';
+import { headersById, type SessionTitleObservation } from '../corpus/session-query.js';
 import { observeLiveFirst, observeTitle, rejectedTitle } from '../corpus/title-observation.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from '../corpus/storage-error-mapping.js';
 import { sessionNotFoundError } from '../../../protocol/layout-errors.js';
@@ -87,7 +87,7 @@ export class PoolTitleSnapshots {
       return;
     }
     signal?.throwIfAborted();
-    const listedById = new Map<string, SessionHeader>(listing.map((header) => [header.id, header]));
+    const listedById = headersById(listing);
     const pending: PendingTitle[] = [];
     for (const id of unresolved) {
       const listed = listedById.get(id);
