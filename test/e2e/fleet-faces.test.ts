@@ -110,7 +110,7 @@ describe('a fleet of two hosts through the faces', () => {
     expect(status.database).toBe(
       `postgresql://${encodeURIComponent('sessionctx_test')}:***@127.0.0.1:${cluster.port}/${url.split('/').pop()}`,
     );
-    expect(status.schemaVersion).toBe(3);
+    expect(status.schemaVersion).toBe(4);
     expect(status.sessions).toBe(SESSIONS.length);
     expect(status.databaseBytes).toBeGreaterThan(status.indexBytes);
     expect(status.indexBytes).toBeGreaterThan(0);
@@ -131,7 +131,7 @@ describe('a fleet of two hosts through the faces', () => {
     const lines = text.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       new RegExp(
-        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 3\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
+        `^corpus index: postgresql://sessionctx_test:\\*\\*\\*@127\\.0\\.0\\.1:${cluster.port}/\\w+ \\(schema 4\\): ${SESSIONS.length} sessions from 2 hosts, database \\d`,
       ),
     );
     expect(lines.filter((line) => line.startsWith('host '))).toEqual(

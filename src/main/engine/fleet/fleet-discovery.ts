@@ -4,8 +4,9 @@
  * label contains it case-insensitively; same cwd first, then no cwd, then the rest; each group newest first, ties by
  * id `localeCompare`; the target itself never; at most `limit`.
  *
- * The database filters on the published lower-cased keys (`pg_trgm` GIN indexes serve the substring `LIKE`s) and cuts
- * at the limit by rank and time, keeping every row tied with the last one; the final order and cut are the reference
+ * The database filters on the published lower-cased keys (`pg_trgm` GIN indexes serve the substring `LIKE`s, or an
+ * index in the groups' order is read until the limit) and cuts at the limit by rank and time, keeping every row tied
+ * with the last one; the final order and cut are the reference
  * service's own definitions (`rank`, `compareRecords`, `toCandidate`), so the two cannot drift apart. A session
  * published by several corpora (hosts reading one shared root) is listed once, from its latest publication. The
  * asking engine's live sessions, which no database holds, are matched here and merged in (a live session wins over a
@@ -29,19 +30,43 @@ export function containsPattern(needle: string): string {
   return `%${needle.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 }
 
-const CANDIDATES_SQL = `
-WITH matched AS (
-  SELECT DISTINCT ON (session_id) session_id, header_json, title_json, created_at,
-    CASE WHEN cwd IS NOT NULL AND $2::text IS NOT NULL AND cwd = $2::text THEN 0 WHEN cwd IS NULL THEN 1 ELSE 2 END AS r
-  FROM ${FLEET_SCHEMA}.artifacts
-  WHERE session_id <> $1::text
-    AND ($3::text IS NULL OR id_key LIKE $3::text OR cwd_key LIKE $3::text OR label_key LIKE $3::text)
-  ORDER BY session_id, published_at DESC
-), edge AS (
-  SELECT r, created_at FROM matched ORDER BY r, created_at DESC LIMIT 1 OFFSET $4::int - 1
-)
-SELECT m.header_json, m.title_json FROM matched m
-WHERE NOT EXISTS (SELECT 1 FROM edge) OR (m.r, -m.created_at) <= (SELECT e.r, -e.created_at FROM edge e)`;
+/**
+ * The match filter every group shares (`$1` the target's id, `$3` the pattern, `NULL`: every session), for the
+ * artifact `a` and for a newer publication of it.
+ */
+function matches(alias: string): string {
+  return `${alias}.session_id <> $1::text
+    AND ($3::text IS NULL OR ${alias}.id_key LIKE $3::text OR ${alias}.cwd_key LIKE $3::text OR ${alias}.label_key LIKE $3::text)`;
+}
+
+/**
+ * Candidates in `order` matching `where`: cut at `$4` rows with every row tied with the last one (`WITH TIES`), each
+ * session in its latest matching publication only (a session published by several corpora — hosts reading one shared
+ * root — is listed once; an index lookup by session id per candidate).
+ */
+function candidatesSql(where: string, order: string): string {
+  return `(SELECT a.header_json, a.title_json FROM ${FLEET_SCHEMA}.artifacts a
+  WHERE ${where} AND ${matches('a')}
+    AND NOT EXISTS (
+      SELECT 1 FROM ${FLEET_SCHEMA}.artifacts newer
+      WHERE newer.session_id = a.session_id
+        AND (newer.published_at, newer.corpus_id) > (a.published_at, a.corpus_id)
+        AND ${matches('newer')})
+  ORDER BY ${order} FETCH FIRST ($4::int) ROWS WITH TIES)`;
+}
+
+/**
+ * The candidates of the rank groups in two reads, each in the groups' own order from an index (schema version 4): the
+ * target's cwd (`$2`), newest first, from `(cwd, created_at)`; then the other sessions, those without a cwd before the
+ * rest and each newest first, from `((cwd IS NOT NULL), created_at)`. A needle that matches most sessions so stops
+ * after about `$4` rows instead of sorting every match; a rare needle is found through the trigram indexes and sorted
+ * (the planner picks, per needle). Together they hold the first `$4` of the whole order and every row tied with it;
+ * the final order and cut are the reference service's, in JavaScript.
+ */
+const CANDIDATES_SQL = [
+  candidatesSql('$2::text IS NOT NULL AND a.cwd = $2::text', 'a.created_at DESC'),
+  candidatesSql('(a.cwd IS NULL OR $2::text IS NULL OR a.cwd <> $2::text)', '(a.cwd IS NOT NULL), a.created_at DESC'),
+].join('\nUNION ALL\n');
 
 /**
  * Candidates for `target` over the whole fleet, shaped as the local `listCandidates` shapes them.
@@ -66,7 +91,7 @@ export async function fleetCandidates(
       target.id,
       targetCwd ?? null,
       needle === '' ? null : containsPattern(needle),
-      // The cut needs no more rows than a 32-bit OFFSET can skip; a larger limit keeps every match anyway.
+      // A 32-bit row count; a larger limit keeps every match anyway.
       Math.min(limit, 2_147_483_647),
     ],
     signal,

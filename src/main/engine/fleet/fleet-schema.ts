@@ -14,7 +14,7 @@ import { FleetError } from './fleet-error.js';
 export const FLEET_SCHEMA = 'sessionctx';
 
 /** The version this program writes and reads. */
-export const FLEET_SCHEMA_VERSION = 3;
+export const FLEET_SCHEMA_VERSION = 4;
 
 /** The advisory lock key (one 64-bit key) that serialises migrations across processes: "sctxmig" in ASCII. */
 const MIGRATION_LOCK = '32496624787810663';
@@ -129,6 +129,19 @@ const MIGRATIONS: readonly Migration[] = [
       )`,
       `CREATE INDEX documents_tokens_trgm ON ${FLEET_SCHEMA}.documents USING gin (tokens gin_trgm_ops)`,
       `CREATE INDEX documents_folded_trgm ON ${FLEET_SCHEMA}.documents USING gin (folded gin_trgm_ops)`,
+    ],
+  },
+  /**
+   * Version 4: artifacts in discovery's order, per cwd and for the rest (no cwd first), so it reads its groups in order and
+   * stops at its limit when a needle matches most sessions (before, every match was sorted: 127 ms for a one-letter
+   * needle over 100,000 sessions). Indexes only: a version 3 database is migrated in place.
+   */
+  {
+    version: 4,
+    tables: ['schema_version', 'corpora', 'artifacts', 'sources', 'search_sessions', 'documents'],
+    statements: [
+      `CREATE INDEX IF NOT EXISTS artifacts_cwd_created ON ${FLEET_SCHEMA}.artifacts (cwd, created_at DESC)`,
+      `CREATE INDEX IF NOT EXISTS artifacts_rank_created ON ${FLEET_SCHEMA}.artifacts ((cwd IS NOT NULL), created_at DESC)`,
     ],
   },
 ];

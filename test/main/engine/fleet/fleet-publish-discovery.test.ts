@@ -111,6 +111,34 @@ describe('fleet discovery', () => {
       await database.close();
     }
   }, 300_000);
+
+  it('lists a session two hosts published from one shared root once, and its copies never take the room of others', async () => {
+    const name = await fleet.cluster.createDatabase();
+    const database = await openDatabase(name);
+    try {
+      const root = rootOf(SESSIONS.map((_, index) => index));
+      // Two hosts reading one shared root: every session is published by two corpora.
+      await publishRoot(database, 'host-a', root);
+      await publishRoot(database, 'host-b', root);
+      const [copies] = await fleet.cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.artifacts');
+      expect(copies?.['n']).toBe(2 * SESSIONS.length);
+      const local = await createEngine({ root, compression: 'zstd', workers: false });
+      try {
+        const cases = CASES.flatMap((testCase) => [testCase, { ...testCase, limit: 1 }, { ...testCase, limit: 3 }]);
+        const fleetAnswers = await caseOutcomes(cases, (testCase) =>
+          fleetCandidates(database, targetOf(testCase.target), testCase.query, testCase.limit ?? undefined),
+        );
+        const localAnswers = await caseOutcomes(cases, (testCase) =>
+          local.listCandidates(targetOf(testCase.target), testCase.query, testCase.limit ?? undefined),
+        );
+        expect(fleetAnswers).toEqual(localAnswers);
+      } finally {
+        await local.close();
+      }
+    } finally {
+      await database.close();
+    }
+  }, 120_000);
 });
 
 describe('publishing', () => {

@@ -41,11 +41,11 @@ async function openError(url: string): Promise<FleetError> {
 }
 
 describe('schema', () => {
-  it('is created on first open with version 3, the trigram indexes, the sources and search tables, and opening again changes nothing', async () => {
+  it('is created on first open with version 4, the trigram and order indexes, the sources and search tables, and opening again changes nothing', async () => {
     const name = await fleet.cluster.createDatabase();
     const database = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
     await database.close();
-    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 3 }]);
+    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 4 }]);
     const tables = await fleet.cluster.sql(name, `SELECT tablename FROM pg_tables WHERE schemaname = 'sessionctx' ORDER BY 1`);
     expect(tables.map((row) => row['tablename'])).toEqual([
       'artifacts',
@@ -60,6 +60,12 @@ describe('schema', () => {
       `SELECT indexdef FROM pg_indexes WHERE schemaname = 'sessionctx' AND indexdef LIKE '%gin_trgm_ops%'`,
     );
     expect(indexes).toHaveLength(5);
+    // Discovery's order (version 4): per cwd, and no cwd before the rest, each newest first.
+    const ordered = await fleet.cluster.sql(
+      name,
+      `SELECT indexname FROM pg_indexes WHERE schemaname = 'sessionctx' AND indexdef LIKE '%created_at DESC%' ORDER BY 1`,
+    );
+    expect(ordered.map((row) => row['indexname'])).toEqual(['artifacts_cwd_created', 'artifacts_rank_created']);
     const before = await schemaSnapshot(name);
     const again = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
     await again.close();
@@ -69,29 +75,46 @@ describe('schema', () => {
   it('refuses a schema of an unknown version with FLEET_SCHEMA_UNKNOWN_VERSION and leaves it as it was', async () => {
     const name = await fleet.cluster.createDatabase();
     await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
-    await fleet.cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 4');
+    await fleet.cluster.sql(name, 'UPDATE sessionctx.schema_version SET version = 5');
     await fleet.cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
     const before = await schemaSnapshot(name);
     const corpora = await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
     const error = await openError(fleet.cluster.url(name));
     expect(error.code).toBe('FLEET_SCHEMA_UNKNOWN_VERSION');
-    expect(error.message).toContain('version 4; this sessionctx knows versions 1 to 3');
+    expect(error.message).toContain('version 5; this sessionctx knows versions 1 to 4');
     expect(await schemaSnapshot(name)).toEqual(before);
     expect(await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);
   });
 
-  it('migrates a version 1 database to version 3, keeping its rows', async () => {
+  it("migrates a version 3 database to version 4 (discovery's order indexes), keeping its rows", async () => {
     const name = await fleet.cluster.createDatabase();
     await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
-    // Version 1 is version 3 without the sources and search tables (the migrations only add them).
+    // Version 3 is version 4 without the two order indexes (the migration only adds them).
     await fleet.cluster.sql(
       name,
-      'DROP TABLE sessionctx.documents, sessionctx.search_sessions, sessionctx.sources; UPDATE sessionctx.schema_version SET version = 1',
+      'DROP INDEX sessionctx.artifacts_cwd_created, sessionctx.artifacts_rank_created; UPDATE sessionctx.schema_version SET version = 3',
+    );
+    await fleet.cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
+    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 4 }]);
+    expect(await fleet.cluster.sql(name, "SELECT to_regclass('sessionctx.artifacts_rank_created') IS NOT NULL AS present")).toEqual([
+      { present: true },
+    ]);
+    expect(await fleet.cluster.sql(name, 'SELECT corpus_id FROM sessionctx.corpora')).toEqual([{ corpus_id: 'h:/r' }]);
+  });
+
+  it('migrates a version 1 database to version 4, keeping its rows', async () => {
+    const name = await fleet.cluster.createDatabase();
+    await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
+    // Version 1 is version 4 without the sources and search tables and the order indexes (the migrations only add them).
+    await fleet.cluster.sql(
+      name,
+      'DROP TABLE sessionctx.documents, sessionctx.search_sessions, sessionctx.sources; DROP INDEX sessionctx.artifacts_cwd_created, sessionctx.artifacts_rank_created; UPDATE sessionctx.schema_version SET version = 1',
     );
     await fleet.cluster.sql(name, `INSERT INTO sessionctx.corpora (corpus_id, host, root) VALUES ('h:/r', 'h', '/r')`);
     const corpora = await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora');
     await (await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) })).close();
-    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 3 }]);
+    expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 4 }]);
     expect(await fleet.cluster.sql(name, "SELECT to_regclass('sessionctx.sources') IS NOT NULL AS present")).toEqual([{ present: true }]);
     expect(await fleet.cluster.sql(name, "SELECT to_regclass('sessionctx.documents') IS NOT NULL AS present")).toEqual([{ present: true }]);
     expect(await fleet.cluster.sql(name, 'SELECT * FROM sessionctx.corpora')).toEqual(corpora);

@@ -4,7 +4,7 @@
  * (`buildSearchIndex`): after every step the database holds exactly its documents (session, seq, role, time, text).
  * Row versions (`xmin`, `ctid`) show what was written: an unchanged artifact nothing, an appended one only its new
  * documents (and the removal of those a compaction shadows), a rebuilt one every document, a deleted one none left.
- * A database at the previous schema version (2) is migrated in place and its next publish fills the documents in.
+ * A database at schema version 2 is migrated in place and its next publish fills the documents in.
  */
 import { createRequire } from 'node:module';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -130,20 +130,20 @@ describe('publishing search documents', () => {
     for (const index of [0, 3, 7, 8]) copySession(root, index, `session-${seededUuid(next)}`);
     const engine = await hostEngine(root, searchDirectory);
     try {
-      // What a version 2 host left: artifacts (no documents), then the version 3 tables gone and the version row at 2.
+      // What a version 2 host left: artifacts (no documents), then the version 3 tables and version 4 indexes gone and the version row at 2.
       const old = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
       await new CorpusPublisher({ database: old, identity: { host: 'h', root }, layout: { root, compression: 'none' } }).publish(engine);
       await old.close();
       await fleet.cluster.sql(
         name,
-        'DROP TABLE sessionctx.documents, sessionctx.search_sessions; UPDATE sessionctx.schema_version SET version = 2',
+        'DROP TABLE sessionctx.documents, sessionctx.search_sessions; DROP INDEX sessionctx.artifacts_cwd_created, sessionctx.artifacts_rank_created; UPDATE sessionctx.schema_version SET version = 2',
       );
       const artifacts = await fleet.cluster.sql(name, 'SELECT session_id, revision, xmin::text AS x FROM sessionctx.artifacts ORDER BY 1');
       expect(artifacts).toHaveLength(4);
 
       const database = await FleetDatabase.open({ url: new DatabaseUrl(fleet.cluster.url(name)) });
       try {
-        expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 3 }]);
+        expect(await fleet.cluster.sql(name, 'SELECT version FROM sessionctx.schema_version')).toEqual([{ version: 4 }]);
         expect(await fleet.cluster.sql(name, 'SELECT count(*)::int AS n FROM sessionctx.documents')).toEqual([{ n: 0 }]);
         const publisher = new CorpusPublisher({ database, identity: { host: 'h', root }, layout: { root, compression: 'none' } });
         await publisher.publish(searchSource(engine, root));
