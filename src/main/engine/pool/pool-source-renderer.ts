@@ -26,6 +26,7 @@ import { withStoreIo } from '../../../io/regular-file.js';
 import type { TaskRunner } from './task-runner.js';
 import { TickCoalescer } from './tick-coalescer.js';
 import { assertNever } from '../../../protocol/assert-never.js';
+import { errorCode } from '../../../protocol/error-code.js';
 
 /** The persisted side the renderer reads: header listing, lookup by id, and where the store lives. */
 export interface PoolRendererStorage {
@@ -50,6 +51,12 @@ export interface PoolSourceRendererOptions {
   readonly onSourceServed?: (report: SourceServedReport) => void;
   /** How damaged log bytes are reported (the query config's `damagedLogErrors`; default `corruption`). */
   readonly damagedLogErrors?: DamagedLogErrors;
+  /**
+   * The listed header of an id from a listing the engine keeps current (the warm corpus view), or `undefined` when it
+   * does not list the id. Without it, or when it does not list the id, the renderer decides from the lookup and a
+   * fresh listing (see {@link PoolSourceRenderer.render}).
+   */
+  readonly keptListing?: (sessionId: SessionId) => Promise<SessionHeader | undefined>;
 }
 
 /** How one source of a preparation was served (issue 15 item 4). */
@@ -115,6 +122,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
   readonly #sourceCache: SourceCache | undefined;
   readonly #onSourceServed: ((report: SourceServedReport) => void) | undefined;
   readonly #damagedLogErrors: DamagedLogErrors;
+  readonly #keptListing: PoolSourceRendererOptions['keptListing'];
   /** One header listing per job, shared by the renders that ask for it (see TickCoalescer). */
   readonly #listings = new TickCoalescer<readonly SessionHeader[]>();
   /** One lookup and `stat` per id and job. */
@@ -129,6 +137,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     this.#sourceCache = options.sourceCache;
     this.#onSourceServed = options.onSourceServed;
     this.#damagedLogErrors = options.damagedLogErrors ?? 'corruption';
+    this.#keptListing = options.keptListing;
   }
 
   /**
@@ -144,7 +153,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     if (storage === undefined) throw sessionNotFound(sessionId);
     // The capture starts with the listing: both are I/O, and the observation is fixed as early as possible.
     const capture = this.#captures.run(sessionId, (shared) => captureArtifact(storage, sessionId, shared), signal);
-    const listed = (await this.#list(storage, signal)).find((header) => header.id === sessionId);
+    const listed = await this.#listedHeader(storage, sessionId, capture, signal);
     signal.throwIfAborted();
     if (listed === undefined) throw sessionNotFound(sessionId);
     const { value, served } = await this.#inspect(sessionId, capture, label, maxBytes, signal);
@@ -175,6 +184,51 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     const rendered = renderedSource(value);
     this.#onSourceServed?.({ sessionId: live.header.id, served: 'cold' });
     return rendered;
+  }
+
+  /**
+   * The listed header of `sessionId` (§10.4 step 2). An engine that keeps a listing current (the warm corpus view:
+   * tolerant listing, current up to its notifications and sweep) answers without listing every session — at 25,000
+   * sessions a listing is 0.6 s, and it was every citation's cost:
+   * 1. the kept listing's header when it lists the id (the source's bytes are still captured and read exactly);
+   * 2. not found when the lookup (§9.14, started with the capture) finds no artifact of the id anywhere: a tolerant
+   *    listing lists an id only from an artifact at that id's own path (§9.5), so this is exact — and a session
+   *    another host owns goes to the fleet without a listing of this root;
+   * 3. otherwise a fresh listing (a session the view has not seen yet, or a lookup that failed: the listing decides
+   *    how such damage is reported).
+   * Without a kept listing, every render lists (one listing shared by the renders of a job), as dsh does.
+   */
+  async #listedHeader(
+    storage: PoolRendererStorage,
+    sessionId: SessionId,
+    capture: Promise<CapturedArtifact>,
+    signal: AbortSignal,
+  ): Promise<SessionHeader | undefined> {
+    if (this.#keptListing !== undefined) {
+      let kept: SessionHeader | undefined;
+      let failed = false;
+      try {
+        kept = await raceWithSignal(this.#keptListing(sessionId), signal);
+      } catch {
+        // A kept listing that cannot answer (its root unreadable): the fresh listing reports it.
+        signal.throwIfAborted();
+        failed = true;
+      }
+      if (kept !== undefined) return kept;
+      if (!failed && (await this.#absent(capture, signal))) return undefined;
+    }
+    return (await this.#list(storage, signal)).find((header) => header.id === sessionId);
+  }
+
+  /** Whether the lookup found no artifact of the id (its other failures are left to the listing and the inspection). */
+  async #absent(capture: Promise<CapturedArtifact>, signal: AbortSignal): Promise<boolean> {
+    try {
+      await raceWithSignal(capture, signal);
+      return false;
+    } catch (error) {
+      signal.throwIfAborted();
+      return errorCode(error) === 'SESSION_QUERY_SESSION_NOT_FOUND';
+    }
   }
 
   /**
