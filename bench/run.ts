@@ -27,6 +27,7 @@ import { runMainThreadBudget } from './main-thread-budget.js';
 import { runDshSearchCompare } from './dsh-search-compare.js';
 import { runFleetSearch } from './fleet-search.js';
 import { runFleetHosts } from './fleet-hosts.js';
+import { runPrepareScale } from './prepare-scale.js';
 
 const SUITES: Record<string, () => Promise<string>> = {
   p1: runP1,
@@ -53,6 +54,7 @@ const SUITES: Record<string, () => Promise<string>> = {
   dshsearch: runDshSearchCompare,
   fleetsearch: runFleetSearch,
   fleethosts: runFleetHosts,
+  preparescale: runPrepareScale,
 };
 
 const requested = process.argv.slice(2);

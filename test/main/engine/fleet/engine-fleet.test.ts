@@ -266,7 +266,10 @@ describe('an engine with the postgres corpus index', () => {
       sourceCache: false,
       store: { onListingProgress: (progress) => void (progress.checked === 0 && (listings += 1)) },
       onFleetEvent: (event: FleetPublishEvent) => events.push(event),
-      corpusIndex: resolveCorpusIndexConfig({ backend: 'postgres', host: 'batches' }, { SESSIONCTX_DATABASE_URL: fleet.cluster.url(database) }),
+      corpusIndex: resolveCorpusIndexConfig(
+        { backend: 'postgres', host: 'batches' },
+        { SESSIONCTX_DATABASE_URL: fleet.cluster.url(database) },
+      ),
     });
     try {
       await eventually('the first publish', () => events.some((event) => event.kind === 'published'));

@@ -6,7 +6,10 @@
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asSessionId, type SessionHeader } from '../../../../../src/protocol/events.js';
-import { TITLE_INDEX_FLUSH_MAX_DELAY_MS, TITLE_INDEX_WRITE_SPACING } from '../../../../../src/main/engine/corpus/title-index/title-index.js';
+import {
+  TITLE_INDEX_FLUSH_MAX_DELAY_MS,
+  TITLE_INDEX_WRITE_SPACING,
+} from '../../../../../src/main/engine/corpus/title-index/title-index.js';
 import { CountingFs, appendLines, expectSameTitles, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);
