@@ -137,7 +137,7 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
           liveLogs,
           damagedLogErrors: query.config.damagedLogErrors,
           // A long-lived engine's warm view answers "is it listed" without a listing per citation.
-          ...(view === undefined ? {} : { keptListing: async (id: string) => (await view.current()).snapshot.headerById.get(id) }),
+          ...(discovery.keptListing === undefined ? {} : { keptListing: discovery.keptListing }),
           ...(store === undefined ? {} : { storage: store }),
           ...(sourceCache === undefined ? {} : { sourceCache }),
           ...(options.onSourceServed === undefined ? {} : { onSourceServed: options.onSourceServed }),

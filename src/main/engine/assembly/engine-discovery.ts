@@ -4,7 +4,7 @@
  * and the session queries the reference service and the faces read through — each listing problem and title failure
  * reported once.
  */
-import type { SessionId } from '../../../protocol/events.js';
+import type { SessionHeader, SessionId } from '../../../protocol/events.js';
 import type { ListingProblem } from '../../../protocol/listing-problem.js';
 import { CorpusView } from '../corpus/corpus-view.js';
 import type { CorpusViewConfig } from '../corpus/corpus-view-config.js';
@@ -39,6 +39,11 @@ export interface EngineDiscovery {
   readonly view: CorpusView | undefined;
   /** Discovery from the warm view's memory, when there is one. */
   readonly warm: WarmDiscovery | undefined;
+  /**
+   * The listed header of an id from the warm view (`undefined`: the view does not list it), when the engine keeps one:
+   * what `readSurface` and `prepare` take instead of a listing of the root per read (README "Warm discovery").
+   */
+  readonly keptListing: ((sessionId: string) => Promise<SessionHeader | undefined>) | undefined;
   /** The listing with its problems, each problem reported once to `onListingProblem`. */
   listSessionsReport(signal?: AbortSignal): Promise<SessionListReport>;
   /** The listing's records. */
@@ -66,7 +71,15 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
   const { options, corpus, runner, registry, store } = input;
   const storage = store === undefined ? undefined : new PooledSessionStorage(store, runner);
   const queryConfig = options.query === undefined ? {} : { config: options.query };
-  const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...queryConfig });
+  // Whether an id is listed, from the warm view (created below) when there is one.
+  const keptListing = async (sessionId: string): Promise<SessionHeader | undefined> =>
+    view === undefined ? undefined : (await view.current()).snapshot.headerById.get(sessionId);
+  const query = new SessionQuery({
+    registry,
+    ...(storage === undefined ? {} : { storage }),
+    ...queryConfig,
+    keptListing: (sessionId) => keptListing(sessionId),
+  });
   const titles =
     (options.titles ?? 'index') === 'index'
       ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...queryConfig })
@@ -144,6 +157,7 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
     titles,
     view,
     warm,
+    keptListing: view === undefined ? undefined : keptListing,
     listSessionsReport,
     listSessions,
     titleQuery: reporting(sessionQuery),

@@ -74,6 +74,12 @@ export interface SessionQueryOptions {
   readonly storage?: SessionStorage;
   /** Configuration (§10.2); validated once at construction. */
   readonly config?: SessionQueryConfigInput;
+  /**
+   * The listed header of an id from a listing the host keeps current (the warm corpus view), or `undefined` when it
+   * does not list the id. `readSurface` takes it instead of listing the root (§10.4 step 2) when it lists the id; an id
+   * it does not list is decided by a fresh listing, as without it.
+   */
+  readonly keptListing?: (sessionId: SessionId) => Promise<SessionHeader | undefined>;
 }
 
 /** True when `error` is a `SessionQueryError`, and, when `code` is given, carries that code. */
@@ -91,12 +97,14 @@ export class SessionQuery {
   readonly config: SessionQueryConfig;
   readonly #registry: LiveRegistry;
   #storage: SessionStorage | undefined;
+  readonly #keptListing: SessionQueryOptions['keptListing'];
 
   /** Validates the configuration (throws `SESSION_QUERY_INVALID_CONFIG`) and binds the sources. */
   constructor(options: SessionQueryOptions) {
     this.config = resolveSessionQueryConfig(options.config);
     this.#registry = options.registry;
     this.#storage = options.storage;
+    this.#keptListing = options.keptListing;
   }
 
   /** The storage backend currently mounted, if any. */
@@ -154,6 +162,17 @@ export class SessionQuery {
     return [...records.values()].sort(compareRecords);
   }
 
+  /** The kept listing's header of `sessionId`, or `undefined` (none kept, not listed there, or it cannot answer). */
+  async #keptHeader(sessionId: SessionId): Promise<SessionHeader | undefined> {
+    if (this.#keptListing === undefined) return undefined;
+    try {
+      return await this.#keptListing(sessionId);
+    } catch {
+      // A kept listing that cannot answer (its root unreadable): the fresh listing decides and reports.
+      return undefined;
+    }
+  }
+
   /**
    * The current surface of one session (§10.4): the live log if the session is live, else the
    * persisted log after a listing and an inspection. Rejects with `SESSION_QUERY_SESSION_NOT_FOUND`,
@@ -165,7 +184,7 @@ export class SessionQuery {
     if (live !== undefined) return liveSurfaceSnapshot(live.header, live.events);
     const storage = this.#storage;
     if (storage === undefined) throw notFound(sessionId);
-    const listed = (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
+    const listed = (await this.#keptHeader(sessionId)) ?? (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
     signal?.throwIfAborted();
     if (listed === undefined) throw notFound(sessionId);
     const inspection = await inspectPersisted(storage, sessionId, signal, this.config.damagedLogErrors);

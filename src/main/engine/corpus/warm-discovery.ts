@@ -10,7 +10,8 @@
  * view cannot answer (the root cannot be read), the call runs the cold path instead, which fails as it always did.
  *
  * Exact reads never come here: `readSurface`, `prepare` and the engine's `readTitleSnapshots` read and validate
- * their artifact as before (`prepare` asks the view itself only whether a cited id is listed: `pool-source-renderer.ts`).
+ * their artifact as before (`prepare` and `readSurface` ask the view itself only whether an id is listed:
+ * `engine-discovery.ts`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SessionHeader, SessionId } from '../../../protocol/events.js';

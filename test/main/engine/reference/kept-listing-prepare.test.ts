@@ -1,9 +1,9 @@
 /**
- * A long-lived engine's citations and its warm corpus view (issue 27): whether a cited session is listed (§10.4 step 2)
- * is answered by the view, or — for an id the view does not list — by the lookup, so a citation no longer lists every
- * session of the root (0.6 s at 25,000 sessions). What it prepares must be what the exact path prepares (an engine
- * without a view, which lists per citation): for every fixture session, an id no artifact has, a session written
- * after the view was built and one removed after it.
+ * A long-lived engine's citations and surface reads and its warm corpus view (issue 27): whether a session is listed
+ * (§10.4 step 2) is answered by the view, or — for a citation of an id the view does not list — by the lookup, so a
+ * citation or a surface read no longer lists every session of the root (0.6 s at 25,000 sessions). What it prepares
+ * and reads must be what the exact path gives (an engine without a view, which lists per read): for every fixture
+ * session, an id no artifact has, a session written after the view was built and one removed after it.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import { JsonlSessionStore } from '../../../../src/main/engine/store/jsonl-store.js';
+import { asSessionId } from '../../../../src/protocol/events.js';
 import { ZSTD_ROOT, fixtureSessions } from '../../../support/fixtures.js';
 import { header, userEvent } from './reference-builders.js';
 
@@ -63,6 +64,21 @@ describe('a citation in an engine with a warm corpus view', () => {
       message: 'failed to read referenced session: session "no-such-session" not found',
     });
     expect(listings).toBe(0);
+  });
+
+  it('reads every fixture surface as the exact path does, without listing the root; an unknown id is decided by a listing', async () => {
+    await kept.listSessions();
+    listings = 0;
+    const surface = async (engine: LocalSessionEngine, id: string): Promise<string> =>
+      engine.readSurface(asSessionId(id)).then(
+        (snapshot) => JSON.stringify(snapshot),
+        (error: unknown) => JSON.stringify({ code: (error as { code?: unknown }).code, message: (error as Error).message }),
+      );
+    for (const { id } of fixtureSessions()) expect(await surface(kept, id), id).toBe(await surface(exact, id));
+    expect(listings).toBe(0);
+    const unknown = await surface(kept, 'no-such-session');
+    expect(JSON.parse(unknown)).toEqual({ code: 'SESSION_QUERY_SESSION_NOT_FOUND', message: 'session "no-such-session" not found' });
+    expect(unknown).toBe(await surface(exact, 'no-such-session'));
   });
 
   it('finds a session written after the view was built, at once, and not one removed after it', async () => {
