@@ -132,10 +132,33 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
       : (sessionId: SessionId, reason: unknown): void => {
           if (newTitleFailure(sessionId)) options.onTitleFailure?.(sessionId, reason);
         };
+  /**
+   * The view's headers of `ids` when it lists every one that is not live (an exact title read then needs no listing of
+   * the root, as `readSurface` needs none: `show` and the Web's conversation read both), else `undefined`.
+   */
+  const keptHeaders = async (ids: Iterable<SessionId>): Promise<SessionHeader[] | undefined> => {
+    if (view === undefined) return undefined;
+    let headerById: ReadonlyMap<string, SessionHeader>;
+    try {
+      headerById = (await view.current()).snapshot.headerById;
+    } catch {
+      return undefined; // the view cannot answer: the fresh listing decides and reports
+    }
+    const headers: SessionHeader[] = [];
+    for (const id of ids) {
+      const header = headerById.get(id);
+      if (header !== undefined) headers.push(header);
+      else if (registry.get(id) === undefined) return undefined;
+    }
+    return headers;
+  };
   const sessionQuery: ReferenceSessionQuery = {
     listSessions,
     readSurface: (id, signal) => query.readSurface(id, signal),
-    readTitleSnapshots: (ids, signal) => titles.readTitleSnapshots(ids, signal),
+    readTitleSnapshots: async (ids, signal) => {
+      const wanted = [...ids];
+      return titles.readTitleSnapshots(wanted, signal, await keptHeaders(wanted));
+    },
   };
   // Discovery reads the shared (undetached) warm records and titles; the service only reads them.
   const warmQuery: ReferenceSessionQuery =

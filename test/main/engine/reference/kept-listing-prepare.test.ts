@@ -66,7 +66,7 @@ describe('a citation in an engine with a warm corpus view', () => {
     expect(listings).toBe(0);
   });
 
-  it('reads every fixture surface as the exact path does, without listing the root; an unknown id is decided by a listing', async () => {
+  it('reads every fixture surface and title as the exact path does, without listing the root; an unknown id is decided by a listing', async () => {
     await kept.listSessions();
     listings = 0;
     const surface = async (engine: LocalSessionEngine, id: string): Promise<string> =>
@@ -74,8 +74,19 @@ describe('a citation in an engine with a warm corpus view', () => {
         (snapshot) => JSON.stringify(snapshot),
         (error: unknown) => JSON.stringify({ code: (error as { code?: unknown }).code, message: (error as Error).message }),
       );
-    for (const { id } of fixtureSessions()) expect(await surface(kept, id), id).toBe(await surface(exact, id));
+    // What `show` and the Web's conversation read: the surface and the session's title.
+    const title = async (engine: LocalSessionEngine, id: string): Promise<string> =>
+      JSON.stringify(await engine.readTitleSnapshots([asSessionId(id)]), (key, value: unknown) =>
+        key === 'reason' ? { code: (value as { code?: unknown }).code, message: (value as Error).message } : value,
+      );
+    for (const { id } of fixtureSessions()) {
+      expect(await surface(kept, id), id).toBe(await surface(exact, id));
+      expect(await title(kept, id), id).toBe(await title(exact, id));
+    }
     expect(listings).toBe(0);
+    // An id the view does not list is read against a fresh listing, as without the view.
+    expect(await title(kept, 'no-such-session')).toBe(await title(exact, 'no-such-session'));
+    listings = 0;
     const unknown = await surface(kept, 'no-such-session');
     expect(JSON.parse(unknown)).toEqual({ code: 'SESSION_QUERY_SESSION_NOT_FOUND', message: 'session "no-such-session" not found' });
     expect(unknown).toBe(await surface(exact, 'no-such-session'));
