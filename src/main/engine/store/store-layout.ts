@@ -112,32 +112,77 @@ export async function assertSingleEncoding(config: JsonlStoreConfig): Promise<vo
 export async function locateArtifact(config: JsonlStoreConfig, id: string, signal?: AbortSignal): Promise<string | undefined> {
   const segment = encodeSegment(id);
   assertComponentFits('session id', segment);
-  const found: string[] = [];
-  projects: for (const project of (await readDirectory(config.root)).filter((entry) => entry.isDirectory())) {
+  const projects = (await readDirectory(config.root)).filter((entry) => entry.isDirectory());
+  // Every project directory's `stat`s run a few dozen at a time (400 projects one after another were 70–145 ms of a
+  // citation); the outcomes are then taken in directory order, so the first failure in that order is the one thrown,
+  // exactly as a lookup one project at a time throws it.
+  const outcomes = await mapInOrder(projects, LOOKUPS_IN_FLIGHT, async (project): Promise<ProjectLookup> => {
     signal?.throwIfAborted();
-    const projectPath = join(config.root, project.name);
-    for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
-      // A flat name past the component limit cannot exist (and its stat would fail with ENAMETOOLONG).
-      if (Buffer.byteLength(flat, 'utf8') > MAX_COMPONENT_BYTES) continue;
-      const flatPath = join(projectPath, flat);
-      let flatFile: boolean;
-      try {
-        flatFile = await isFile(flatPath);
-      } catch (error) {
-        // A flat file's stat needs search permission on the project directory only, so a refusal here is the
-        // project directory's problem: skip it when tolerant.
-        if (config.listing === 'tolerant' && isAccessDenied(error)) continue projects;
-        throw error;
-      }
-      if (flatFile) throw flatLayoutError(flatPath);
+    try {
+      return await lookInProject(config, join(config.root, project.name), segment);
+    } catch (error) {
+      signal?.throwIfAborted();
+      return { kind: 'failed', error };
     }
-    const opposite = join(projectPath, segment, oppositeArtifactName(config.compression));
-    if (await pathExists(opposite)) throw encodingMismatchError(opposite, config.compression);
-    const artifact = join(projectPath, segment, artifactFileName(config.compression));
-    if (await pathExists(artifact)) found.push(artifact);
+  });
+  signal?.throwIfAborted();
+  const found: string[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.kind === 'failed') throw outcome.error;
+    if (outcome.kind === 'found') found.push(outcome.artifact);
   }
   if (found.length > 1) throw duplicateIdError(id);
   return found[0];
+}
+
+/** Project directories searched at once by {@link locateArtifact}. */
+const LOOKUPS_IN_FLIGHT = 32;
+
+/** What one project directory holds of an id. */
+type ProjectLookup =
+  | { readonly kind: 'found'; readonly artifact: string }
+  | { readonly kind: 'none' }
+  | { readonly kind: 'failed'; readonly error: unknown };
+
+/**
+ * §9.14 in one project directory: a flat file of the id or an opposite-encoding artifact throws, the artifact is
+ * found, or nothing is there. A tolerant lookup passes over a directory it may not search.
+ */
+async function lookInProject(config: JsonlStoreConfig, projectPath: string, segment: string): Promise<ProjectLookup> {
+  for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
+    // A flat name past the component limit cannot exist (and its stat would fail with ENAMETOOLONG).
+    if (Buffer.byteLength(flat, 'utf8') > MAX_COMPONENT_BYTES) continue;
+    const flatPath = join(projectPath, flat);
+    let flatFile: boolean;
+    try {
+      flatFile = await isFile(flatPath);
+    } catch (error) {
+      // A flat file's stat needs search permission on the project directory only, so a refusal here is the
+      // project directory's problem: skip it when tolerant.
+      if (config.listing === 'tolerant' && isAccessDenied(error)) return { kind: 'none' };
+      throw error;
+    }
+    if (flatFile) throw flatLayoutError(flatPath);
+  }
+  const opposite = join(projectPath, segment, oppositeArtifactName(config.compression));
+  if (await pathExists(opposite)) throw encodingMismatchError(opposite, config.compression);
+  const artifact = join(projectPath, segment, artifactFileName(config.compression));
+  return (await pathExists(artifact)) ? { kind: 'found', artifact } : { kind: 'none' };
+}
+
+/** `work` over `items`, at most `limit` at a time, the results in the items' order. */
+async function mapInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const at = next;
+      next += 1;
+      results[at] = await work(items[at] as T);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
 }
 
 /** True when `path` is a regular file (following links); missing is `false`, other failures are typed. */

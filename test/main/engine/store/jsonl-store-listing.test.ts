@@ -2,7 +2,7 @@
 // (§9.14) and the identity rule (§9.5), on temporary roots of both encodings. dsh's all-or-nothing failures are
 // pinned with `listing: 'strict'`; beside each one, the default tolerant listing skips only the damaged entry and
 // reports it as a problem, and lookups of other ids are unaffected.
-import { appendFile, mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { asSessionId } from '../../../../src/protocol/events.js';
@@ -427,6 +427,37 @@ describe.each(ENCODINGS)('tolerant listing matrix ($compression)', ({ compressio
         message: `corrupt session log "${unnameable}": header id cannot name a storage path`,
       },
     ]);
+  });
+});
+
+describe('lookup by id (§9.14) over many project directories', () => {
+  it('throws the failure of the first project directory in directory order, whatever the others hold, and finds a lone artifact', async () => {
+    // More project directories than the lookup searches at once, several of them failing for the id in different
+    // ways: a lookup one project at a time throws at the first in directory order, and so must the concurrent one.
+    const segment = 'wanted';
+    for (let index = 0; index < 90; index += 1) await mkdir(join(root, `project-${index}`), { recursive: true });
+    const failing = new Map<string, string>();
+    for (const index of [71, 23, 58, 4, 86]) {
+      const project = join(root, `project-${index}`);
+      if (index % 2 === 0) {
+        await writeFile(join(project, `${segment}.jsonl`), '');
+        failing.set(`project-${index}`, 'flat-file layout');
+      } else {
+        await mkdir(join(project, segment), { recursive: true });
+        await writeFile(join(project, segment, 'session.jsonl.zstd'), '');
+        failing.set(`project-${index}`, 'session.jsonl.zstd');
+      }
+    }
+    const order = (await readdir(root)).filter((name) => name.startsWith('project-'));
+    const first = order.find((name) => failing.has(name)) as string;
+    const store = await JsonlSessionStore.open({ root, compression: 'none' });
+    const error = (await store.locate(asSessionId(segment)).catch((caught: unknown) => caught)) as Error;
+    expect(error.message).toContain(join(root, first));
+    expect(error.message).toContain(failing.get(first));
+    // With the failures gone, the one artifact of another id is found, and an id nobody has is absent.
+    const path = await store.create(sessionHeader('lone', '/somewhere'));
+    expect(await store.locate(asSessionId('lone'))).toBe(path);
+    expect(await store.locate(asSessionId('nobody'))).toBeUndefined();
   });
 });
 
