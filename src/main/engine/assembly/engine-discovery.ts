@@ -66,6 +66,16 @@ function once<K>(): (key: K) => boolean {
   };
 }
 
+/** Whether the store's lookup (§9.14) finds no artifact of `id` (a lookup that fails decides nothing: `false`). */
+async function absentFromStore(store: JsonlSessionStore, id: SessionId, signal: AbortSignal | undefined): Promise<boolean> {
+  try {
+    return (await store.locate(id, signal)) === undefined;
+  } catch {
+    signal?.throwIfAborted();
+    return false;
+  }
+}
+
 /** Builds the engine's reading side. */
 export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscovery {
   const { options, corpus, runner, registry, store } = input;
@@ -133,11 +143,13 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
           if (newTitleFailure(sessionId)) options.onTitleFailure?.(sessionId, reason);
         };
   /**
-   * The view's headers of `ids` when it lists every one that is not live (an exact title read then needs no listing of
-   * the root, as `readSurface` needs none: `show` and the Web's conversation read both), else `undefined`.
+   * The view's headers of `ids` when it decides every one that is not live (an exact title read then needs no listing
+   * of the root, as `readSurface` needs none: `show` and the Web's conversation read both), else `undefined`. An id the
+   * view does not list is decided when the lookup (§9.14) finds no artifact of it: no tolerant listing lists it then
+   * (a session another host owns, labelled from the fleet).
    */
-  const keptHeaders = async (ids: Iterable<SessionId>): Promise<SessionHeader[] | undefined> => {
-    if (view === undefined) return undefined;
+  const keptHeaders = async (ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionHeader[] | undefined> => {
+    if (view === undefined || store === undefined) return undefined;
     let headerById: ReadonlyMap<string, SessionHeader>;
     try {
       headerById = (await view.current()).snapshot.headerById;
@@ -148,7 +160,7 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
     for (const id of ids) {
       const header = headerById.get(id);
       if (header !== undefined) headers.push(header);
-      else if (registry.get(id) === undefined) return undefined;
+      else if (registry.get(id) === undefined && !(await absentFromStore(store, id, signal))) return undefined;
     }
     return headers;
   };
@@ -157,7 +169,7 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
     readSurface: (id, signal) => query.readSurface(id, signal),
     readTitleSnapshots: async (ids, signal) => {
       const wanted = [...ids];
-      return titles.readTitleSnapshots(wanted, signal, await keptHeaders(wanted));
+      return titles.readTitleSnapshots(wanted, signal, await keptHeaders(wanted, signal));
     },
   };
   // Discovery reads the shared (undetached) warm records and titles; the service only reads them.
