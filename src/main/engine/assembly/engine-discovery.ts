@@ -89,6 +89,9 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
     ...(storage === undefined ? {} : { storage }),
     ...queryConfig,
     keptListing: (sessionId) => keptListing(sessionId),
+    // Only beside a kept listing (engines without one list per read, as dsh does).
+    unlisted: (sessionId, signal) =>
+      view === undefined || store === undefined ? Promise.resolve(false) : absentFromStore(store, sessionId, signal),
   });
   const titles =
     (options.titles ?? 'index') === 'index'

@@ -80,6 +80,11 @@ export interface SessionQueryOptions {
    * it does not list is decided by a fresh listing, as without it.
    */
   readonly keptListing?: (sessionId: SessionId) => Promise<SessionHeader | undefined>;
+  /**
+   * With a kept listing: whether no listing can list the id (the lookup, §9.14, finds no artifact of it), so that
+   * `readSurface` of an id the kept listing does not list answers "not found" without a listing. `false` decides nothing.
+   */
+  readonly unlisted?: (sessionId: SessionId, signal?: AbortSignal) => Promise<boolean>;
 }
 
 /** True when `error` is a `SessionQueryError`, and, when `code` is given, carries that code. */
@@ -98,6 +103,7 @@ export class SessionQuery {
   readonly #registry: LiveRegistry;
   #storage: SessionStorage | undefined;
   readonly #keptListing: SessionQueryOptions['keptListing'];
+  readonly #unlisted: SessionQueryOptions['unlisted'];
 
   /** Validates the configuration (throws `SESSION_QUERY_INVALID_CONFIG`) and binds the sources. */
   constructor(options: SessionQueryOptions) {
@@ -105,6 +111,7 @@ export class SessionQuery {
     this.#registry = options.registry;
     this.#storage = options.storage;
     this.#keptListing = options.keptListing;
+    this.#unlisted = options.unlisted;
   }
 
   /** The storage backend currently mounted, if any. */
@@ -184,7 +191,12 @@ export class SessionQuery {
     if (live !== undefined) return liveSurfaceSnapshot(live.header, live.events);
     const storage = this.#storage;
     if (storage === undefined) throw notFound(sessionId);
-    const listed = (await this.#keptHeader(sessionId)) ?? (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
+    const kept = await this.#keptHeader(sessionId);
+    if (kept === undefined && this.#unlisted !== undefined && (await this.#unlisted(sessionId, signal))) {
+      signal?.throwIfAborted();
+      throw notFound(sessionId);
+    }
+    const listed = kept ?? (await listPersisted(storage, signal)).find((header) => header.id === sessionId);
     signal?.throwIfAborted();
     if (listed === undefined) throw notFound(sessionId);
     const inspection = await inspectPersisted(storage, sessionId, signal, this.config.damagedLogErrors);
