@@ -10,7 +10,7 @@ import { CorpusView } from '../corpus/corpus-view.js';
 import type { CorpusViewConfig } from '../corpus/corpus-view-config.js';
 import type { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
-import { SessionQuery } from '../corpus/session-query.js';
+import { type KeptVerdict, SessionQuery } from '../corpus/session-query.js';
 import type { SessionListReport, SessionRecord } from '../corpus/session-query.js';
 import { WarmDiscovery } from '../corpus/warm-discovery.js';
 import { PoolTitleSnapshots } from '../pool/pool-title-snapshots.js';
@@ -84,15 +84,14 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
   // Whether an id is listed, from the warm view (created below) when there is one.
   const keptListing = async (sessionId: string): Promise<SessionHeader | undefined> =>
     view === undefined ? undefined : (await view.current()).snapshot.headerById.get(sessionId);
-  const query = new SessionQuery({
-    registry,
-    ...(storage === undefined ? {} : { storage }),
-    ...queryConfig,
-    keptListing: (sessionId) => keptListing(sessionId),
-    // Only beside a kept listing (engines without one list per read, as dsh does).
-    unlisted: (sessionId, signal) =>
-      view === undefined || store === undefined ? Promise.resolve(false) : absentFromStore(store, sessionId, signal),
-  });
+  /** The view's header of an id, else `'unlisted'` when the lookup finds no artifact of it; only beside a view. */
+  const keptVerdict = async (sessionId: SessionId, signal?: AbortSignal): Promise<KeptVerdict> => {
+    if (view === undefined || store === undefined) return undefined; // no view: every read lists, as dsh does
+    const header = await keptListing(sessionId);
+    if (header !== undefined) return header;
+    return (await absentFromStore(store, sessionId, signal)) ? 'unlisted' : undefined;
+  };
+  const query = new SessionQuery({ registry, ...(storage === undefined ? {} : { storage }), ...queryConfig, keptListing: keptVerdict });
   const titles =
     (options.titles ?? 'index') === 'index'
       ? new SessionQuery({ registry, ...(store === undefined ? {} : { storage: store }), ...queryConfig })
@@ -163,6 +162,7 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
     for (const id of ids) {
       const header = headerById.get(id);
       if (header !== undefined) headers.push(header);
+      // Live ids are answered live; any other must be decided by the lookup (as `keptVerdict` decides it).
       else if (registry.get(id) === undefined && !(await absentFromStore(store, id, signal))) return undefined;
     }
     return headers;

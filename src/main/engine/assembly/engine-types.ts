@@ -56,8 +56,8 @@ export interface SessionEngineOptions {
    * file-system notifications and a `stat` sweep; `revalidateMs` (default 30,000) bounds how stale an answer can be
    * when a notification is lost. `{ watch: false }` lists and observes from the file system on every call (the
    * one-shot CLI commands). Exact reads (`readSurface`, `prepare`, `readTitleSnapshots`) always read their artifact;
-   * `prepare` and `readSurface` take from the view whether an id is listed (README "Warm discovery in a long-lived
-   * engine").
+   * `prepare`, `readSurface` and `readTitleSnapshots` take from the view whether an id is listed (README "Warm
+   * discovery in a long-lived engine").
    * The view needs a tolerant listing and `titles: 'index'`; otherwise discovery is cold as before.
    */
   readonly corpus?: CorpusViewConfigInput;

@@ -75,17 +75,15 @@ export interface SessionQueryOptions {
   /** Configuration (§10.2); validated once at construction. */
   readonly config?: SessionQueryConfigInput;
   /**
-   * The listed header of an id from a listing the host keeps current (the warm corpus view), or `undefined` when it
-   * does not list the id. `readSurface` takes it instead of listing the root (§10.4 step 2) when it lists the id; an id
-   * it does not list is decided by a fresh listing, as without it.
+   * Whether an id is listed, from a listing the host keeps current (the warm corpus view): its header; `'unlisted'` when
+   * no listing can list it (the lookup, §9.14, finds no artifact of it); `undefined` when undecided. `readSurface`
+   * takes a decided answer instead of listing the root (§10.4 step 2), and lists for an undecided one.
    */
-  readonly keptListing?: (sessionId: SessionId) => Promise<SessionHeader | undefined>;
-  /**
-   * With a kept listing: whether no listing can list the id (the lookup, §9.14, finds no artifact of it), so that
-   * `readSurface` of an id the kept listing does not list answers "not found" without a listing. `false` decides nothing.
-   */
-  readonly unlisted?: (sessionId: SessionId, signal?: AbortSignal) => Promise<boolean>;
+  readonly keptListing?: (sessionId: SessionId, signal?: AbortSignal) => Promise<KeptVerdict>;
 }
+
+/** What a kept listing says of one id (see {@link SessionQueryOptions.keptListing}). */
+export type KeptVerdict = SessionHeader | 'unlisted' | undefined;
 
 /** True when `error` is a `SessionQueryError`, and, when `code` is given, carries that code. */
 export function isSessionQueryError(error: unknown, code?: SessionQueryErrorCode): error is SessionQueryError {
@@ -103,7 +101,6 @@ export class SessionQuery {
   readonly #registry: LiveRegistry;
   #storage: SessionStorage | undefined;
   readonly #keptListing: SessionQueryOptions['keptListing'];
-  readonly #unlisted: SessionQueryOptions['unlisted'];
 
   /** Validates the configuration (throws `SESSION_QUERY_INVALID_CONFIG`) and binds the sources. */
   constructor(options: SessionQueryOptions) {
@@ -111,7 +108,6 @@ export class SessionQuery {
     this.#registry = options.registry;
     this.#storage = options.storage;
     this.#keptListing = options.keptListing;
-    this.#unlisted = options.unlisted;
   }
 
   /** The storage backend currently mounted, if any. */
@@ -169,13 +165,13 @@ export class SessionQuery {
     return [...records.values()].sort(compareRecords);
   }
 
-  /** The kept listing's header of `sessionId`, or `undefined` (none kept, not listed there, or it cannot answer). */
-  async #keptHeader(sessionId: SessionId): Promise<SessionHeader | undefined> {
-    if (this.#keptListing === undefined) return undefined;
+  /** The kept listing's verdict on `sessionId`, `undefined` when it cannot answer. */
+  async #kept(sessionId: SessionId, signal: AbortSignal | undefined): Promise<KeptVerdict> {
     try {
-      return await this.#keptListing(sessionId);
+      return await (this.#keptListing as NonNullable<SessionQueryOptions['keptListing']>)(sessionId, signal);
     } catch {
       // A kept listing that cannot answer (its root unreadable): the fresh listing decides and reports.
+      signal?.throwIfAborted();
       return undefined;
     }
   }
@@ -191,8 +187,9 @@ export class SessionQuery {
     if (live !== undefined) return liveSurfaceSnapshot(live.header, live.events);
     const storage = this.#storage;
     if (storage === undefined) throw notFound(sessionId);
-    const kept = await this.#keptHeader(sessionId);
-    if (kept === undefined && this.#unlisted !== undefined && (await this.#unlisted(sessionId, signal))) {
+    // No extra turn without a kept listing: the storage calls are where an abort is observed (§10.1).
+    const kept = this.#keptListing === undefined ? undefined : await this.#kept(sessionId, signal);
+    if (kept === 'unlisted') {
       signal?.throwIfAborted();
       throw notFound(sessionId);
     }

@@ -151,7 +151,7 @@ export class PoolSourceRenderer implements ReferenceSourceRenderer {
     if (live !== undefined) return this.#renderLive(live, label, maxBytes, signal);
     const storage = this.#storage;
     if (storage === undefined) throw sessionNotFound(sessionId);
-    // The capture starts with the listing: both are I/O, and the observation is fixed as early as possible.
+    // The capture (lookup and `stat`) starts before the listed check, so the observation is fixed as early as possible.
     const capture = this.#captures.run(sessionId, (shared) => captureArtifact(storage, sessionId, shared), signal);
     const listed = await this.#listedHeader(storage, sessionId, capture, signal);
     signal.throwIfAborted();

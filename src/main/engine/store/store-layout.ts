@@ -12,6 +12,7 @@ import type { Compression } from '../../../protocol/storage-paths.js';
 import { assertComponentFits, MAX_COMPONENT_BYTES } from '../../../io/artifact-path.js';
 import { storeIoError, systemErrorCode } from '../../../io/regular-file.js';
 import type { JsonlStoreConfig } from './store-config.js';
+import { settleInOrder } from './ordered-settle.js';
 import { isMissingFile } from '../../../io/regular-file.js';
 import { duplicateIdError, encodingMismatchError, flatLayoutError, oppositeSuffix } from '../../../protocol/layout-errors.js';
 
@@ -114,22 +115,19 @@ export async function locateArtifact(config: JsonlStoreConfig, id: string, signa
   assertComponentFits('session id', segment);
   const projects = (await readDirectory(config.root)).filter((entry) => entry.isDirectory());
   // Every project directory's `stat`s run a few dozen at a time (400 projects one after another were 70–145 ms of a
-  // citation); the outcomes are then taken in directory order, so the first failure in that order is the one thrown,
+  // citation); the outcomes are taken in directory order, so the first failure in that order is the one thrown,
   // exactly as a lookup one project at a time throws it.
-  const outcomes = await mapInOrder(projects, LOOKUPS_IN_FLIGHT, async (project): Promise<ProjectLookup> => {
+  const outcomes = await settleInOrder(projects, LOOKUPS_IN_FLIGHT, (project) => {
     signal?.throwIfAborted();
-    try {
-      return await lookInProject(config, join(config.root, project.name), segment);
-    } catch (error) {
-      signal?.throwIfAborted();
-      return { kind: 'failed', error };
-    }
+    return lookInProject(config, join(config.root, project.name), segment);
   });
   signal?.throwIfAborted();
   const found: string[] = [];
   for (const outcome of outcomes) {
-    if (outcome.kind === 'failed') throw outcome.error;
-    if (outcome.kind === 'found') found.push(outcome.artifact);
+    // Unreachable: settleInOrder leaves gaps only after the first failure, which is thrown before them.
+    if (outcome === undefined) throw new Error('lookup outcome missing before the first failure');
+    if (outcome.status === 'rejected') throw outcome.reason;
+    if (outcome.value !== undefined) found.push(outcome.value);
   }
   if (found.length > 1) throw duplicateIdError(id);
   return found[0];
@@ -138,17 +136,11 @@ export async function locateArtifact(config: JsonlStoreConfig, id: string, signa
 /** Project directories searched at once by {@link locateArtifact}. */
 const LOOKUPS_IN_FLIGHT = 32;
 
-/** What one project directory holds of an id. */
-type ProjectLookup =
-  | { readonly kind: 'found'; readonly artifact: string }
-  | { readonly kind: 'none' }
-  | { readonly kind: 'failed'; readonly error: unknown };
-
 /**
- * §9.14 in one project directory: a flat file of the id or an opposite-encoding artifact throws, the artifact is
- * found, or nothing is there. A tolerant lookup passes over a directory it may not search.
+ * §9.14 in one project directory: the id's artifact there, or `undefined`; a flat file of the id or an
+ * opposite-encoding artifact throws. A tolerant lookup passes over a directory it may not search.
  */
-async function lookInProject(config: JsonlStoreConfig, projectPath: string, segment: string): Promise<ProjectLookup> {
+async function lookInProject(config: JsonlStoreConfig, projectPath: string, segment: string): Promise<string | undefined> {
   for (const flat of [`${segment}.jsonl`, `${segment}.jsonl.zstd`]) {
     // A flat name past the component limit cannot exist (and its stat would fail with ENAMETOOLONG).
     if (Buffer.byteLength(flat, 'utf8') > MAX_COMPONENT_BYTES) continue;
@@ -159,7 +151,7 @@ async function lookInProject(config: JsonlStoreConfig, projectPath: string, segm
     } catch (error) {
       // A flat file's stat needs search permission on the project directory only, so a refusal here is the
       // project directory's problem: skip it when tolerant.
-      if (config.listing === 'tolerant' && isAccessDenied(error)) return { kind: 'none' };
+      if (config.listing === 'tolerant' && isAccessDenied(error)) return undefined;
       throw error;
     }
     if (flatFile) throw flatLayoutError(flatPath);
@@ -167,22 +159,7 @@ async function lookInProject(config: JsonlStoreConfig, projectPath: string, segm
   const opposite = join(projectPath, segment, oppositeArtifactName(config.compression));
   if (await pathExists(opposite)) throw encodingMismatchError(opposite, config.compression);
   const artifact = join(projectPath, segment, artifactFileName(config.compression));
-  return (await pathExists(artifact)) ? { kind: 'found', artifact } : { kind: 'none' };
-}
-
-/** `work` over `items`, at most `limit` at a time, the results in the items' order. */
-async function mapInOrder<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const at = next;
-      next += 1;
-      results[at] = await work(items[at] as T);
-    }
-  });
-  await Promise.all(lanes);
-  return results;
+  return (await pathExists(artifact)) ? artifact : undefined;
 }
 
 /** True when `path` is a regular file (following links); missing is `false`, other failures are typed. */
