@@ -33,9 +33,9 @@ type Data = Readonly<Record<string, unknown>>;
  *
  * Event data is read with plain property access, as dsh does: `null` data on a `turn/start`, `step/start` or
  * `tool/call` (possible in a stored log) throws the native `TypeError`, which is a validation failure of the
- * inspection.
+ * inspection. `freeze` false: the closers are not frozen (a caller that only wants to know whether the reads throw).
  */
-export function interruptedTurnClosers(events: readonly SessionEvent[]): SessionEvent[] {
+export function interruptedTurnClosers(events: readonly SessionEvent[], freeze = true): SessionEvent[] {
   let openTurn: unknown = null;
   let openStep: unknown = null;
   const pending = new Map<unknown, PendingCall>();
@@ -123,7 +123,7 @@ export function interruptedTurnClosers(events: readonly SessionEvent[]): Session
     if (closer.type === 'tool/result') {
       checkMessageShape('tool/result', closer.data, `session event at seq ${closer.seq}`);
     }
-    deepFreeze(closer);
+    if (freeze) deepFreeze(closer);
   }
   return closers;
 }

@@ -89,8 +89,9 @@ export class CloserTracker {
     if (this.#error !== null) return;
     if (READING_TYPES.has(event.type)) {
       try {
-        // A one-event scan performs exactly this event's reads, so it throws exactly the full scan's error.
-        interruptedTurnClosers([event]);
+        // A one-event scan performs exactly this event's reads, so it throws exactly the full scan's error. Its
+        // closers are dropped at once: not frozen.
+        interruptedTurnClosers([event], false);
       } catch (error) {
         this.#error = serializeError(error);
         return;

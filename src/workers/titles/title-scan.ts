@@ -21,6 +21,7 @@ import { TitleValidator, type TitleValidatorCheckpoint } from './title-validator
 import { assertNever } from '../../protocol/assert-never.js';
 import { concatBytes } from '../../protocol/concat-bytes.js';
 import { ownBytes } from '../../protocol/own-bytes.js';
+import { isMainThread } from 'node:worker_threads';
 
 const LF = 0x0a;
 
@@ -70,6 +71,7 @@ export interface TitleScanInput {
   /**
    * Called with every stored event the validator adopted (stage S3), in seq order, committed and provisional
    * alike (the source cache projects them; events before `checkpoint.validator.eventCount` are the committed ones).
+   * Their messages are deep-frozen on the main thread only: in a worker what an observer keeps leaves as a clone.
    */
   readonly observe?: (event: SessionEvent) => void;
 }
@@ -225,12 +227,20 @@ function finished(start: ScanStart, checkpoint: TitleScanCheckpoint): TitleScanR
   return outcome.kind === 'valid' ? { outcome, checkpoint, balancedEvents: start.validator.eventCount } : { outcome, checkpoint };
 }
 
-function resumeFrom(checkpoint: TitleScanCheckpoint, path: string): ScanStart {
+/**
+ * Whether the validator freezes adopted messages: only when an observer on the main thread may keep them. Without an
+ * observer no event outlives the scan; a worker's observers send what they keep as clones.
+ */
+function freezesEvents(input: TitleScanInput): boolean {
+  return input.observe !== undefined && isMainThread;
+}
+
+function resumeFrom(checkpoint: TitleScanCheckpoint, input: TitleScanInput): ScanStart {
   return {
     headerLine: checkpoint.headerLine,
     headerLength: checkpoint.headerLength,
-    scanner: JsonlScanner.resume({ ...checkpoint.scanner, issue: null }, path),
-    validator: TitleValidator.restore(checkpoint.validator, path),
+    scanner: JsonlScanner.resume({ ...checkpoint.scanner, issue: null }, input.path),
+    validator: TitleValidator.restore(checkpoint.validator, input.path, freezesEvents(input)),
   };
 }
 
@@ -254,11 +264,11 @@ function scanRaw(input: TitleScanInput): TitleScanResult {
       headerLine: ownBytes(bytes, 0, headerLength),
       headerLength,
       scanner: new JsonlScanner(headerLength, input.path),
-      validator: TitleValidator.start(headerRecord, input.path),
+      validator: TitleValidator.start(headerRecord, input.path, freezesEvents(input)),
     };
     body = bytes.subarray(headerLength);
   } else {
-    start = resumeFrom(input.checkpoint, input.path);
+    start = resumeFrom(input.checkpoint, input);
     body = input.bytes;
   }
   const feeder = new LineFeeder(start.scanner, start.validator, new Poller(input.poll), input.observe);
@@ -325,7 +335,7 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
       headerLine,
       headerLength: headerFrame.end,
       scanner: new JsonlScanner(headerLine.length, input.path),
-      validator: TitleValidator.start(headerRecord, input.path),
+      validator: TitleValidator.start(headerRecord, input.path, freezesEvents(input)),
     };
     frames = scan.frames.slice(1);
     torn = scan.torn;
@@ -340,7 +350,7 @@ function scanZstd(input: TitleScanInput): TitleScanResult {
     } catch (error) {
       return { outcome: readFailed(absoluteFrameError(buffer, base, error)), checkpoint: input.checkpoint };
     }
-    start = resumeFrom(input.checkpoint, input.path);
+    start = resumeFrom(input.checkpoint, input);
     frames = scan.frames;
     torn = scan.torn;
   }

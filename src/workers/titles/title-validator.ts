@@ -92,7 +92,11 @@ export class TitleValidator {
   readonly #sessionId: string;
   readonly #path: string;
   #eventCount: number;
-  #lastTime: EncodedValue;
+  /** The last event's `time` as read, and its encoding once something asked for it (a checkpoint, the closers). */
+  #lastTimeValue: unknown;
+  #lastTimeText: EncodedValue | null;
+  /** Whether adopted messages are frozen (only when an observer on this thread may keep them). */
+  readonly #freeze: boolean;
   #lastTitleLine: Uint8Array | null;
   readonly #s1Error: SerializedError | null;
   readonly #legacy: LegacyTracker;
@@ -104,11 +108,13 @@ export class TitleValidator {
   #s6Error: SerializedError | null;
   readonly #surface: ResumableSurfaceFold;
 
-  private constructor(checkpoint: TitleValidatorCheckpoint, path: string) {
+  private constructor(checkpoint: TitleValidatorCheckpoint, path: string, freeze: boolean) {
     this.#sessionId = unquoteText(checkpoint.sessionId);
     this.#path = path;
+    this.#freeze = freeze;
     this.#eventCount = checkpoint.eventCount;
-    this.#lastTime = checkpoint.lastTime;
+    this.#lastTimeValue = undefined;
+    this.#lastTimeText = checkpoint.lastTime;
     this.#lastTitleLine = checkpoint.lastTitleLine;
     this.#s1Error = checkpoint.s1Error;
     this.#legacy = LegacyTracker.restore(checkpoint.legacy);
@@ -127,8 +133,10 @@ export class TitleValidator {
    * checks the requested id against the header's (stage R4) before using the result.
    *
    * @param path the artifact path, for the ` (raw log: <path>)` suffix of format refusals.
+   * @param freeze whether adopted messages are deep-frozen (as a full inspection's are); false when no adopted event
+   *   outlives the scan on this thread (the title index reads titles only; a worker's events leave it as clones).
    */
-  static start(headerRecord: Record<string, unknown>, path: string): TitleValidator {
+  static start(headerRecord: Record<string, unknown>, path: string, freeze = true): TitleValidator {
     const sessionId = headerRecord['id'] as string;
     const version = headerRecord['version'];
     const s1Error = version === 0 ? null : serializeError(formatVersionRefusal(headerRecord['id'], version as number, path));
@@ -155,12 +163,19 @@ export class TitleValidator {
         surface: ResumableSurfaceFold.empty().checkpoint(),
       },
       path,
+      freeze,
     );
   }
 
-  /** A validator continuing from `checkpoint` (copied, never aliased) for the artifact at `path`. */
-  static restore(checkpoint: TitleValidatorCheckpoint, path: string): TitleValidator {
-    return new TitleValidator(checkpoint, path);
+  /** A validator continuing from `checkpoint` (copied, never aliased) for the artifact at `path`; `freeze` as for `start`. */
+  static restore(checkpoint: TitleValidatorCheckpoint, path: string, freeze = true): TitleValidator {
+    return new TitleValidator(checkpoint, path, freeze);
+  }
+
+  /** The last event's `time`, encoded (once per value: most events never need it). */
+  #lastTime(): EncodedValue {
+    this.#lastTimeText ??= encodeValue(this.#lastTimeValue);
+    return this.#lastTimeText;
   }
 
   /** Stored events seen so far. */
@@ -173,7 +188,7 @@ export class TitleValidator {
     return {
       sessionId: quoteText(this.#sessionId),
       eventCount: this.#eventCount,
-      lastTime: this.#lastTime,
+      lastTime: this.#lastTime(),
       lastTitleLine: this.#lastTitleLine,
       s1Error: this.#s1Error,
       legacy: this.#legacy.checkpoint(),
@@ -199,7 +214,8 @@ export class TitleValidator {
     const stored = event as Readonly<Record<string, unknown>>;
     const seq = this.#eventCount;
     this.#eventCount += 1;
-    this.#lastTime = encodeValue(stored['time']);
+    this.#lastTimeValue = stored['time'];
+    this.#lastTimeText = null;
     if (stored['type'] === 'session/title') {
       // A title event is always one whole line (rows only expand into chunks); keep it without its LF.
       this.#lastTitleLine = ownBytes(line, 0, line.length > 0 && line[line.length - 1] === LF ? line.length - 1 : line.length);
@@ -250,7 +266,7 @@ export class TitleValidator {
     if (this.#closers.error !== null) return fail(rebuildError(this.#closers.error));
     let closers: SessionEvent[];
     try {
-      closers = this.#closers.closers(this.#eventCount - 1, this.#lastTime);
+      closers = this.#closers.closers(this.#eventCount - 1, this.#lastTime());
     } catch (error) {
       return fail(error);
     }
@@ -280,7 +296,7 @@ export class TitleValidator {
       if (id !== undefined) log.push({ type: 'sessionctx/remembered-message-id', seq: start, data: { message: { id } } });
     }
     log.push(stored);
-    const migrated = migrateAndAdopt(log, this.#sessionId);
+    const migrated = migrateAndAdopt(log, this.#sessionId, this.#freeze);
     return migrated[migrated.length - 1] as SessionEvent;
   }
 
