@@ -83,6 +83,8 @@ describe('the tool-result digest', () => {
       },
     };
     const digest = toolResultDigest(data);
+    const text = '{"message":{"content":[{"callId":"c1","content":null,"type":"tool-result"}],"id":"m1","role":"tool"},"step":2,"turn":1}';
+    expect(digest).toBe(createHash('sha256').update(text, 'utf8').digest('base64'));
     // The same payload with different result text has the same digest (the rule compares everything but content).
     const other = structuredClone(data);
     (other.message.content[0] as { content: unknown }).content = [{ type: 'text', text: 'something else' }];
