@@ -32,6 +32,13 @@ export const SEARCH_DATABASE_FILE = 'index.sqlite';
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1');
 
 /**
+ * FTS5's `automerge`: segments of one level merged once this many exist (FTS5's default is 4). A build commits one
+ * segment per batch; merging them in eights instead of fours wrote 10–15 % less during a 60,000-document build (a
+ * probe), and a query reads a handful of segments more, which cost nothing measurable (10 segments against 1).
+ */
+const FTS_AUTOMERGE = 8;
+
+/**
  * The schema. `docs` holds each document's metadata, `docs_fts` its text (same rowid) under `unicode61` with
  * diacritics removed, and `docs_cjk` the text of documents with CJK characters again under `trigram` (substring
  * matching for scripts without spaces between words).
@@ -64,6 +71,8 @@ CREATE TABLE docs (
 CREATE INDEX docs_by_session ON docs (session, seq);
 CREATE VIRTUAL TABLE docs_fts USING fts5(body, tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE docs_cjk USING fts5(body, tokenize = 'trigram remove_diacritics 1');
+INSERT INTO docs_fts (docs_fts, rank) VALUES ('automerge', ${FTS_AUTOMERGE});
+INSERT INTO docs_cjk (docs_cjk, rank) VALUES ('automerge', ${FTS_AUTOMERGE});
 `;
 
 /**
