@@ -17,7 +17,7 @@ import type { SourceServedReport } from '../src/main/engine/pool/pool-source-ren
 import { formatSessionReferenceMention } from '../src/protocol/uri/mention-formatter.js';
 import { decodeArtifact } from '../src/workers/decode/decode-artifact.js';
 import { initZstd } from '../src/workers/decode/zstd-codec.js';
-import { markdownTable, measureSlow, type MeasuredRow } from './support/measure.js';
+import { markdownTable, measureInterleaved, measureSlow, type MeasuredRow } from './support/measure.js';
 import { artifactBytes, artifactPathOf, eventBytes, longSession, type LongSession } from './support/long-session.js';
 
 const TARGET = { id: 'bench-target', session: { header: { cwd: '/bench/target' } } };
@@ -101,28 +101,26 @@ export async function runP1w(): Promise<string> {
         throw new Error('cached answer differs from cold');
       await floor(paths);
 
-      p1r.push(await measureSlow('floor: read + decode + parse, 1 thread', () => floor(paths), 7));
-      const coldRow = await measureSlow('cold prepare(), 2 workers, cache off', () => prepare(cold, all), 7);
-      p1r.push(coldRow);
-      // With the cache on, a miss reads uncached and builds the entry in the background afterwards; the build is
-      // drained and the memory emptied outside the timed region, so each timed call is a miss.
-      const missTimes: number[] = [];
-      for (let run = 0; run < 7; run += 1) {
-        await scanCold.sourceCache?.flush();
-        scanCold.sourceCache?.clearMemory();
-        const start = performance.now();
-        await prepare(scanCold, all);
-        missTimes.push(performance.now() - start);
-      }
+      // Interleaved (one run of each per round): the ratios hold on a machine whose speed drifts during the run. With
+      // the cache on, each timed call is a miss: the entry writes are drained and the memory emptied before it, untimed.
+      const [floorRow, coldRow, missRow] = await measureInterleaved(
+        [
+          { name: 'floor: read + decode + parse, 1 thread', run: () => floor(paths) },
+          { name: 'cold prepare(), 2 workers, cache off', run: () => prepare(cold, all) },
+          {
+            name: 'cold prepare(), 2 workers, cache on and empty (miss)',
+            run: () => prepare(scanCold, all),
+            before: async () => {
+              await scanCold.sourceCache?.flush();
+              scanCold.sourceCache?.clearMemory();
+            },
+          },
+        ],
+        9,
+      );
+      if (floorRow === undefined || coldRow === undefined || missRow === undefined) throw new Error('a contender was not measured');
+      p1r.push(floorRow, coldRow, missRow);
       await scanCold.sourceCache?.flush();
-      missTimes.sort((a, b) => a - b);
-      p1r.push({
-        name: 'cold prepare(), 2 workers, cache on and empty (miss)',
-        medianMs: missTimes[3] as number,
-        minMs: missTimes[0] as number,
-        maxMs: missTimes[6] as number,
-        samples: 7,
-      });
       // Issue 27: the preparation issued right after a miss, before its entry files are written (nothing drained).
       const nextTimes: number[] = [];
       for (let run = 0; run < 7; run += 1) {

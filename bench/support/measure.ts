@@ -55,12 +55,41 @@ export async function measureSlow(name: string, fn: () => unknown, runs: number)
     await fn();
     times.push(performance.now() - start);
   }
+  return rowOf(name, times);
+}
+
+/** The row of `times` (milliseconds, any order). */
+function rowOf(name: string, times: number[]): MeasuredRow {
   times.sort((a, b) => a - b);
   const median =
     times.length % 2 === 1
       ? (times[(times.length - 1) / 2] as number)
       : ((times[times.length / 2 - 1] as number) + (times[times.length / 2] as number)) / 2;
   return { name, medianMs: median, minMs: times[0] as number, maxMs: times[times.length - 1] as number, samples: times.length };
+}
+
+/** One contender of {@link measureInterleaved}: its timed call, and untimed work before each (emptying a cache). */
+export interface InterleavedContender {
+  readonly name: string;
+  readonly run: () => unknown;
+  readonly before?: () => unknown;
+}
+
+/**
+ * Times each contender once per round, round after round, so that a machine whose speed drifts during the run (a
+ * shared host) slows every contender alike and their ratios hold.
+ */
+export async function measureInterleaved(contenders: readonly InterleavedContender[], rounds: number): Promise<MeasuredRow[]> {
+  const times = contenders.map(() => [] as number[]);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, contender] of contenders.entries()) {
+      await contender.before?.();
+      const start = performance.now();
+      await contender.run();
+      times[index]?.push(performance.now() - start);
+    }
+  }
+  return contenders.map((contender, index) => rowOf(contender.name, times[index] ?? []));
 }
 
 /** A markdown table of rows, each with its ratio to `baseline`. */
