@@ -6,7 +6,7 @@
  */
 import type { SessionHeader, SessionId } from '../../../protocol/events.js';
 import type { ListingProblem } from '../../../protocol/listing-problem.js';
-import { CorpusView } from '../corpus/corpus-view.js';
+import { CorpusView, type CorpusSnapshot } from '../corpus/corpus-view.js';
 import type { CorpusViewConfig } from '../corpus/corpus-view-config.js';
 import type { InMemoryLiveRegistry } from '../corpus/live-registry.js';
 import { ReportingSessionQuery } from '../corpus/reporting-session-query.js';
@@ -152,12 +152,13 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
    */
   const keptHeaders = async (ids: Iterable<SessionId>, signal?: AbortSignal): Promise<SessionHeader[] | undefined> => {
     if (view === undefined || store === undefined) return undefined;
-    let headerById: ReadonlyMap<string, SessionHeader>;
+    let snapshot: CorpusSnapshot;
     try {
-      headerById = (await view.current()).snapshot.headerById;
+      snapshot = (await view.current()).snapshot;
     } catch {
       return undefined; // the view cannot answer: the fresh listing decides and reports
     }
+    const { headerById } = snapshot;
     const headers: SessionHeader[] = [];
     for (const id of ids) {
       const header = headerById.get(id);
@@ -165,6 +166,8 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
       // Live ids are answered live; any other must be decided by the lookup (as `keptVerdict` decides it).
       else if (registry.get(id) === undefined && !(await absentFromStore(store, id, signal))) return undefined;
     }
+    // Where the view found each one (what the lookup would find): no lookup by id per title.
+    store.vouchForListing(headers, (id) => CorpusView.listedPath(snapshot, id, view.artifactName));
     return headers;
   };
   const sessionQuery: ReferenceSessionQuery = {

@@ -110,6 +110,11 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly writers = new Map<string, { readonly writer: SessionWriter; readonly owner: LockOwner }>();
   private readonly titleIndex: TitleIndex | undefined;
   private listedSegments: ListedSegments | undefined;
+  /**
+   * Where a listing this store did not make (the warm corpus view's) found each id, by the header array a caller hands
+   * `inspectTitle`: what `locateArtifact` would find, or `undefined` when unsure (see {@link vouchForListing}).
+   */
+  private readonly vouchedPaths = new WeakMap<readonly SessionHeader[], (id: SessionId) => string | undefined>();
   /** The artifact revisions each returned listing saw, for the title lookups of the same query call. */
   private readonly listingRevisions = new WeakMap<readonly SessionHeader[], ReadonlyMap<string, FileRevision>>();
   /** Listed headers by revision; kept with the title index (with it disabled every listing reads every header, as dsh). */
@@ -355,12 +360,23 @@ export class JsonlSessionStore implements SessionStorage {
     signal?.throwIfAborted();
     const index = this.titleIndex;
     if (index === undefined) return this.inspect(id, signal);
-    // R1 (§9.15): the artifact the last listing found, else a lookup by id.
-    const path = this.listedArtifactPath(id) ?? (await locateArtifact(this.config, id, signal));
+    // R1 (§9.15): the artifact the caller's listing or this store's last listing found, else a lookup by id — one per
+    // id would cost a `stat` in every project directory for each title of a listing.
+    const vouched = listing === undefined ? undefined : this.vouchedPaths.get(listing)?.(id);
+    const path = vouched ?? this.listedArtifactPath(id) ?? (await locateArtifact(this.config, id, signal));
     if (path === undefined) throw sessionNotFoundError(id);
     // The revision the caller's own listing saw (§10.5 step 4) answers an unchanged artifact without another `stat`;
     // a listing this store did not return, or none, means a fresh `stat` as usual.
     return this.inspectTitleAt(id, path, signal, listing === undefined ? undefined : this.listingRevisions.get(listing)?.get(path));
+  }
+
+  /**
+   * Tells {@link inspectTitle} where the listing `headers` — made by the caller, not returned by this store (the warm
+   * corpus view's headers) — found each id: `pathOf` answers exactly what `locateArtifact` would find, or `undefined`
+   * when it cannot be sure (the id is then looked up). The revision is still `stat`ed: the read stays exact.
+   */
+  vouchForListing(headers: readonly SessionHeader[], pathOf: (id: SessionId) => string | undefined): void {
+    this.vouchedPaths.set(headers, pathOf);
   }
 
   /**
