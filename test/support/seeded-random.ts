@@ -39,3 +39,18 @@ export function noiseText(length: number, seed = 1): string {
   for (let i = 0; i < bytes.length; i++) bytes[i] = next() & 0xff;
   return Buffer.from(bytes).toString('base64').slice(0, length);
 }
+
+/**
+ * A stream of numbers in [0, 1) by mulberry32 (the generator of the search, fleet and title-index property tests).
+ * @param seed - the stream's seed.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -23,6 +23,7 @@ import { resolveSearchConfig } from '../../../../src/main/engine/search/search-c
 import { SearchService } from '../../../../src/main/engine/search/search-service.js';
 import type { SearchQuery, SearchRole } from '../../../../src/protocol/search-types.js';
 import { fixtureSessions } from '../../../support/fixtures.js';
+import { mulberry32 } from '../../../support/seeded-random.js';
 import { useFleetFixture } from './fleet-test-fixture.js';
 import {
   appendLines,
@@ -30,7 +31,6 @@ import {
   eventsOf,
   everyResult,
   hostEngine,
-  mulberry32,
   type SessionCopy,
   searchSource,
   seededUuid,

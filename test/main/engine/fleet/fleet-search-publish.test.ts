@@ -15,7 +15,8 @@ import { DatabaseUrl } from '../../../../src/main/engine/fleet/database-url.js';
 import { FleetDatabase } from '../../../../src/main/engine/fleet/fleet-database.js';
 import type { DatabaseConstructor } from '../../../../src/workers/search/search-database.js';
 import { useFleetFixture } from './fleet-test-fixture.js';
-import { appendLines, copySession, hostEngine, mulberry32, searchSource, seededUuid, type SessionCopy } from './fleet-search-fixture.js';
+import { mulberry32 } from '../../../support/seeded-random.js';
+import { appendLines, copySession, hostEngine, searchSource, seededUuid, type SessionCopy } from './fleet-search-fixture.js';
 
 const Sqlite = createRequire(import.meta.url)('better-sqlite3') as DatabaseConstructor;
 const fleet = useFleetFixture('fleet-search-publish');

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import type { SearchQuery } from '../../../../src/protocol/search-types.js';
 import { CorpusSession, writeSession } from './search-corpus.js';
+import { mulberry32 } from '../../../support/seeded-random.js';
 
 const T0 = 1_767_225_600_000;
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'café', 'invoice', 'rounding', 'cart', 'total', 'the', 'quokka', 'budget'];
@@ -27,17 +28,6 @@ const QUERIES: readonly SearchQuery[] = [
 ];
 /** Trials per variant (each a fresh copy of the built file, damaged, then opened by a fresh engine). */
 const TRIALS = 60;
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let dir: string;
 let root: string;

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalSessionEngine } from '../../../../src/main/engine/assembly/create-engine.js';
 import type { SearchSessionResult } from '../../../../src/protocol/search-types.js';
 import { RAW_ROOT, readExpected } from '../../../support/fixtures.js';
+import { mulberry32 } from '../../../support/seeded-random.js';
 
 /** The two fixture logs copied (project directory, session id). */
 const SOURCES = [
@@ -34,17 +35,6 @@ function seededUuid(next: () => number): string {
   hex[16] = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
   const h = hex.join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The text blocks of a surface event's message joined with LF (what the model sees of it). */

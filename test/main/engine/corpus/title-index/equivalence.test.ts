@@ -24,23 +24,12 @@ import {
   type StorePair,
   tempDir,
 } from './title-index-harness.js';
+import { mulberry32 } from '../../../../support/seeded-random.js';
 
 afterAll(removeTempDirs);
 
 const T0 = 1_767_225_600_000;
 const STEPS = 160;
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface SessionModel {
   readonly id: string;
@@ -63,7 +52,7 @@ class Scenario {
     readonly compression: Compression,
     public pair: StorePair,
   ) {
-    this.rng = prng(seed);
+    this.rng = mulberry32(seed);
   }
 
   int(below: number): number {

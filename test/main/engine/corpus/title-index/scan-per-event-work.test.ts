@@ -11,18 +11,7 @@ import type { SessionEvent } from '../../../../../src/protocol/events.js';
 import { interruptedTurnClosers } from '../../../../../src/protocol/closers.js';
 import { scanTitleLog } from '../../../../../src/workers/titles/title-scan.js';
 import { canonicalJson, canonicalJsonDeep, toolResultDigest } from '../../../../../src/workers/titles/tool-result-digest.js';
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from '../../../../support/seeded-random.js';
 
 const KEYS = ['a', 'b', 'A', '10', '9', '0', '-1', 'é', '\ud800', 'key with space', '__proto__x', 'content', ''];
 
@@ -59,7 +48,7 @@ function nested(depth: number): unknown {
 
 describe('the tool-result digest', () => {
   it('writes the same canonical text by recursion as with the explicit stack, on 2,000 random JSON values', () => {
-    const next = random(27);
+    const next = mulberry32(27);
     for (let run = 0; run < 2000; run += 1) {
       const value = jsonValue(next, 0);
       expect(canonicalJson(value)).toBe(canonicalJsonDeep(value));
