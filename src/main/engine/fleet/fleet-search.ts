@@ -27,6 +27,7 @@ import {
   occurrences,
   phraseNeedle,
   phraseOfLiteral,
+  occurrencesSql,
   scoreSql,
   type PhraseNeedle,
 } from './phrase-match.js';
@@ -95,9 +96,12 @@ function documentFilters(column: 'tokens' | 'folded'): string {
 function sessionsSql(column: 'tokens' | 'folded'): string {
   return `
 WITH m AS (
-  SELECT d.corpus_id, d.session_id, ${scoreSql(column, '$8::text')} AS score
-  FROM ${FLEET_SCHEMA}.documents d
-  WHERE ${documentFilters(column)}
+  SELECT corpus_id, session_id, ${scoreSql()} AS score FROM (
+    SELECT d.corpus_id, d.session_id, d.token_count, ${occurrencesSql(column, '$8::text')} AS tf
+    FROM ${FLEET_SCHEMA}.documents d
+    WHERE ${documentFilters(column)}
+    OFFSET 0
+  ) counted
 ), b AS (
   SELECT corpus_id, session_id, max(score) AS best FROM m GROUP BY corpus_id, session_id
 )
@@ -118,11 +122,16 @@ ORDER BY b.best DESC, b.session_id COLLATE "C" LIMIT $9::int`;
 function hitsSql(column: 'tokens' | 'folded'): string {
   return `
 SELECT corpus_id, session_id, seq, role, time, body_json FROM (
-  SELECT d.corpus_id, d.session_id, d.seq, d.ord, d.role, d.time, d.body_json,
-    row_number() OVER (PARTITION BY d.corpus_id, d.session_id ORDER BY ${scoreSql(column, '$7::text')} DESC, d.seq, d.ord) AS n
-  FROM ${FLEET_SCHEMA}.documents d
-  JOIN unnest($1::text[], $2::text[]) AS p (corpus_id, session_id) ON p.corpus_id = d.corpus_id AND p.session_id = d.session_id
-  WHERE ${documentFilters(column)}
+  SELECT corpus_id, session_id, seq, role, time, body_json,
+    row_number() OVER (PARTITION BY corpus_id, session_id ORDER BY ${scoreSql()} DESC, seq, ord) AS n
+  FROM (
+    SELECT d.corpus_id, d.session_id, d.seq, d.ord, d.role, d.time, d.body_json, d.token_count,
+      ${occurrencesSql(column, '$7::text')} AS tf
+    FROM ${FLEET_SCHEMA}.documents d
+    JOIN unnest($1::text[], $2::text[]) AS p (corpus_id, session_id) ON p.corpus_id = d.corpus_id AND p.session_id = d.session_id
+    WHERE ${documentFilters(column)}
+    OFFSET 0
+  ) counted
 ) ranked WHERE n <= $8::int ORDER BY corpus_id, session_id, n`;
 }
 

@@ -73,10 +73,21 @@ export function documentScore(tf: number, tokenCount: number): number {
   return (tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * tokenCount) / AVERAGE_TOKENS));
 }
 
-/** The score expression in SQL over a document row `d`, with the needle as parameter `$needle`. */
-export function scoreSql(column: 'tokens' | 'folded', needle: string): string {
-  const tf = `((length(d.${column}) - length(replace(d.${column}, ${needle}, ''))) / length(${needle}))::float8`;
-  return `(${tf} * 2.2::float8) / (${tf} + 1.2::float8 * (0.25::float8 + (0.75::float8 * d.token_count::float8) / ${AVERAGE_TOKENS}::float8))`;
+/**
+ * The phrase's non-overlapping occurrences in a document row `d`, in SQL, with the needle as parameter `needle`: the
+ * bytes `replace` removes over the needle's bytes (byte lengths: no character count over the whole text, and the same
+ * quotient, since every removed occurrence is the needle's bytes).
+ */
+export function occurrencesSql(column: 'tokens' | 'folded', needle: string): string {
+  return `((octet_length(d.${column}) - octet_length(replace(d.${column}, ${needle}, ''))) / octet_length(${needle}))::float8`;
+}
+
+/**
+ * The score expression in SQL over columns `tf` (from {@link occurrencesSql}, computed once in a subquery the planner
+ * may not flatten: inlined, it was evaluated twice, a second `replace` over every matching text) and `token_count`.
+ */
+export function scoreSql(): string {
+  return `(tf * 2.2::float8) / (tf + 1.2::float8 * (0.25::float8 + (0.75::float8 * token_count::float8) / ${AVERAGE_TOKENS}::float8))`;
 }
 
 /** Merges ranges that overlap (FTS5's `highlight()` marks overlapping phrase instances as one). */
