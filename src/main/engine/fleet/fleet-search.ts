@@ -89,9 +89,11 @@ function documentFilters(column: 'tokens' | 'folded'): string {
 
 /**
  * The page's sessions: `$1` corpora, `$2` live ids, `$7` cwd, `$8` needle, `$9` how many. The matching documents are
- * ranked and folded per session first (the trigram index serves the `LIKE`), then each session is joined to its
- * artifact and kept only when no newer publication of its id exists (an index lookup per session: a session published
- * by several corpora is searched in its latest publication, ties by corpus id).
+ * ranked and folded per session first (the trigram index serves the `LIKE`); then, best first, each session is joined
+ * to its artifact and kept only when no newer publication of its id exists (a session published by several corpora is
+ * searched in its latest publication, ties by corpus id) — in that order, through a lateral join, so the artifact
+ * lookups stop once the page is full instead of running for every matching session (4,865 lookups → 21 for a phrase
+ * in every session of 5,000).
  */
 function sessionsSql(column: 'tokens' | 'folded'): string {
   return `
@@ -105,17 +107,21 @@ WITH m AS (
 ), b AS (
   SELECT corpus_id, session_id, max(score) AS best FROM m GROUP BY corpus_id, session_id
 )
-SELECT b.corpus_id, b.session_id, b.best, a.header_json, a.title_json
-FROM b JOIN ${FLEET_SCHEMA}.artifacts a ON a.corpus_id = b.corpus_id AND a.session_id = b.session_id
-WHERE ($1::text[] IS NULL OR a.corpus_id = ANY($1::text[]))
-  AND NOT (a.session_id = ANY($2::text[]))
-  AND ($7::text IS NULL OR a.cwd = $7::text)
-  AND NOT EXISTS (
-    SELECT 1 FROM ${FLEET_SCHEMA}.artifacts newer
-    WHERE newer.session_id = a.session_id
-      AND (newer.published_at, newer.corpus_id) > (a.published_at, a.corpus_id)
-      AND ($1::text[] IS NULL OR newer.corpus_id = ANY($1::text[])))
-ORDER BY b.best DESC, b.session_id COLLATE "C" LIMIT $9::int`;
+SELECT o.corpus_id, o.session_id, o.best, a.header_json, a.title_json
+FROM (SELECT corpus_id, session_id, best FROM b ORDER BY best DESC, session_id COLLATE "C") o
+CROSS JOIN LATERAL (
+  SELECT a.header_json, a.title_json FROM ${FLEET_SCHEMA}.artifacts a
+  WHERE a.corpus_id = o.corpus_id AND a.session_id = o.session_id
+    AND ($1::text[] IS NULL OR a.corpus_id = ANY($1::text[]))
+    AND NOT (a.session_id = ANY($2::text[]))
+    AND ($7::text IS NULL OR a.cwd = $7::text)
+    AND NOT EXISTS (
+      SELECT 1 FROM ${FLEET_SCHEMA}.artifacts newer
+      WHERE newer.session_id = a.session_id
+        AND (newer.published_at, newer.corpus_id) > (a.published_at, a.corpus_id)
+        AND ($1::text[] IS NULL OR newer.corpus_id = ANY($1::text[])))
+) a
+ORDER BY o.best DESC, o.session_id COLLATE "C" LIMIT $9::int`;
 }
 
 /** The best hits of the page's sessions: `$1` corpora, `$2` ids (pairwise), `$7` needle, `$8` hits per session. */
