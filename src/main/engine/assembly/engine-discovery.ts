@@ -167,7 +167,7 @@ export function buildEngineDiscovery(input: EngineDiscoveryInput): EngineDiscove
       else if (registry.get(id) === undefined && !(await absentFromStore(store, id, signal))) return undefined;
     }
     // Where the view found each one (what the lookup would find): no lookup by id per title.
-    store.vouchForListing(headers, (id) => CorpusView.listedPath(snapshot, id, view.artifactName));
+    store.vouchForListing(headers, snapshot.segments);
     return headers;
   };
   const sessionQuery: ReferenceSessionQuery = {

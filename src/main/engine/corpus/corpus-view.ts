@@ -22,7 +22,7 @@
 import { statPath } from '../../../io/callback-fs.js';
 import { join } from 'node:path';
 import type { SessionHeader } from '../../../protocol/events.js';
-import { artifactFileName, encodeSegment } from '../../../protocol/storage-paths.js';
+import { artifactFileName } from '../../../protocol/storage-paths.js';
 import { revisionOf, sameRevision, type FileRevision } from '../../../io/file-revision.js';
 import { assertNever } from '../../../protocol/assert-never.js';
 import { ListedHeaderCache } from '../store/listed-header-cache.js';
@@ -33,6 +33,7 @@ import { readDirectory, type SessionDirectory } from '../store/store-layout.js';
 import type { JsonlStoreConfig } from '../store/store-config.js';
 import {
   assembleTolerantListing,
+  listedArtifactPath,
   listedHeader,
   listSessionDirectory,
   walkProject,
@@ -237,11 +238,7 @@ export class CorpusView {
 
   /** The artifact path a title lookup may use for `id` (what `locateArtifact` finds), or `undefined` when unsure. */
   static listedPath(snapshot: CorpusSnapshot, id: string, artifactName: string): string | undefined {
-    if (snapshot.segments === undefined || id === '') return undefined;
-    const segment = encodeSegment(id);
-    const projects = snapshot.segments.get(segment);
-    if (projects === undefined || projects.length !== 1) return undefined;
-    return join(projects[0] as string, segment, artifactName);
+    return listedArtifactPath(snapshot.segments, id, artifactName);
   }
 
   /**

@@ -9,7 +9,7 @@
  */
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { artifactFileName, encodeSegment } from '../../../protocol/storage-paths.js';
+import { artifactFileName } from '../../../protocol/storage-paths.js';
 import type { SessionEvent, SessionHeader, SessionId } from '../../../protocol/events.js';
 import { validateStoredSession } from '../../../protocol/session-validation.js';
 import { validateSessionHeader } from '../../../protocol/session-header.js';
@@ -41,7 +41,14 @@ import {
   existsElsewhereError,
   sessionNotFoundError,
 } from '../../../protocol/layout-errors.js';
-import { assembleTolerantListing, listSessionDirectory, listedHeader, walkTolerant, type ListedSegments } from './tolerant-listing.js';
+import {
+  assembleTolerantListing,
+  listSessionDirectory,
+  listedArtifactPath,
+  listedHeader,
+  walkTolerant,
+  type ListedSegments,
+} from './tolerant-listing.js';
 import { resolveJsonlStoreConfig } from './store-config.js';
 import type { JsonlStoreConfig, JsonlStoreOptions } from './store-config.js';
 import { artifactPathFor } from '../../../io/artifact-path.js';
@@ -111,10 +118,10 @@ export class JsonlSessionStore implements SessionStorage {
   private readonly titleIndex: TitleIndex | undefined;
   private listedSegments: ListedSegments | undefined;
   /**
-   * Where a listing this store did not make (the warm corpus view's) found each id, by the header array a caller hands
-   * `inspectTitle`: what `locateArtifact` would find, or `undefined` when unsure (see {@link vouchForListing}).
+   * Where a listing this store did not make (the warm corpus view's) found its session directories, by the header array
+   * a caller hands `inspectTitle` (see {@link vouchForListing}).
    */
-  private readonly vouchedPaths = new WeakMap<readonly SessionHeader[], (id: SessionId) => string | undefined>();
+  private readonly vouchedSegments = new WeakMap<readonly SessionHeader[], ListedSegments | undefined>();
   /** The artifact revisions each returned listing saw, for the title lookups of the same query call. */
   private readonly listingRevisions = new WeakMap<readonly SessionHeader[], ReadonlyMap<string, FileRevision>>();
   /** Listed headers by revision; kept with the title index (with it disabled every listing reads every header, as dsh). */
@@ -362,8 +369,10 @@ export class JsonlSessionStore implements SessionStorage {
     if (index === undefined) return this.inspect(id, signal);
     // R1 (§9.15): the artifact the caller's listing or this store's last listing found, else a lookup by id — one per
     // id would cost a `stat` in every project directory for each title of a listing.
-    const vouched = listing === undefined ? undefined : this.vouchedPaths.get(listing)?.(id);
-    const path = vouched ?? this.listedArtifactPath(id) ?? (await locateArtifact(this.config, id, signal));
+    // A vouched listing answers alone: this store's own last listing may be older than it.
+    const segments = listing !== undefined && this.vouchedSegments.has(listing) ? this.vouchedSegments.get(listing) : this.listedSegments;
+    const listed = listedArtifactPath(segments, id, artifactFileName(this.config.compression));
+    const path = listed ?? (await locateArtifact(this.config, id, signal));
     if (path === undefined) throw sessionNotFoundError(id);
     // The revision the caller's own listing saw (§10.5 step 4) answers an unchanged artifact without another `stat`;
     // a listing this store did not return, or none, means a fresh `stat` as usual.
@@ -372,11 +381,12 @@ export class JsonlSessionStore implements SessionStorage {
 
   /**
    * Tells {@link inspectTitle} where the listing `headers` — made by the caller, not returned by this store (the warm
-   * corpus view's headers) — found each id: `pathOf` answers exactly what `locateArtifact` would find, or `undefined`
-   * when it cannot be sure (the id is then looked up). The revision is still `stat`ed: the read stays exact.
+   * corpus view's headers) — found its session directories (`undefined`: it cannot say, every id is looked up). An id
+   * whose segment it saw in exactly one project is read there, as `locateArtifact` would find it; the revision is still
+   * `stat`ed, so the read stays exact.
    */
-  vouchForListing(headers: readonly SessionHeader[], pathOf: (id: SessionId) => string | undefined): void {
-    this.vouchedPaths.set(headers, pathOf);
+  vouchForListing(headers: readonly SessionHeader[], segments: ListedSegments | undefined): void {
+    this.vouchedSegments.set(headers, segments);
   }
 
   /**
@@ -446,19 +456,6 @@ export class JsonlSessionStore implements SessionStorage {
    */
   async flushTitleIndex(): Promise<void> {
     await this.titleIndex?.flush();
-  }
-
-  /**
-   * The artifact path `locateArtifact` finds for `id` when the last listing saw exactly one session directory
-   * of its segment; `undefined` when unsure (no listing yet, no or several such directories), so the caller
-   * looks the id up itself.
-   */
-  private listedArtifactPath(id: SessionId): string | undefined {
-    if (this.listedSegments === undefined || id === '') return undefined;
-    const segment = encodeSegment(id);
-    const projects = this.listedSegments.get(segment);
-    if (projects === undefined || projects.length !== 1) return undefined;
-    return join(projects[0] as string, segment, artifactFileName(this.config.compression));
   }
 
   /**

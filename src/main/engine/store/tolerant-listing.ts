@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { asSessionId } from '../../../protocol/events.js';
 import type { SessionHeader } from '../../../protocol/events.js';
 import { SessionFormatUnsupportedError, SessionLogError } from '../../../protocol/errors.js';
-import { artifactFileName } from '../../../protocol/storage-paths.js';
+import { artifactFileName, encodeSegment } from '../../../protocol/storage-paths.js';
 import type { Compression } from '../../../protocol/storage-paths.js';
 import { isMissingFile, storeIoError } from '../../../io/regular-file.js';
 import { identityViolation } from '../../../io/artifact-identity.js';
@@ -144,6 +144,18 @@ export async function walkProject(projectPath: string, signal?: AbortSignal): Pr
  * directory of that name, restricted to segments a title lookup may answer from the listing.
  */
 export type ListedSegments = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * The artifact path `locateArtifact` finds for `id` when the listing of `segments` saw exactly one session directory
+ * of its segment; `undefined` when unsure (no segments, no or several such directories): the caller looks the id up.
+ */
+export function listedArtifactPath(segments: ListedSegments | undefined, id: string, artifactName: string): string | undefined {
+  if (segments === undefined || id === '') return undefined;
+  const segment = encodeSegment(id);
+  const projects = segments.get(segment);
+  if (projects === undefined || projects.length !== 1) return undefined;
+  return join(projects[0] as string, segment, artifactName);
+}
 
 /** A tolerant listing put together from its walk and the check of each session directory. */
 export interface AssembledListing {
