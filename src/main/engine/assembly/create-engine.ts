@@ -223,6 +223,8 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
       await sourceCache?.flush();
       await search.close();
       await runner.close();
+      // Last: the search build and the view may have observed titles; their write ends before close() resolves.
+      await store?.settleTitleIndex();
     },
   };
 }

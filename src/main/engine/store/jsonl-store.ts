@@ -458,6 +458,11 @@ export class JsonlSessionStore implements SessionStorage {
     await this.titleIndex?.flush();
   }
 
+  /** Writes pending title index changes now, without pruning, and resolves when no write is pending (engine close). */
+  async settleTitleIndex(): Promise<void> {
+    await this.titleIndex?.settle();
+  }
+
   /**
    * Creates a session's artifact with its header and first batch (§9.16 rule 1), holding the session's lock while
    * it writes. Refuses (`SESSION_STORE_EXISTS`) when a log of the id exists anywhere under the root,

@@ -262,6 +262,7 @@ export async function manualSide(
     },
     close: async () => {
       await view?.close();
+      await store.settleTitleIndex();
     },
   };
 }

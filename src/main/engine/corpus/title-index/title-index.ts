@@ -310,10 +310,24 @@ export class TitleIndex {
    * the pruning pass (one `stat` each) and rewrites the file if any entry's artifact is gone. Never rejects.
    */
   async flush(): Promise<void> {
+    await this.#writePendingNow(true);
+  }
+
+  /**
+   * Writes every pending change now and resolves when no write is pending, without the pruning pass (one `stat`
+   * per unverified entry): what an engine's `close()` awaits, so no write of the index outlives the engine (a
+   * caller that removes the cache directory after `close()` would otherwise see it written again). Never rejects.
+   */
+  async settle(): Promise<void> {
+    await this.#writePendingNow(false);
+  }
+
+  /** The write loop started (or woken) at once and awaited until nothing is pending; `prune` as in {@link flush}. */
+  async #writePendingNow(prune: boolean): Promise<void> {
     this.#urgent += 1;
     try {
       // Nothing to prune unless the file was loaded (the index was used) and holds entries not verified here.
-      if (this.#loading !== undefined) {
+      if (prune && this.#loading !== undefined) {
         await this.#loading;
         if ([...this.#entries.keys()].some((path) => !this.#present.has(path))) this.#pruneRequested = true;
       }
