@@ -42,6 +42,7 @@ import {
   type ProjectWalk,
 } from '../store/tolerant-listing.js';
 import { RootWatcher, type ChangedPath, type WatchStrategy } from './root-watcher.js';
+import { CHEAP_STEP_CLOCK_EVERY, TimeSlice } from '../../../io/time-slice.js';
 import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
 import { CorpusChangeLog } from './corpus-change-log.js';
 
@@ -317,10 +318,10 @@ export class CorpusView {
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer);
     this.#sweepTimer = undefined;
     this.#refreshTimer = undefined;
-    this.#watcher.close();
+    await this.#watcher.close();
     await this.#queue.catch(() => undefined);
     await this.#sweepRun;
-    this.#watcher.close();
+    await this.#watcher.close();
   }
 
   /** Runs view updates one after another (a failed one does not block the next). */
@@ -415,7 +416,7 @@ export class CorpusView {
     this.#stats.builds += 1;
     this.#validatedAt = started;
     this.#startSweeps();
-    this.#snapshot = this.#assemble();
+    this.#snapshot = await this.#assemble();
     return this.#snapshot;
   }
 
@@ -547,7 +548,7 @@ export class CorpusView {
       this.#touchEntry(checked);
     }
     this.#stats.refreshes += 1;
-    this.#snapshot = this.#assemble();
+    this.#snapshot = await this.#assemble();
     return this.#stats.rechecked - before;
   }
 
@@ -557,13 +558,16 @@ export class CorpusView {
   }
 
   /** Puts the per-directory results together in walk order, as the store does, as the change log's next revision. */
-  #assemble(): CorpusSnapshot {
-    const snapshot = this.#assembleListing();
+  async #assemble(): Promise<CorpusSnapshot> {
+    const snapshot = await this.#assembleListing();
     this.#revisions.set(snapshot, this.#changes.commit());
     return snapshot;
   }
 
-  #assembleListing(): CorpusSnapshot {
+  async #assembleListing(): Promise<CorpusSnapshot> {
+    // In time slices (issue 27 item 6): every step below is one per session; the serialized chain holds other
+    // operations on the view off meanwhile, so nothing it reads changes between two slices.
+    const slice = new TimeSlice({ clockEvery: CHEAP_STEP_CLOCK_EVERY });
     const directories: SessionDirectory[] = [];
     const outcomes: DirectoryListing[] = [];
     const entries: ViewSessionEntry[] = [];
@@ -576,16 +580,21 @@ export class CorpusView {
       for (const segment of project.walk.flatSegments) flatSegments.add(segment);
       if (!project.walk.readable) complete = false;
       for (const entry of project.sessions.values()) {
+        if (slice.due()) await slice.hop();
         directories.push(entry.dir);
         outcomes.push(entry.outcome);
         entries.push(entry);
       }
     }
-    const assembled = assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes, this.#headerOf);
+    const assembled = await assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes, this.#headerOf);
     const headerById = new Map<string, SessionHeader>();
-    for (const header of assembled.headers) headerById.set(header.id, header);
+    for (const header of assembled.headers) {
+      if (slice.due()) await slice.hop();
+      headerById.set(header.id, header);
+    }
     const entryById = new Map<string, ViewSessionEntry>();
     for (const entry of entries) {
+      if (slice.due()) await slice.hop();
       if (entry.outcome.kind !== 'listed') continue;
       const id = entry.outcome.record['id'] as string;
       if (headerById.has(id)) entryById.set(id, entry);

@@ -16,6 +16,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
+import { TimeSlice } from '../../../io/time-slice.js';
 
 /** How a root is watched; see the module comment. */
 export type WatchStrategy = 'per-directory' | 'recursive';
@@ -128,10 +129,17 @@ export class RootWatcher {
     }
   }
 
-  /** Closes every watch. Idempotent. */
-  close(): void {
+  /** Closes every watch; no watch is placed afterwards. Idempotent. */
+  async close(): Promise<void> {
     this.#closed = true;
-    for (const held of this.#watches.values()) held.watcher.close();
+    // In time slices (issue 27 item 6): closing a watch is a handle teardown of about 10 µs, and a view watches every
+    // session directory (5,000 held the thread 54 ms in one stretch). Notifications meanwhile are ignored (closed).
+    const slice = new TimeSlice();
+    const held = [...this.#watches.values()];
     this.#watches.clear();
+    for (const { watcher } of held) {
+      if (slice.due()) await slice.hop();
+      watcher.close();
+    }
   }
 }

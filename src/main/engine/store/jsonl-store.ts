@@ -297,7 +297,7 @@ export class JsonlSessionStore implements SessionStorage {
       if (outcome.status === 'rejected') throw outcome.reason;
       return outcome.value;
     });
-    const { headers, problems, segments } = assembleTolerantListing(walk, checked);
+    const { headers, problems, segments } = await assembleTolerantListing(walk, checked);
     this.listedSegments = segments;
     this.listingRevisions.set(headers, revisions);
     return { headers, problems };

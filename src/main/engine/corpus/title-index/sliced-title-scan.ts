@@ -6,6 +6,7 @@
  * macrotask hop in between. The answer is the one a single pass gives (the resume contract of SESSION-LOG.md §10.7).
  */
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
+import { yieldIfTurnSpent } from '../../../../io/turn-budget.js';
 import type { TitleScanInput, TitleScanResult } from '../../../../workers/titles/title-scan.js';
 
 /** Bytes scanned between two hops: a millisecond or two of scanning (256 KiB held the loop 6–15 ms under load). */
@@ -33,6 +34,8 @@ export async function scanTitleLogInSlices(input: TitleScanInput, slicing: Title
   // listing the index answers whole never scans.
   const { scanTitleLog } = await import('../../../../workers/titles/title-scan.js');
   const { bytes } = input;
+  // Many reads complete in one turn, each followed by its scan: the turn's budget is shared (issue 27 item 6).
+  await yieldIfTurnSpent();
   if (bytes.length <= sliceBytes) return scanTitleLog(input);
   // The file offset of bytes[0]: resume offsets are file offsets.
   const base = input.checkpoint?.resumeOffset ?? 0;

@@ -18,6 +18,7 @@ import { hash } from 'node:crypto';
 import { posix, win32 } from 'node:path';
 // The plain-JavaScript entry: see protocol/wire/log-entry-codec.ts.
 import { Packr } from 'msgpackr/pack';
+import { TimeSlice, type TimeSliceOptions } from '../../../../io/time-slice.js';
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
 import { SealedPartArena } from './sealed-part-arena.js';
 import {
@@ -202,34 +203,33 @@ export function encodeTitleIndex(root: string, entries: ReadonlyMap<string, Held
   return Buffer.concat([recordHead(root, frames.length), ...frames]);
 }
 
-/** Entries sealed between two hops of {@link encodeTitleIndexInSlices}: well under a millisecond of encoding. */
-export const TITLE_INDEX_ENCODE_SLICE_ENTRIES = 64;
+/**
+ * Entries decoded between two hops of {@link decodeTitleIndexInSlices} (msgpack's reader runs them in one call, so
+ * the slice is counted): well under a millisecond of decoding.
+ */
+export const TITLE_INDEX_DECODE_SLICE_ENTRIES = 64;
 
 /** Bytes gathered into one block of {@link encodeTitleIndexInSlices}' output before it starts the next. */
 const ENCODE_BLOCK_BYTES = 1024 * 1024;
 
 /**
  * {@link encodeTitleIndex} for a host's thread (issue 27 item 6): the same bytes, as blocks of about a mebibyte,
- * with a macrotask hop after every {@link TITLE_INDEX_ENCODE_SLICE_ENTRIES} entries, so encoding a large index never
- * holds the event loop. `keyOf` maps each entry's own key to its file key (`undefined`: not persisted), so that work
- * is sliced too.
- * @param pause - the hop (default one macrotask; tests count them).
+ * with a macrotask hop whenever a slice has run its time budget ({@link TimeSlice}: a fresh entry is an encoding and a
+ * hash, a known one a lookup) and after each block, so encoding a large index never holds the event loop. `keyOf`
+ * maps each entry's own key to its file key (`undefined`: not persisted), so that work is sliced too.
+ * @param slicing - the slices' budget, hop and clock (defaults: {@link TimeSlice}'s; tests drive them).
  */
 export async function encodeTitleIndexInSlices<Key>(
   root: string,
   entries: ReadonlyMap<Key, HeldTitleIndexEntry>,
   keyOf: (key: Key) => string | undefined,
-  pause: () => Promise<void> = yieldToEventLoop,
+  slicing: TimeSliceOptions = {},
 ): Promise<Uint8Array[]> {
   const frames: Uint8Array[] = [];
   const arena = new SealedPartArena();
-  let sinceHop = 0;
+  const slice = new TimeSlice(slicing);
   for (const [ownKey, entry] of entries) {
-    if (sinceHop === TITLE_INDEX_ENCODE_SLICE_ENTRIES) {
-      sinceHop = 0;
-      await pause();
-    }
-    sinceHop += 1;
+    if (slice.due()) await slice.hop();
     const key = keyOf(ownKey);
     if (key !== undefined) frames.push(entryFrame(key, entry, arena));
   }
@@ -243,7 +243,7 @@ export async function encodeTitleIndexInSlices<Key>(
       blocks.push(Buffer.concat(pending, pendingBytes));
       pending = [];
       pendingBytes = 0;
-      await pause();
+      await slice.hop();
     }
   }
   if (pending.length > 0) blocks.push(Buffer.concat(pending, pendingBytes));
@@ -374,7 +374,7 @@ function readRecordHead(bytes: Uint8Array): { root: string; count: number; start
 
 /**
  * {@link decodeTitleIndex} for a host's thread (issue 27 item 6): the same content, read a slice of
- * {@link TITLE_INDEX_ENCODE_SLICE_ENTRIES} entries at a time with a hop between slices. Only the layout this build
+ * {@link TITLE_INDEX_DECODE_SLICE_ENTRIES} entries at a time with a hop between slices, then unsealed in time slices. Only the layout this build
  * writes is read in slices; any other bytes (another layout, damaged framing, a count that does not match, trailing
  * bytes) go to the one-stretch decoding, so every file gets exactly the answer {@link decodeTitleIndex} gives.
  * @param pause - the hop (default one macrotask; tests count them).
@@ -398,7 +398,7 @@ export async function decodeTitleIndexInSlices(
         sealed.push(value);
         position = from + end;
         inSlice += 1;
-        return inSlice < TITLE_INDEX_ENCODE_SLICE_ENTRIES && sealed.length < head.count;
+        return inSlice < TITLE_INDEX_DECODE_SLICE_ENTRIES && sealed.length < head.count;
       });
       await pause();
     }
@@ -409,8 +409,9 @@ export async function decodeTitleIndexInSlices(
   }
   const out = new Map<string, HeldTitleIndexEntry>();
   let discarded = 0;
+  const slice = new TimeSlice({ pause });
   for (let index = 0; index < sealed.length; index += 1) {
-    if (index > 0 && index % TITLE_INDEX_ENCODE_SLICE_ENTRIES === 0) await pause();
+    if (slice.due()) await slice.hop();
     const entry = unsealEntry(sealed[index]);
     if (entry === undefined) discarded += 1;
     else out.set(entry[0], entry[1]);

@@ -45,6 +45,7 @@ import {
 } from './title-index-file.js';
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 import { assertNever } from '../../../../protocol/assert-never.js';
+import { TimeSlice } from '../../../../io/time-slice.js';
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
 
 /** Construction options of {@link TitleIndex}. */
@@ -100,9 +101,6 @@ export interface TitleIndexStats {
 const CHANGED = Symbol('changed');
 /** The entry's prefix no longer matches its digests: scan from offset 0 (rule 3). */
 const RESCAN = Symbol('rescan');
-
-/** Entries replaced by their sealed twins between two hops after a write (each costs a checksum and a decode). */
-const SEAL_SLICE_ENTRIES = 256;
 
 /** How many artifacts a write's pruning pass stats at once. */
 const PRUNE_CONCURRENCY = 32;
@@ -572,21 +570,19 @@ export class TitleIndex {
 
   /**
    * After a write: every entry it wrote that memory still holds is replaced by its sealed twin ({@link sealedTwin}),
-   * so memory keeps each entry's bytes once instead of its decoded checkpoint beside them. In slices with a hop
+   * so memory keeps each entry's bytes once instead of its decoded checkpoint beside them. In time slices with a hop
    * between them; an entry replaced meanwhile (a new observation) is left alone.
    */
   async #holdSealed(written: ReadonlyMap<string, HeldTitleIndexEntry>, touched: ReadonlySet<string>): Promise<void> {
-    let sinceHop = 0;
+    const slice = new TimeSlice();
     // Only an entry this process observed is open, and every observation touches its path: the rest are sealed.
     for (const path of touched) {
       const entry = written.get(path);
       if (entry === undefined || entry.checkpoint.kind === 'sealed' || this.#entries.get(path) !== entry) continue;
-      if (sinceHop === SEAL_SLICE_ENTRIES) {
-        sinceHop = 0;
-        await yieldToEventLoop();
+      if (slice.due()) {
+        await slice.hop();
         if (this.#entries.get(path) !== entry) continue;
       }
-      sinceHop += 1;
       this.#entries.set(path, sealedTwin(entry));
     }
   }
