@@ -347,6 +347,11 @@ export class CorpusView {
       if (changed.length === 2 || !this.#projects.has(project)) this.#dirtyProjects.add(project);
       this.#dirtySessions.add(`${project}\u0000${session}`);
     }
+    this.#scheduleRefresh();
+  }
+
+  /** Starts (or pushes back, within the burst's maximum delay) the coalesced background refresh of what is marked. */
+  #scheduleRefresh(): void {
     const now = performance.now();
     if (this.#refreshTimer === undefined) this.#burstStartedAt = now;
     else clearTimeout(this.#refreshTimer);
@@ -636,7 +641,11 @@ export class CorpusView {
     if (plan === undefined) return;
     const stamps = await this.#statSweep(plan);
     if (this.#closed) return;
-    await this.#serialized(async () => this.#applySweep(plan, stamps));
+    const marked = await this.#serialized(async () => this.#applySweep(plan, stamps));
+    // What the sweep found is taken in and reported as a notification's would be: a host that follows the change
+    // listeners (MCP's list_changed, the Web's event stream) learns of a change no notification reported (a watch
+    // placed after the write it missed, a watch the system refused) within the staleness bound, not at its next call.
+    if (marked > 0 && !this.#closed) this.#scheduleRefresh();
   }
 
   /** The sweep of a call whose bound ran out; runs inside the update queue. */
@@ -680,11 +689,12 @@ export class CorpusView {
   }
 
   /**
-   * Marks what differs. An object the view has replaced since the plan was read again after the plan was taken,
-   * so it is current as of `started` and needs no mark.
+   * Marks what differs; returns how many marks it made. An object the view has replaced since the plan was read again
+   * after the plan was taken, so it is current as of `started` and needs no mark.
    */
-  #applySweep(plan: SweepPlan, stamps: readonly (FileRevision | undefined)[]): void {
-    if (this.#full) return;
+  #applySweep(plan: SweepPlan, stamps: readonly (FileRevision | undefined)[]): number {
+    if (this.#full) return 0;
+    let marked = 0;
     plan.items.forEach((item, index) => {
       const now = stamps[index];
       if (sameStamp(now, item.recorded)) return;
@@ -694,15 +704,18 @@ export class CorpusView {
           if (now === undefined || item.recorded === undefined || now.ino !== item.recorded.ino || now.dev !== item.recorded.dev)
             this.#full = true;
           else this.#rootDirty = true;
+          marked += 1;
           return;
         case 'project':
           if (this.#projects.get(item.name) !== item.project) return;
           this.#rootDirty = true;
           this.#dirtyProjects.add(item.name);
+          marked += 1;
           return;
         case 'session':
           if (this.#projects.get(item.name)?.sessions.get(item.session) !== item.entry) return;
           this.#dirtySessions.add(`${item.name}\u0000${item.session}`);
+          marked += 1;
           return;
         default:
           assertNever(item, 'unknown sweep item');
@@ -710,6 +723,7 @@ export class CorpusView {
     });
     this.#stats.sweeps += 1;
     this.#validatedAt = Math.max(this.#validatedAt, plan.started);
+    return marked;
   }
 }
 

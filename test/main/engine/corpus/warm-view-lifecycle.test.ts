@@ -53,6 +53,34 @@ describe('staleness bound with every notification lost', () => {
     }
   });
 
+  it('reports what a background sweep found to the change listeners, with no call made meanwhile', async () => {
+    // A host that follows the change listeners (MCP list_changed, the Web's event stream) and makes no call of its own
+    // must learn of a change no notification reported (a watch placed after the write it missed) within the bound.
+    // The sweep used to mark it and wait for the next call: the Web's catch-up test timed out on a loaded machine.
+    const random = await seeded(3);
+    const bound = 300;
+    const warm = await manualSide(random.root, 'none', join(dir, 'cache'), { revalidateMs: bound, ignoreNotifications: true });
+    const cold = await manualSide(random.root, 'none', join(dir, 'cache'));
+    try {
+      expect(await answers(warm)).toEqual(await answers(cold));
+      const view = warm.view as NonNullable<typeof warm.view>;
+      let changes = 0;
+      view.onChange(() => {
+        changes += 1;
+      });
+      const before = view.stats.refreshes;
+      await random.apply({ kind: 'create', cwd: 1, titled: true, createdAt: 9 }, []);
+      const deadline = performance.now() + bound * 20;
+      while (changes === 0 && performance.now() < deadline) await sleep(bound / 4);
+      expect(changes).toBeGreaterThan(0);
+      // Taken in by the background refresh the sweep started, not by a call: the next answer is current.
+      expect(view.stats.refreshes).toBeGreaterThan(before);
+      expect(await answers(warm)).toEqual(await answers(cold));
+    } finally {
+      await warm.close();
+    }
+  });
+
   it('a call that finds the last sweep older than the bound re-validates before answering', async () => {
     const random = await seeded(3);
     // A bound the background sweep (every bound / 2) cannot have met yet: the call must sweep itself.
