@@ -28,7 +28,6 @@ import type { SessionInspection, SessionStorage } from './session-storage.js';
 import { inspectionFailure, listingFailure, sessionNotFound } from './storage-error-mapping.js';
 import { assertNever } from '../../../protocol/assert-never.js';
 import { observeLiveFirst, observeTitle, rejectedTitle } from './title-observation.js';
-import { yieldIfTurnSpent } from '../../../io/turn-budget.js';
 
 /** One `listSessions` record (§10.3), keys exactly `header, live, persisted`. The header is a detached, unfrozen clone. */
 export interface SessionRecord {
@@ -246,8 +245,6 @@ export class SessionQuery {
     let cursor = 0;
     const worker = async (): Promise<void> => {
       for (;;) {
-        // Inspections finish together: each shares its turn with the others' (issue 27 item 6).
-        await yieldIfTurnSpent();
         signal?.throwIfAborted();
         const id = unresolved[cursor];
         if (id === undefined) return;

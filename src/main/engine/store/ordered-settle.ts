@@ -3,7 +3,6 @@
  * caller that then walks them in order observes what a one-after-another loop would: the first failure in item
  * order wins, and later items' results are never looked at.
  */
-import { yieldIfTurnSpent } from '../../../io/turn-budget.js';
 
 /**
  * The outcome of `step` for each item, in item order. At most `limit` steps run at once; once a step fails no
@@ -20,9 +19,6 @@ export async function settleInOrder<T, R>(
   let failed = false;
   const worker = async (): Promise<void> => {
     while (!failed && cursor < items.length) {
-      // Completions arrive together: a step's continuation shares its turn with the others' (issue 27 item 6).
-      await yieldIfTurnSpent();
-      if (failed || cursor >= items.length) return;
       const index = cursor;
       cursor += 1;
       try {
