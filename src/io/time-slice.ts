@@ -70,13 +70,6 @@ export class TimeSlice {
     this.#countdown = this.#clockEvery;
   }
 
-  /** {@link hop} when {@link due}; resolves to whether it hopped. */
-  async step(): Promise<boolean> {
-    if (!this.due()) return false;
-    await this.hop();
-    return true;
-  }
-
   /** How many hops this run took. */
   get hops(): number {
     return this.#hops;

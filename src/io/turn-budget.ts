@@ -1,9 +1,9 @@
 /**
- * The time budget of one event-loop turn, shared by every concurrent step of background work on a host's thread
- * (issue 27 item 6). Dozens of reads run at once in a listing or a title build; their completions arrive in one poll
- * phase and each continuation does its own small share (a header parsed, a log scanned), so together they held the
- * thread 8–20 ms although no single step was long. Each step asks {@link turnSpent} first and hops when the steps
- * before it in the same turn have used the budget.
+ * The time budget of one event-loop turn, shared by the title scans on a host's thread (issue 27 item 6). Dozens of
+ * title reads run at once in a title build; their completions arrive in one poll phase and each continues with its
+ * scan, so together they held the thread 8–20 ms although no single scan was long. Each scan asks {@link turnSpent}
+ * first and hops when the scans before it in the same turn have used the budget. (Not the query layer's inspections:
+ * their start keeps dsh's scheduling, SESSION-LOG.md §10.5.)
  *
  * A turn is noticed by its first step, which queues an immediate that ends it: every continuation of the same poll
  * (or check) phase runs before that immediate, so they share the turn's start.

@@ -27,8 +27,9 @@ describe('TimeSlice', () => {
     clock = 109;
     expect(slice.due()).toBe(false);
     clock = 110;
-    expect(await slice.step()).toBe(true);
-    expect(await slice.step()).toBe(false);
+    expect(slice.due()).toBe(true);
+    await slice.hop();
+    expect(slice.due()).toBe(false);
     expect(hops).toBe(2);
   });
 

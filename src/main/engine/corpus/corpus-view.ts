@@ -591,7 +591,7 @@ export class CorpusView {
         entries.push(entry);
       }
     }
-    const assembled = await assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes, this.#headerOf);
+    const assembled = await assembleTolerantListing({ directories, problems, flatSegments, complete }, outcomes, this.#headerOf, slice);
     const headerById = new Map<string, SessionHeader>();
     for (const header of assembled.headers) {
       if (slice.due()) await slice.hop();

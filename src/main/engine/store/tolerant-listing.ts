@@ -28,7 +28,7 @@ import {
   type SessionDirectory,
 } from './store-layout.js';
 import { assertNever } from '../../../protocol/assert-never.js';
-import { CHEAP_STEP_CLOCK_EVERY, TimeSlice, type TimeSliceOptions } from '../../../io/time-slice.js';
+import { CHEAP_STEP_CLOCK_EVERY, TimeSlice } from '../../../io/time-slice.js';
 
 /** What the tolerant walk of a root found. */
 export interface TolerantWalk {
@@ -176,19 +176,20 @@ export function listedHeader(record: Record<string, unknown>): SessionHeader {
 /**
  * Steps 6–8 of §9.13, tolerantly, after every session directory was checked: duplicates reported for every
  * artifact and listed for none, problems sorted by path, and the segments a title lookup may answer from.
- * `outcomes[i]` is the check of `walk.directories[i]`. Pure, so the store's listing and the corpus view's
- * incremental one cannot drift apart.
+ * `outcomes[i]` is the check of `walk.directories[i]`. Its result depends on its inputs only (however it is
+ * sliced), so the store's listing and the corpus view's incremental one cannot drift apart.
  * In time slices with a hop between them (issue 27 item 6: at 5,000 sessions the assembly was a 10 ms stretch).
  * @param headerOf - how a listed header record becomes a header (default {@link listedHeader}); the corpus view
  *   passes a memo so an unchanged session keeps its header object across refreshes
+ * @param slice - the time slice to run in (default a fresh one; the corpus view passes the one its assembly runs in,
+ *   so the two steps share one budget)
  */
 export async function assembleTolerantListing(
   walk: TolerantWalk,
   outcomes: readonly DirectoryListing[],
   headerOf: (record: Record<string, unknown>) => SessionHeader = listedHeader,
-  slicing: TimeSliceOptions = { clockEvery: CHEAP_STEP_CLOCK_EVERY },
+  slice: TimeSlice = new TimeSlice({ clockEvery: CHEAP_STEP_CLOCK_EVERY }),
 ): Promise<AssembledListing> {
-  const slice = new TimeSlice(slicing);
   const problems: ListingProblem[] = [...walk.problems];
   // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
   const unsure = new Set<string>(walk.flatSegments);
