@@ -27,6 +27,7 @@ import { buildEngineSearch } from './engine-search.js';
 import { buildEngineSourceCache } from './engine-source-cache.js';
 import type { LocalSessionEngine, LocalSessionEngineOptions } from './local-engine-types.js';
 import { observeAllTitles } from './title-scan.js';
+import { asForegroundCall } from '../../../io/foreground-calls.js';
 
 /** Candidates with their mentions, as the reference service's `candidates` gives them. */
 function withMentions(found: readonly Candidate[]): MentionCandidate[] {
@@ -167,28 +168,37 @@ export async function createEngine(options: LocalSessionEngineOptions = {}): Pro
     runner,
     store,
     compression,
-    listSessions: (signal) => recordDiscovery('listSessions', () => discovery.listSessions(signal), discovered),
-    listSessionsReport: (signal) => recordDiscovery('listSessionsReport', () => discovery.listSessionsReport(signal), discovered),
-    readTitleSnapshots: (ids, signal) => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
-    readListedTitleSnapshots: (ids, signal) => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>,
+    listSessions: (signal) => asForegroundCall(() => recordDiscovery('listSessions', () => discovery.listSessions(signal), discovered)),
+    listSessionsReport: (signal) =>
+      asForegroundCall(() => recordDiscovery('listSessionsReport', () => discovery.listSessionsReport(signal), discovered)),
+    readTitleSnapshots: (ids, signal) =>
+      asForegroundCall(() => discovery.titleQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>),
+    readListedTitleSnapshots: (ids, signal) =>
+      asForegroundCall(() => discovery.warmQuery.readTitleSnapshots(ids, signal) as Promise<SessionTitleObservation[]>),
     listedArtifactRevision: (id) => discovery.warm?.listedArtifactRevision(id),
-    readSurface: (id, signal) => query.readSurface(id, signal),
+    readSurface: (id, signal) => asForegroundCall(() => query.readSurface(id, signal)),
     listCandidates: (agent, text, limit, signal) =>
-      recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered),
+      asForegroundCall(() => recordDiscovery('listCandidates', () => listCandidates(agent, text, limit, signal), discovered)),
     candidates: (agent, text, limit, signal) =>
-      recordDiscovery(
-        'candidates',
-        async () =>
-          fleet === undefined
-            ? (await referenceService()).candidates(agent, text, signal, limit)
-            : withMentions(await listCandidates(agent, text, limit, signal)),
-        discovered,
+      asForegroundCall(() =>
+        recordDiscovery(
+          'candidates',
+          async () =>
+            fleet === undefined
+              ? (await referenceService()).candidates(agent, text, signal, limit)
+              : withMentions(await listCandidates(agent, text, limit, signal)),
+          discovered,
+        ),
       ),
-    prepare: async (agent, content, references, signal) => (await referenceService()).prepare(agent, content, references, signal),
-    prepareSized: async (agent, content, references, signal) => (await referenceService()).prepareSized(agent, content, references, signal),
+    prepare: (agent, content, references, signal) =>
+      asForegroundCall(async () => (await referenceService()).prepare(agent, content, references, signal)),
+    prepareSized: (agent, content, references, signal) =>
+      asForegroundCall(async () => (await referenceService()).prepareSized(agent, content, references, signal)),
     // Search answers over every published corpus when the index is shared.
-    searchSessions: async (searched, signal) =>
-      fleet === undefined ? (await search.parts()).service.search(searched, signal) : fleet.searchSessions(searched, signal),
+    searchSessions: (searched, signal) =>
+      asForegroundCall(async () =>
+        fleet === undefined ? (await search.parts()).service.search(searched, signal) : fleet.searchSessions(searched, signal),
+      ),
     buildSearchIndex: async (build) => (await search.parts()).service.build(build),
     searchIndexStatus: async (signal) => (await search.parts()).service.status(signal),
     clearSearchIndex: async (signal) => (await search.parts()).service.clear(signal),

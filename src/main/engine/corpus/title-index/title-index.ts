@@ -46,6 +46,7 @@ import {
 import { nodeTitleIndexFs, type TitleIndexFs } from './title-index-fs.js';
 import { assertNever } from '../../../../protocol/assert-never.js';
 import { TimeSlice } from '../../../../io/time-slice.js';
+import { foregroundCallActive } from '../../../../io/foreground-calls.js';
 import { yieldToEventLoop } from '../../../../io/yield-to-event-loop.js';
 
 /** Construction options of {@link TitleIndex}. */
@@ -655,7 +656,10 @@ export class TitleIndex {
       if (this.#urgent > 0) return;
       const seen = this.#changes;
       await this.#sleep(TITLE_INDEX_FLUSH_QUIET_MS);
-      if (this.#urgent > 0 || this.#changes === seen || Date.now() - started >= TITLE_INDEX_FLUSH_MAX_DELAY_MS) return;
+      if (this.#urgent > 0 || Date.now() - started >= TITLE_INDEX_FLUSH_MAX_DELAY_MS) return;
+      // Nobody waits for the write: while a call is in progress on this thread it waits too (within the same maximum
+      // delay), so a call right after changes does not share the thread with it (`io/foreground-calls.ts`).
+      if (this.#changes === seen && !foregroundCallActive()) return;
     }
   }
 

@@ -1,7 +1,8 @@
 /**
  * SESSION-LOG.md §10.7 (persisting the index) at the cost of SESSION-REFERENCE.md §7.5: a burst of title
  * observations is persisted with one write of the index file, `flush()` writes at once, an unflushed burst
- * still reaches the file on its own, and observations that change nothing never rewrite it.
+ * still reaches the file on its own (not while a call is in progress on the thread, within the same maximum delay),
+ * and observations that change nothing never rewrite it.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import {
   TITLE_INDEX_FLUSH_MAX_DELAY_MS,
   TITLE_INDEX_WRITE_SPACING,
 } from '../../../../../src/main/engine/corpus/title-index/title-index.js';
+import { asForegroundCall } from '../../../../../src/io/foreground-calls.js';
 import { CountingFs, appendLines, expectSameTitles, openPair, readIndexEntries, removeTempDirs, tempDir } from './title-index-harness.js';
 
 afterAll(removeTempDirs);
@@ -77,6 +79,54 @@ describe('title index writes', () => {
     await sleep(200);
     expect(fs.writes).toBe(1);
     expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
+  });
+
+  it('an unflushed write waits while a call is in progress on the thread', async () => {
+    // The first query after changes shared the thread with the write its own observations started (issue 27).
+    const { root, ids } = await corpus();
+    const fs = new WriteCountingFs();
+    const pair = await openPair(root, 'none', { titleIndexFs: fs });
+    let endCall: () => void = () => {};
+    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
+    await expectSameTitles(pair, ids, 'burst');
+    // Several quiet periods pass: no write while the call is in progress.
+    await sleep(400);
+    expect(fs.writes).toBe(0);
+    endCall();
+    await call;
+    const deadline = Date.now() + TITLE_INDEX_FLUSH_MAX_DELAY_MS;
+    while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
+    await sleep(200);
+    expect(fs.writes).toBe(1);
+    expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
+  });
+
+  it('flush() writes at once while a call is in progress', async () => {
+    const { root, ids } = await corpus();
+    const fs = new WriteCountingFs();
+    const pair = await openPair(root, 'none', { titleIndexFs: fs });
+    let endCall: () => void = () => {};
+    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
+    await expectSameTitles(pair, ids, 'burst');
+    await pair.indexed.flushTitleIndex();
+    expect(fs.writes).toBe(1);
+    endCall();
+    await call;
+  });
+
+  it('a write held back by a call that does not end starts within the maximum delay', async () => {
+    const { root, ids } = await corpus();
+    const fs = new WriteCountingFs();
+    const pair = await openPair(root, 'none', { titleIndexFs: fs });
+    let endCall: () => void = () => {};
+    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
+    const started = Date.now();
+    await expectSameTitles(pair, ids, 'burst');
+    const deadline = started + TITLE_INDEX_FLUSH_MAX_DELAY_MS + 2_000;
+    while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
+    expect(fs.writes).toBe(1);
+    endCall();
+    await call;
   });
 
   it('a trickle of observations with quiet moments between is written in spaced writes, not one per quiet moment', async () => {
