@@ -1,9 +1,9 @@
 /**
- * The calls a host is waiting for on this thread (issue 27: the first query after changes, item 6's budget). Work on
- * the host's thread runs in time slices so that background jobs never hold it long ({@link TimeSlice}); but work a
- * call is waiting for should not hop (each hop lets other background work run first), and background work nobody
- * waits for (the title index file's write) should not start while a call is in progress. Thread-wide on purpose: the
- * event loop is the thread's, whichever engine the call belongs to.
+ * The calls a host is waiting for on this thread (issue 27: the first query after changes). Background work nobody
+ * waits for (the title index file's deferred write) does not start while a call is in progress, so a call right after
+ * changes does not share the thread with it. Work a call waits for keeps its time slices (`time-slice.ts`: letting it
+ * run through made a call that builds a large listing hold the thread far past the main-thread budget). Thread-wide
+ * on purpose: the event loop is the thread's, whichever engine the call belongs to.
  */
 
 /** How many calls are in progress on this thread. */

@@ -4,7 +4,6 @@
  * Budgets by time, not by a count of steps: steps differ a hundredfold in cost (a known title index entry is a lookup,
  * a fresh one an encoding and a hash), so any fixed count is either many hops or a long stretch.
  */
-import { foregroundCallActive } from './foreground-calls.js';
 import { yieldToEventLoop } from './yield-to-event-loop.js';
 
 /**
@@ -16,12 +15,6 @@ export const HOST_SLICE_MS = 1.5;
 /** Steps between two looks at the clock for a loop of cheap steps (a few map operations each, well under a microsecond). */
 export const CHEAP_STEP_CLOCK_EVERY = 32;
 
-/**
- * The slicing of cheap per-session steps that a call may be waiting for (a listing's assembly, its sort): they run
- * through while any call is in progress on this thread, in slices otherwise.
- */
-export const CALL_PATH_SLICING = { clockEvery: CHEAP_STEP_CLOCK_EVERY, runThrough: foregroundCallActive } as const;
-
 /** What a {@link TimeSlice} is built from; every field has a default. */
 export interface TimeSliceOptions {
   /** The slice's budget in milliseconds (default {@link HOST_SLICE_MS}). */
@@ -32,11 +25,6 @@ export interface TimeSliceOptions {
   readonly pause?: () => Promise<void>;
   /** The clock in milliseconds (default `performance.now`; tests drive it). */
   readonly now?: () => number;
-  /**
-   * While this holds, the run does not hop (default: never): work a call is waiting for runs through, since a hop
-   * would let other background work run before the call's answer (`foreground-calls.ts`).
-   */
-  readonly runThrough?: () => boolean;
 }
 
 /** One run of sliced work: starts its first slice when constructed. */
@@ -45,7 +33,6 @@ export class TimeSlice {
   readonly #clockEvery: number;
   readonly #pause: () => Promise<void>;
   readonly #now: () => number;
-  readonly #runThrough: (() => boolean) | undefined;
   #sliceStart: number;
   #countdown: number;
   #hops = 0;
@@ -55,7 +42,6 @@ export class TimeSlice {
     this.#clockEvery = Math.max(1, Math.floor(options.clockEvery ?? 1));
     this.#pause = options.pause ?? yieldToEventLoop;
     this.#now = options.now ?? (() => performance.now());
-    this.#runThrough = options.runThrough;
     this.#sliceStart = this.#now();
     this.#countdown = this.#clockEvery;
   }
@@ -73,7 +59,6 @@ export class TimeSlice {
   /** {@link due}, looking at the clock now whatever the count. */
   dueNow(): boolean {
     this.#countdown = this.#clockEvery;
-    if (this.#runThrough?.() === true) return false;
     return this.#now() - this.#sliceStart >= this.#budgetMs;
   }
 

@@ -3,8 +3,7 @@
  * steps, and starts the next slice after the hop.
  */
 import { describe, expect, it } from 'vitest';
-import { asForegroundCall } from '../../src/io/foreground-calls.js';
-import { CALL_PATH_SLICING, TimeSlice } from '../../src/io/time-slice.js';
+import { TimeSlice } from '../../src/io/time-slice.js';
 
 describe('TimeSlice', () => {
   it('is due once the slice has run its budget, and the hop starts a new slice', async () => {
@@ -49,25 +48,5 @@ describe('TimeSlice', () => {
     expect(looks).toBe(1);
     expect(slice.due()).toBe(true);
     expect(looks).toBe(2);
-  });
-
-  it('is never due while its run-through condition holds, and due again once it does not', () => {
-    let clock = 0;
-    let waiting = true;
-    const slice = new TimeSlice({ budgetMs: 1, now: () => clock, runThrough: () => waiting });
-    clock = 50;
-    expect(slice.due()).toBe(false);
-    expect(slice.dueNow()).toBe(false);
-    waiting = false;
-    expect(slice.due()).toBe(true);
-  });
-
-  it('runs the slicing of call-path work through while a call is in progress on the thread', async () => {
-    const slice = new TimeSlice({ ...CALL_PATH_SLICING, budgetMs: 0, clockEvery: 1 });
-    expect(slice.due()).toBe(true);
-    await asForegroundCall(async () => {
-      expect(slice.due()).toBe(false);
-    });
-    expect(slice.due()).toBe(true);
   });
 });

@@ -42,7 +42,7 @@ import {
   type ProjectWalk,
 } from '../store/tolerant-listing.js';
 import { RootWatcher, type ChangedPath, type WatchStrategy } from './root-watcher.js';
-import { CALL_PATH_SLICING, TimeSlice } from '../../../io/time-slice.js';
+import { CHEAP_STEP_CLOCK_EVERY, TimeSlice } from '../../../io/time-slice.js';
 import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
 import { CorpusChangeLog } from './corpus-change-log.js';
 
@@ -572,7 +572,7 @@ export class CorpusView {
   async #assembleListing(): Promise<CorpusSnapshot> {
     // In time slices (issue 27 item 6): every step below is one per session; the serialized chain holds other
     // operations on the view off meanwhile, so nothing it reads changes between two slices.
-    const slice = new TimeSlice(CALL_PATH_SLICING);
+    const slice = new TimeSlice({ clockEvery: CHEAP_STEP_CLOCK_EVERY });
     const directories: SessionDirectory[] = [];
     const outcomes: DirectoryListing[] = [];
     const entries: ViewSessionEntry[] = [];

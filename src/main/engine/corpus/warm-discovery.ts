@@ -28,7 +28,7 @@ import { sessionNotFound } from './storage-error-mapping.js';
 import { observeTitle, rejectedTitle } from './title-observation.js';
 import type { FileRevision } from '../../../io/file-revision.js';
 import { sortInSlices } from '../../../io/sliced-sort.js';
-import { CALL_PATH_SLICING, TimeSlice } from '../../../io/time-slice.js';
+import { CHEAP_STEP_CLOCK_EVERY, TimeSlice } from '../../../io/time-slice.js';
 import { yieldToEventLoop } from '../../../io/yield-to-event-loop.js';
 
 /** The engine calls whose discovery is reported. */
@@ -395,7 +395,7 @@ export class WarmDiscovery {
   #persistedRecords(snapshot: CorpusSnapshot): Promise<readonly SessionRecord[]> {
     if (this.#sorted?.snapshot === snapshot) return this.#sorted.records;
     const records = (async () => {
-      const slice = new TimeSlice(CALL_PATH_SLICING);
+      const slice = new TimeSlice({ clockEvery: CHEAP_STEP_CLOCK_EVERY });
       const unsorted: SessionRecord[] = [];
       for (const header of snapshot.headers) {
         if (slice.due()) await slice.hop();

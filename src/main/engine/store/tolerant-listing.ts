@@ -28,7 +28,7 @@ import {
   type SessionDirectory,
 } from './store-layout.js';
 import { assertNever } from '../../../protocol/assert-never.js';
-import { CALL_PATH_SLICING, TimeSlice } from '../../../io/time-slice.js';
+import { CHEAP_STEP_CLOCK_EVERY, TimeSlice } from '../../../io/time-slice.js';
 
 /** What the tolerant walk of a root found. */
 export interface TolerantWalk {
@@ -188,7 +188,7 @@ export async function assembleTolerantListing(
   walk: TolerantWalk,
   outcomes: readonly DirectoryListing[],
   headerOf: (record: Record<string, unknown>) => SessionHeader = listedHeader,
-  slice: TimeSlice = new TimeSlice(CALL_PATH_SLICING),
+  slice: TimeSlice = new TimeSlice({ clockEvery: CHEAP_STEP_CLOCK_EVERY }),
 ): Promise<AssembledListing> {
   const problems: ListingProblem[] = [...walk.problems];
   // Segments a title lookup may not answer from this listing: it must look the id up (and meet its error).
