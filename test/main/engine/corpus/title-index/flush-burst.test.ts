@@ -57,6 +57,37 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Waits until the index file was replaced once (or `ms` passed), then for the replace to finish. */
+async function untilWritten(fs: WriteCountingFs, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
+  await sleep(200);
+}
+
+/** A corpus whose every title is observed while a call is in progress; `endCall` ends the call. */
+async function burstDuringCall(): Promise<{
+  root: string;
+  fs: WriteCountingFs;
+  pair: Awaited<ReturnType<typeof openPair>>;
+  endCall: () => Promise<void>;
+}> {
+  const { root, ids } = await corpus();
+  const fs = new WriteCountingFs();
+  const pair = await openPair(root, 'none', { titleIndexFs: fs });
+  let end: () => void = () => {};
+  const call = asForegroundCall(() => new Promise<void>((resolve) => (end = resolve)));
+  await expectSameTitles(pair, ids, 'burst');
+  return {
+    root,
+    fs,
+    pair,
+    endCall: async () => {
+      end();
+      await call;
+    },
+  };
+}
+
 describe('title index writes', () => {
   it('a burst of observations is written once, by flush(), holding every entry', async () => {
     const { root, ids } = await corpus();
@@ -74,59 +105,36 @@ describe('title index writes', () => {
     const fs = new WriteCountingFs();
     const pair = await openPair(root, 'none', { titleIndexFs: fs });
     await expectSameTitles(pair, ids, 'burst');
-    const deadline = Date.now() + TITLE_INDEX_FLUSH_MAX_DELAY_MS + 2_000;
-    while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
-    await sleep(200);
+    await untilWritten(fs, TITLE_INDEX_FLUSH_MAX_DELAY_MS + 2_000);
     expect(fs.writes).toBe(1);
     expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
   });
 
   it('an unflushed write waits while a call is in progress on the thread', async () => {
     // The first query after changes shared the thread with the write its own observations started (issue 27).
-    const { root, ids } = await corpus();
-    const fs = new WriteCountingFs();
-    const pair = await openPair(root, 'none', { titleIndexFs: fs });
-    let endCall: () => void = () => {};
-    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
-    await expectSameTitles(pair, ids, 'burst');
+    const { root, fs, endCall } = await burstDuringCall();
     // Several quiet periods pass: no write while the call is in progress.
     await sleep(400);
     expect(fs.writes).toBe(0);
-    endCall();
-    await call;
-    const deadline = Date.now() + TITLE_INDEX_FLUSH_MAX_DELAY_MS;
-    while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
-    await sleep(200);
+    await endCall();
+    await untilWritten(fs, TITLE_INDEX_FLUSH_MAX_DELAY_MS);
     expect(fs.writes).toBe(1);
     expect((await readIndexEntries(root))?.size).toBe(SESSIONS);
   });
 
   it('flush() writes at once while a call is in progress', async () => {
-    const { root, ids } = await corpus();
-    const fs = new WriteCountingFs();
-    const pair = await openPair(root, 'none', { titleIndexFs: fs });
-    let endCall: () => void = () => {};
-    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
-    await expectSameTitles(pair, ids, 'burst');
+    const { fs, pair, endCall } = await burstDuringCall();
     await pair.indexed.flushTitleIndex();
     expect(fs.writes).toBe(1);
-    endCall();
-    await call;
+    await endCall();
   });
 
   it('a write held back by a call that does not end starts within the maximum delay', async () => {
-    const { root, ids } = await corpus();
-    const fs = new WriteCountingFs();
-    const pair = await openPair(root, 'none', { titleIndexFs: fs });
-    let endCall: () => void = () => {};
-    const call = asForegroundCall(() => new Promise<void>((resolve) => (endCall = resolve)));
     const started = Date.now();
-    await expectSameTitles(pair, ids, 'burst');
-    const deadline = started + TITLE_INDEX_FLUSH_MAX_DELAY_MS + 2_000;
-    while (fs.writes === 0 && Date.now() < deadline) await sleep(10);
+    const { fs, endCall } = await burstDuringCall();
+    await untilWritten(fs, started + TITLE_INDEX_FLUSH_MAX_DELAY_MS + 2_000 - Date.now());
     expect(fs.writes).toBe(1);
-    endCall();
-    await call;
+    await endCall();
   });
 
   it('a trickle of observations with quiet moments between is written in spaced writes, not one per quiet moment', async () => {
