@@ -97,6 +97,14 @@ function queriesOf(db: Database): PreparedQueries {
   return queries;
 }
 
+/**
+ * Whether a query's matches must be kept by the root's (and cwd's) sessions: not when no cwd is asked and the root is
+ * the only one the index holds (every match is then the root's).
+ */
+function needsRootFilter(queries: PreparedQueries, root: string, plan: QueryPlan): boolean {
+  return plan.cwd !== null || (queries.otherRoot.get({ root }) as { other: number }).other !== 0;
+}
+
 /** True when the plan asks for every role (the role filter would then hold for every document). */
 function allRoles(plan: QueryPlan): boolean {
   return SEARCH_ROLES.every((role) => plan.roles.includes(role));
@@ -104,12 +112,12 @@ function allRoles(plan: QueryPlan): boolean {
 
 /**
  * Which filters a plan uses: one prepared statement per shape.
- * @param onlyRoot - the queried root is the only one the index holds (its matches need no root filter).
+ * @param filterRoot - whether the matches are kept by the root's (and cwd's) sessions ({@link needsRootFilter}).
  */
-function shapeOf(plan: QueryPlan, onlyRoot: boolean): string {
+function shapeOf(plan: QueryPlan, filterRoot: boolean): string {
   return [
     plan.cjk ? 'cjk' : 'fts',
-    onlyRoot,
+    filterRoot,
     plan.cwd !== null,
     plan.since !== null,
     plan.until !== null,
@@ -123,8 +131,8 @@ function shapeOf(plan: QueryPlan, onlyRoot: boolean): string {
  * states) is read only for those ranking at or before the page's last place, not for every matching session; `h`:
  * the page sessions' documents ranked by rank, seq, id. Rows: at most `hitsPerSession` per page session.
  */
-function pageStatement(db: Database, queries: PreparedQueries, plan: QueryPlan, onlyRoot: boolean): Statement {
-  const shape = shapeOf(plan, onlyRoot);
+function pageStatement(db: Database, queries: PreparedQueries, plan: QueryPlan, filterRoot: boolean): Statement {
+  const shape = shapeOf(plan, filterRoot);
   const known = queries.page.get(shape);
   if (known !== undefined) return known;
   const table = plan.cjk ? 'docs_cjk' : 'docs_fts';
@@ -132,7 +140,7 @@ function pageStatement(db: Database, queries: PreparedQueries, plan: QueryPlan, 
   // The root (and cwd) as a set of session ids, built once per run: a per-match lookup of the sessions row cost more
   // than the match itself. When the root is the only one the index holds and no cwd is asked, every match is the
   // root's: the set's probe per match (a sixth of a broad phrase's time) is left out.
-  if (!onlyRoot || plan.cwd !== null) {
+  if (filterRoot) {
     filters.push(
       plan.cwd === null
         ? 'd.session IN (SELECT id FROM sessions WHERE root = @root)'
@@ -238,9 +246,9 @@ export function runQuery(
     // One read transaction: the ranking, the hits and their texts come from the same state of the index.
     return db.transaction(() => {
       // Inside the transaction: another root's sessions written after this check cannot reach this query's matches.
-      const onlyRoot = (queries.otherRoot.get({ root }) as { other: number }).other === 0;
-      const statement = pageStatement(db, queries, plan, onlyRoot);
-      if (!onlyRoot || plan.cwd !== null) params['root'] = root;
+      const filterRoot = needsRootFilter(queries, root, plan);
+      const statement = pageStatement(db, queries, plan, filterRoot);
+      if (filterRoot) params['root'] = root;
       const rows = statement.all(params) as PageRow[];
       const sessions: PageSession[] = [];
       for (const row of rows) {
